@@ -1,0 +1,45 @@
+//! `belady demo`: every policy at several sizes on the shipped sample traces.
+
+use anyhow::{bail, Result};
+use belady_core::trace::{Format, OpFilter, ReadOptions};
+use belady_core::{parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, POLICIES};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct DemoArgs {
+    /// Directory holding the sample traces (default: the checkout's data/).
+    #[arg(long)]
+    data: Option<PathBuf>,
+}
+
+pub fn run(args: DemoArgs) -> Result<()> {
+    let dir = args.data.unwrap_or_else(crate::data_dir);
+    let samples = ["scan-hot.trace.gz", "zipf-loop.trace.gz"];
+    let all: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+    let specs = parse_policies(&all.join(","), &[])?;
+    let sizes = CacheSize::parse_list("2%,5%,10%,20%,40%")?;
+    for name in samples {
+        let path = dir.join(name);
+        if !path.is_file() {
+            bail!(
+                "{}: sample trace missing (run from a belady checkout or pass --data DIR)",
+                path.display()
+            );
+        }
+        let trace = PreparedTrace::new(BlockTrace::load(
+            &path,
+            &Format::Lirs,
+            &ReadOptions::default(),
+            OpFilter::Read,
+        )?);
+        println!(
+            "\n== {} — {} references, {} unique blocks",
+            name,
+            trace.trace.refs.len(),
+            trace.unique()
+        );
+        print!("{}", crate::table::runs(&run_grid(&specs, &sizes, &trace)?));
+    }
+    Ok(())
+}

@@ -1,0 +1,282 @@
+//! `belady`: the command-line front end of the belady simulator.
+
+mod demo;
+mod table;
+
+use anyhow::{Context, Result};
+use belady_core::trace::{
+    detect_format, export, native, Format, OpFilter, ReadOptions, FORMAT_NAMES,
+};
+use belady_core::{
+    parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, RunResult, POLICIES,
+};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[command(
+    name = "belady",
+    version,
+    about = "Buffer-cache and prefetching simulator"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate replacement policies over a trace at one or more cache sizes.
+    Sim(SimArgs),
+    /// Convert a trace to belady's native format (or to another tool's format).
+    Convert(ConvertArgs),
+    /// List the replacement policies and their parameters.
+    Policies {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the built-in demonstration on the shipped sample traces.
+    Demo(demo::DemoArgs),
+}
+
+/// How to read a trace; shared by every command that takes one.
+#[derive(Args, Clone)]
+struct TraceArgs {
+    /// Trace file (gzip, xz, zstd or bzip2 compressed files are read transparently).
+    #[arg(long, short = 't')]
+    trace: PathBuf,
+    /// Trace format: lirs, arc, csv, cloudphysics, msr, systor, tencent, u32le, u32be, native.
+    /// Guessed from the content or name when absent.
+    #[arg(long, short = 'f')]
+    format: Option<String>,
+    /// Column mapping for csv formats, e.g. 'offset=4:bytes,size=5,op=3,time=0:us,device=2'.
+    #[arg(long)]
+    columns: Option<String>,
+    /// The csv trace has a header line to skip.
+    #[arg(long, conflicts_with = "no_header")]
+    header: bool,
+    /// The csv trace has no header line (overrides a preset).
+    #[arg(long)]
+    no_header: bool,
+    /// Bytes per block, for formats that address bytes or sectors.
+    #[arg(long, default_value_t = 4096)]
+    block_size: u32,
+}
+
+impl TraceArgs {
+    fn format(&self) -> Result<Format> {
+        let header = if self.header {
+            Some(true)
+        } else if self.no_header {
+            Some(false)
+        } else {
+            None
+        };
+        Ok(match &self.format {
+            Some(name) => Format::parse(name, self.columns.as_deref(), header)?,
+            None => detect_format(&self.trace)?,
+        })
+    }
+
+    fn load(&self, ops: OpFilter) -> Result<BlockTrace> {
+        let format = self.format()?;
+        let opts = ReadOptions {
+            block_size: self.block_size,
+        };
+        Ok(BlockTrace::load(&self.trace, &format, &opts, ops)?)
+    }
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum Ops {
+    Read,
+    Write,
+    All,
+}
+
+impl From<Ops> for OpFilter {
+    fn from(o: Ops) -> OpFilter {
+        match o {
+            Ops::Read => OpFilter::Read,
+            Ops::Write => OpFilter::Write,
+            Ops::All => OpFilter::All,
+        }
+    }
+}
+
+#[derive(Args)]
+struct SimArgs {
+    #[command(flatten)]
+    input: TraceArgs,
+    /// Comma-separated policies (see `belady policies`).
+    #[arg(long, short = 'p', default_value = "lru")]
+    policy: String,
+    /// Comma-separated cache sizes: blocks (500), bytes (64MiB) or shares of the unique blocks (1%).
+    #[arg(long, short = 'c')]
+    cache_size: String,
+    /// Policy parameter, POLICY.KEY=VALUE (repeatable).
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// Which requests to simulate.
+    #[arg(long, value_enum, default_value = "read")]
+    ops: Ops,
+    /// Print a JSON array, one object per run.
+    #[arg(long)]
+    json: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum Target {
+    /// belady's native binary format (dense ids).
+    Native,
+    /// One block id per line.
+    Lirs,
+    /// libCacheSim's oracleGeneral binary format (with next-access times).
+    OracleGeneral,
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    #[command(flatten)]
+    input: TraceArgs,
+    /// Output file.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "native")]
+    to: Target,
+    /// Which requests to keep (native keeps the direction of each).
+    #[arg(long, value_enum, default_value = "all")]
+    ops: Ops,
+}
+
+/// One `sim` result as printed: the run plus how the trace was read.
+#[derive(serde::Serialize)]
+struct SimRow<'a> {
+    #[serde(flatten)]
+    run: &'a RunResult,
+    format: &'a str,
+    ops: OpFilter,
+}
+
+fn sim(args: SimArgs) -> Result<()> {
+    let specs = parse_policies(&args.policy, &args.params)?;
+    let sizes = CacheSize::parse_list(&args.cache_size)?;
+    let format = args.input.format()?;
+    let ops = OpFilter::from(args.ops);
+    let trace = PreparedTrace::new(args.input.load(ops)?);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let results = pool.install(|| run_grid(&specs, &sizes, &trace))?;
+    if args.json {
+        let rows: Vec<SimRow> = results
+            .iter()
+            .map(|run| SimRow {
+                run,
+                format: format.name(),
+                ops,
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        println!(
+            "trace {} ({} {}, {} references, {} unique blocks)",
+            trace.trace.source,
+            format.name(),
+            ops.noun(),
+            trace.trace.refs.len(),
+            trace.unique()
+        );
+        print!("{}", table::runs(&results));
+    }
+    Ok(())
+}
+
+fn convert(args: ConvertArgs) -> Result<()> {
+    let trace = args.input.load(args.ops.into())?;
+    let out = &args.output;
+    let file =
+        || std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()));
+    match args.to {
+        Target::Native => native::write_file(&trace, out)?,
+        Target::Lirs => export::write_lirs(&trace, file()?)
+            .with_context(|| format!("{}: write failed", out.display()))?,
+        Target::OracleGeneral => export::write_oracle_general(&trace, file()?)
+            .with_context(|| format!("{}: write failed", out.display()))?,
+    }
+    eprintln!(
+        "wrote {} ({} references, {} unique blocks)",
+        out.display(),
+        trace.refs.len(),
+        trace.unique()
+    );
+    Ok(())
+}
+
+fn policies(json: bool) -> Result<()> {
+    if json {
+        let list: Vec<serde_json::Value> = POLICIES
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "name": p.name,
+                    "aliases": p.aliases,
+                    "about": p.about,
+                    "params": p.params.iter().map(|q| serde_json::json!({
+                        "name": q.name, "default": q.default, "about": q.about
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&list)?);
+        return Ok(());
+    }
+    for p in POLICIES {
+        let aliases = if p.aliases.is_empty() {
+            String::new()
+        } else {
+            format!(" (also {})", p.aliases.join(", "))
+        };
+        println!("{}{aliases}: {}", p.name, p.about);
+        for q in p.params {
+            println!("    {}.{} = {}    {}", p.name, q.name, q.default, q.about);
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Sim(args) => sim(args),
+        Command::Convert(args) => convert(args),
+        Command::Policies { json } => policies(json),
+        Command::Demo(args) => demo::run(args),
+    };
+    if let Err(e) = result {
+        let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+        eprintln!("belady: error: {}", chain.join(": "));
+        std::process::exit(1);
+    }
+}
+
+/// Formats accepted by `--format`, for messages.
+pub fn format_names() -> String {
+    FORMAT_NAMES.join(", ")
+}
+
+/// The directory of shipped sample data, next to the workspace root when run from a checkout.
+pub fn data_dir() -> PathBuf {
+    let beside_manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    if beside_manifest.is_dir() {
+        beside_manifest
+    } else {
+        PathBuf::from("data")
+    }
+}

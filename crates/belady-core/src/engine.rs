@@ -1,0 +1,132 @@
+//! The simulation engine: runs block traces through cache levels, one or many runs at a time.
+//!
+//! A [`PreparedTrace`] is parsed once and shared by every run; the oracle OPT needs is computed
+//! at most once, on first use. [`run_grid`] spreads the runs of a policy × size grid over the
+//! rayon pool and returns results in grid order, so output is the same for any thread count.
+
+use crate::error::Result;
+use crate::level::{CacheLevel, LevelStats};
+use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
+use crate::policy::{Policy, NEVER};
+use crate::size::CacheSize;
+use crate::trace::dense::{self, BlockTrace};
+use rayon::prelude::*;
+use std::sync::OnceLock;
+
+/// A trace ready for simulation, with lazily computed next-use oracle.
+pub struct PreparedTrace {
+    /// The trace.
+    pub trace: BlockTrace,
+    next_uses: OnceLock<Vec<u32>>,
+}
+
+impl PreparedTrace {
+    /// Wraps a loaded trace.
+    pub fn new(trace: BlockTrace) -> Self {
+        PreparedTrace {
+            trace,
+            next_uses: OnceLock::new(),
+        }
+    }
+
+    /// Position of each reference's next reference to the same block.
+    pub fn next_uses(&self) -> &[u32] {
+        self.next_uses.get_or_init(|| self.trace.next_uses().0)
+    }
+
+    /// Distinct blocks in the trace.
+    pub fn unique(&self) -> usize {
+        self.trace.unique()
+    }
+}
+
+/// Runs every demand reference of `trace` through `policy` with `capacity` blocks.
+pub fn simulate<P: Policy>(policy: P, trace: &PreparedTrace, capacity: usize) -> LevelStats {
+    let mut level = CacheLevel::new(policy, capacity, trace.unique());
+    if level.policy.needs_oracle() {
+        for (&b, &n) in trace.trace.refs.iter().zip(trace.next_uses()) {
+            level.access(b, if n == dense::NEVER { NEVER } else { n as u64 });
+        }
+    } else {
+        for &b in &trace.trace.refs {
+            level.access(b, NEVER);
+        }
+    }
+    level.into_stats()
+}
+
+struct Simulate<'a> {
+    trace: &'a PreparedTrace,
+    capacity: usize,
+}
+
+impl PolicyVisitor for Simulate<'_> {
+    type Output = LevelStats;
+    fn visit<P: Policy>(self, policy: P) -> LevelStats {
+        simulate(policy, self.trace, self.capacity)
+    }
+}
+
+/// One run's configuration and results, as printed and stored.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunResult {
+    /// Trace source (path).
+    pub trace: String,
+    /// Policy label (name and any overridden parameters).
+    pub policy: String,
+    /// Cache size in blocks.
+    pub cache_blocks: u64,
+    /// Bytes per block.
+    pub block_size: u32,
+    /// Distinct blocks in the (filtered) trace.
+    pub unique_blocks: u64,
+    /// Demand block references.
+    pub requests: u64,
+    /// Hits.
+    pub hits: u64,
+    /// Misses.
+    pub misses: u64,
+    /// Hits over requests.
+    pub hit_ratio: f64,
+    /// Blocks evicted.
+    pub evictions: u64,
+}
+
+/// Runs one policy at one size.
+pub fn run_one(spec: &PolicySpec, trace: &PreparedTrace, capacity: usize) -> Result<RunResult> {
+    let stats = registry::build(spec, capacity, trace.unique(), Simulate { trace, capacity })?;
+    Ok(RunResult {
+        trace: trace.trace.source.clone(),
+        policy: spec.label(),
+        cache_blocks: capacity as u64,
+        block_size: trace.trace.block_size,
+        unique_blocks: trace.unique() as u64,
+        requests: stats.requests,
+        hits: stats.hits,
+        misses: stats.misses,
+        hit_ratio: stats.hit_ratio(),
+        evictions: stats.evictions,
+    })
+}
+
+/// Runs every policy at every size in parallel; results come policy-major, in the order given.
+pub fn run_grid(
+    specs: &[PolicySpec],
+    sizes: &[CacheSize],
+    trace: &PreparedTrace,
+) -> Result<Vec<RunResult>> {
+    let capacities: Vec<usize> = sizes
+        .iter()
+        .map(|s| s.resolve(trace.unique(), trace.trace.block_size))
+        .collect::<Result<_>>()?;
+    if specs.iter().any(|s| s.info.name == "opt") {
+        trace.next_uses();
+    }
+    let grid: Vec<(&PolicySpec, usize)> = specs
+        .iter()
+        .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
+        .collect();
+    grid.par_iter()
+        .map(|&(spec, capacity)| run_one(spec, trace, capacity))
+        .collect()
+}

@@ -1,0 +1,116 @@
+//! The frame table: the single owner of every block's residency, prefetch and pin state.
+//!
+//! Policies decide order and victims but never keep their own copy of these facts; they read
+//! them here (for example to skip pinned blocks) and the cache level updates them.
+
+use crate::policy::Block;
+
+const RESIDENT: u8 = 1;
+const UNUSED_PREFETCH: u8 = 2;
+const PINNED: u8 = 4;
+
+/// Per-block state of one cache level, indexed by dense block id.
+#[derive(Clone, Debug)]
+pub struct Frames {
+    flags: Vec<u8>,
+    resident: usize,
+    capacity: usize,
+}
+
+impl Frames {
+    /// A table for blocks `0..universe` with room for `capacity` resident blocks.
+    pub fn new(capacity: usize, universe: usize) -> Frames {
+        Frames {
+            flags: vec![0; universe],
+            resident: 0,
+            capacity,
+        }
+    }
+
+    /// Whether `b` holds a frame (including blocks whose I/O is still in flight).
+    #[inline]
+    pub fn is_resident(&self, b: Block) -> bool {
+        self.flags[b as usize] & RESIDENT != 0
+    }
+
+    /// Whether `b` entered by prefetch and has not been demand-accessed since.
+    #[inline]
+    pub fn is_unused_prefetch(&self, b: Block) -> bool {
+        self.flags[b as usize] & UNUSED_PREFETCH != 0
+    }
+
+    /// Whether `b` is pinned (its I/O is in flight); pinned blocks must not be evicted.
+    #[inline]
+    pub fn is_pinned(&self, b: Block) -> bool {
+        self.flags[b as usize] & PINNED != 0
+    }
+
+    /// Number of resident blocks.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.resident
+    }
+
+    /// Whether no block is resident.
+    pub fn is_empty(&self) -> bool {
+        self.resident == 0
+    }
+
+    /// Maximum number of resident blocks.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Whether inserting a block needs an eviction first.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.resident >= self.capacity
+    }
+
+    /// Number of block ids the table covers.
+    pub fn universe(&self) -> usize {
+        self.flags.len()
+    }
+
+    #[inline]
+    pub(crate) fn insert(&mut self, b: Block, prefetch: bool) {
+        debug_assert!(!self.is_resident(b) && self.resident < self.capacity);
+        self.flags[b as usize] = RESIDENT | if prefetch { UNUSED_PREFETCH } else { 0 };
+        self.resident += 1;
+    }
+
+    /// Clears `b`; returns whether it was an unused prefetch.
+    #[inline]
+    pub(crate) fn remove(&mut self, b: Block) -> bool {
+        debug_assert!(self.is_resident(b) && !self.is_pinned(b));
+        let unused = self.is_unused_prefetch(b);
+        self.flags[b as usize] = 0;
+        self.resident -= 1;
+        unused
+    }
+
+    /// Records the first demand access of a prefetched block; returns whether it was unused.
+    #[inline]
+    pub(crate) fn mark_used(&mut self, b: Block) -> bool {
+        let unused = self.is_unused_prefetch(b);
+        self.flags[b as usize] &= !UNUSED_PREFETCH;
+        unused
+    }
+
+    pub(crate) fn set_pinned(&mut self, b: Block, pinned: bool) {
+        if pinned {
+            self.flags[b as usize] |= PINNED;
+        } else {
+            self.flags[b as usize] &= !PINNED;
+        }
+    }
+
+    /// Every resident block, in id order (for invariant checks and tests).
+    pub fn resident_blocks(&self) -> impl Iterator<Item = Block> + '_ {
+        self.flags
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f & RESIDENT != 0)
+            .map(|(b, _)| b as Block)
+    }
+}

@@ -1,0 +1,188 @@
+//! One cache level: the frame table, a policy, and the counters every policy shares.
+
+use crate::frames::Frames;
+use crate::policy::{Access, Block, Evicted, InsertKind, Policy, NEVER};
+
+/// Counters of one cache level, identical in meaning for every policy.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LevelStats {
+    /// Demand block references.
+    pub requests: u64,
+    /// Demand references that found the block resident.
+    pub hits: u64,
+    /// Demand references that did not.
+    pub misses: u64,
+    /// Blocks evicted.
+    pub evictions: u64,
+    /// Blocks inserted by prefetch.
+    pub prefetched: u64,
+    /// Prefetched blocks whose first demand access found them resident.
+    pub prefetch_used: u64,
+    /// Prefetched blocks evicted before any demand access.
+    pub prefetch_unused_evicted: u64,
+    /// Misses served without caching because every frame was pinned.
+    pub bypassed: u64,
+}
+
+impl LevelStats {
+    /// Hits over requests (0 for no requests).
+    pub fn hit_ratio(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.hits as f64 / self.requests as f64
+        }
+    }
+}
+
+/// What a demand access found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The block was resident.
+    Hit,
+    /// The block was fetched and inserted.
+    Miss,
+    /// The block was fetched but not inserted: every frame was pinned.
+    Bypass,
+}
+
+/// A cache level: frames plus the policy ordering them.
+pub struct CacheLevel<P: Policy> {
+    /// The replacement policy.
+    pub policy: P,
+    frames: Frames,
+    stats: LevelStats,
+    tick: u64,
+}
+
+impl<P: Policy> CacheLevel<P> {
+    /// A level of `capacity` blocks over ids `0..universe`.
+    pub fn new(policy: P, capacity: usize, universe: usize) -> Self {
+        CacheLevel {
+            policy,
+            frames: Frames::new(capacity, universe),
+            stats: LevelStats::default(),
+            tick: 0,
+        }
+    }
+
+    /// The frame table.
+    pub fn frames(&self) -> &Frames {
+        &self.frames
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> &LevelStats {
+        &self.stats
+    }
+
+    /// Consumes the level, returning its counters.
+    pub fn into_stats(self) -> LevelStats {
+        self.stats
+    }
+
+    /// A demand reference to `b`; `next_use` is the tick of its next reference (for OPT).
+    #[inline]
+    pub fn access(&mut self, b: Block, next_use: u64) -> Outcome {
+        let mut cx = Access {
+            tick: self.tick,
+            next_use,
+            first_use: false,
+        };
+        self.tick += 1;
+        self.stats.requests += 1;
+        if self.frames.is_resident(b) {
+            self.stats.hits += 1;
+            if self.frames.mark_used(b) {
+                cx.first_use = true;
+                self.stats.prefetch_used += 1;
+            }
+            self.policy.on_hit(b, &cx);
+            return Outcome::Hit;
+        }
+        self.stats.misses += 1;
+        if self.make_room(b, &cx) {
+            self.frames.insert(b, false);
+            self.policy.on_insert(b, InsertKind::Demand, &cx);
+            Outcome::Miss
+        } else {
+            self.stats.bypassed += 1;
+            Outcome::Bypass
+        }
+    }
+
+    /// Inserts `b` as a prefetch (resident, not accessed). Returns `false` when it was already
+    /// resident or no frame could be freed. Prefetches do not advance the virtual clock.
+    pub fn prefetch(&mut self, b: Block, next_use: u64) -> bool {
+        if self.frames.is_resident(b) {
+            return false;
+        }
+        let cx = Access {
+            tick: self.tick,
+            next_use,
+            first_use: false,
+        };
+        if !self.make_room(b, &cx) {
+            return false;
+        }
+        self.stats.prefetched += 1;
+        self.frames.insert(b, true);
+        self.policy.on_insert(b, InsertKind::Prefetch, &cx);
+        true
+    }
+
+    /// Pins or unpins resident `b` (its I/O is in flight); pinned blocks are never evicted.
+    pub fn set_pinned(&mut self, b: Block, pinned: bool) {
+        if self.frames.is_resident(b) {
+            self.frames.set_pinned(b, pinned);
+        }
+    }
+
+    #[inline]
+    fn make_room(&mut self, incoming: Block, cx: &Access) -> bool {
+        while self.frames.is_full() {
+            let Some(victim) = self.policy.select_victim(incoming, &self.frames, cx) else {
+                return false;
+            };
+            debug_assert!(self.frames.is_resident(victim) && !self.frames.is_pinned(victim));
+            let unused_prefetch = self.frames.remove(victim);
+            self.stats.evictions += 1;
+            if unused_prefetch {
+                self.stats.prefetch_unused_evicted += 1;
+            }
+            self.policy
+                .on_evict(victim, Evicted { unused_prefetch }, cx);
+        }
+        true
+    }
+
+    /// Current virtual time (demand references so far).
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Checks the policy against the frame table.
+    pub fn check(&self) -> Result<(), String> {
+        if self.frames.len() > self.frames.capacity() {
+            return Err(format!(
+                "{} resident blocks exceed capacity {}",
+                self.frames.len(),
+                self.frames.capacity()
+            ));
+        }
+        if self.policy.len() != self.frames.len() {
+            return Err(format!(
+                "policy tracks {} blocks, frames hold {}",
+                self.policy.len(),
+                self.frames.len()
+            ));
+        }
+        if self.stats.hits + self.stats.misses != self.stats.requests {
+            return Err("hits + misses != requests".into());
+        }
+        self.policy.check_invariants(&self.frames)
+    }
+}
+
+/// The `next_use` to pass for policies without an oracle.
+pub const NO_ORACLE: u64 = NEVER;

@@ -1,0 +1,20 @@
+//! belady-core: a buffer-cache and prefetching simulator.
+//!
+//! Pipeline: a trace reader ([`trace`]) yields requests; [`trace::BlockTrace`] maps block ids to
+//! dense indices once; the [`engine`] runs the references through a [`level::CacheLevel`], whose
+//! [`frames::Frames`] table owns all block state while a [`policy::Policy`] decides order and
+//! victims. Only the engine calls across components.
+
+pub mod engine;
+pub mod error;
+pub mod frames;
+pub mod level;
+pub mod policy;
+pub mod size;
+pub mod trace;
+
+pub use engine::{run_grid, run_one, PreparedTrace, RunResult};
+pub use error::{Error, Result};
+pub use policy::registry::{parse_policies, PolicySpec, POLICIES};
+pub use size::CacheSize;
+pub use trace::{BlockTrace, Format, OpFilter, ReadOptions};

@@ -1,0 +1,172 @@
+//! The contract every registered policy must keep, checked on random operation sequences.
+//!
+//! Each policy in the registry runs here automatically: random demand accesses, prefetches,
+//! pins and unpins, with the level's and the policy's invariants checked after every step.
+
+use super::registry::{build, PolicySpec, PolicyVisitor, POLICIES};
+use super::{Policy, NEVER};
+use crate::level::{CacheLevel, Outcome};
+use proptest::prelude::*;
+
+#[derive(Clone, Debug)]
+enum Op {
+    Access(u32),
+    Prefetch(u32),
+    Pin(u32),
+    Unpin(u32),
+}
+
+fn op(universe: u32) -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0..universe).prop_map(Op::Access),
+        2 => (0..universe).prop_map(Op::Prefetch),
+        1 => (0..universe).prop_map(Op::Pin),
+        1 => (0..universe).prop_map(Op::Unpin),
+    ]
+}
+
+/// Tick of the next demand access to `b` strictly after op `from`, given the ticks so far.
+fn next_demand(ops: &[Op], from: usize, tick: u64, b: u32) -> u64 {
+    let mut t = tick;
+    for o in &ops[from + 1..] {
+        if let Op::Access(x) = o {
+            if *x == b {
+                return t;
+            }
+            t += 1;
+        }
+    }
+    NEVER
+}
+
+struct Conform<'a> {
+    ops: &'a [Op],
+    capacity: usize,
+    universe: usize,
+}
+
+impl PolicyVisitor for Conform<'_> {
+    type Output = Result<(), String>;
+
+    fn visit<P: Policy>(self, policy: P) -> Result<(), String> {
+        let name = policy.name();
+        let oracle = policy.needs_oracle();
+        let mut level = CacheLevel::new(policy, self.capacity, self.universe);
+        let mut pinned = vec![false; self.universe];
+        for (i, o) in self.ops.iter().enumerate() {
+            let tick = level.tick();
+            match *o {
+                Op::Access(b) => {
+                    let next = if oracle {
+                        next_demand(self.ops, i, tick + 1, b)
+                    } else {
+                        NEVER
+                    };
+                    let was = level.frames().is_resident(b);
+                    let outcome = level.access(b, next);
+                    if was != (outcome == Outcome::Hit) {
+                        return Err(format!(
+                            "{name}: step {i}: outcome {outcome:?} but resident={was}"
+                        ));
+                    }
+                    if outcome == Outcome::Bypass
+                        && !level.frames().resident_blocks().all(|r| pinned[r as usize])
+                    {
+                        return Err(format!(
+                            "{name}: step {i}: bypassed although an unpinned frame existed"
+                        ));
+                    }
+                }
+                Op::Prefetch(b) => {
+                    let next = if oracle {
+                        next_demand(self.ops, i, tick, b)
+                    } else {
+                        NEVER
+                    };
+                    let before = level.stats().requests;
+                    level.prefetch(b, next);
+                    if level.stats().requests != before {
+                        return Err(format!("{name}: a prefetch counted as a request"));
+                    }
+                }
+                Op::Pin(b) => {
+                    if level.frames().is_resident(b) {
+                        level.set_pinned(b, true);
+                        pinned[b as usize] = true;
+                    }
+                }
+                Op::Unpin(b) => {
+                    level.set_pinned(b, false);
+                    pinned[b as usize] = false;
+                }
+            }
+            for (b, &p) in pinned.iter().enumerate() {
+                if p && !level.frames().is_resident(b as u32) {
+                    return Err(format!("{name}: step {i}: pinned block {b} was evicted"));
+                }
+            }
+            level
+                .check()
+                .map_err(|e| format!("{name}: step {i} ({o:?}): {e}"))?;
+        }
+        let s = level.stats();
+        if s.prefetch_used + s.prefetch_unused_evicted > s.prefetched {
+            return Err(format!(
+                "{name}: more prefetches used or wasted than issued"
+            ));
+        }
+        Ok(())
+    }
+}
+
+struct Misses<'a> {
+    refs: &'a [u32],
+    capacity: usize,
+    universe: usize,
+}
+
+impl PolicyVisitor for Misses<'_> {
+    type Output = u64;
+    fn visit<P: Policy>(self, policy: P) -> u64 {
+        let mut level = CacheLevel::new(policy, self.capacity, self.universe);
+        for (i, &b) in self.refs.iter().enumerate() {
+            let next = self.refs[i + 1..]
+                .iter()
+                .position(|&x| x == b)
+                .map_or(NEVER, |d| (i + 1 + d) as u64);
+            level.access(b, next);
+        }
+        level.stats().misses
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_policy_keeps_the_contract(
+        capacity in 1usize..7,
+        ops in proptest::collection::vec(op(12), 1..160),
+    ) {
+        for info in POLICIES {
+            let spec = PolicySpec::parse(info.name).unwrap();
+            let verdict = build(&spec, capacity, 12, Conform { ops: &ops, capacity, universe: 12 }).unwrap();
+            prop_assert!(verdict.is_ok(), "{}", verdict.unwrap_err());
+        }
+    }
+
+    #[test]
+    fn opt_is_never_beaten(
+        capacity in 1usize..8,
+        refs in proptest::collection::vec(0u32..16, 1..200),
+    ) {
+        let misses = |name: &str| {
+            build(&PolicySpec::parse(name).unwrap(), capacity, 16, Misses { refs: &refs, capacity, universe: 16 }).unwrap()
+        };
+        let best = misses("opt");
+        for info in POLICIES {
+            let m = misses(info.name);
+            prop_assert!(best <= m, "opt {} misses, {} {}", best, info.name, m);
+        }
+    }
+}

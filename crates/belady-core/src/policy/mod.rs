@@ -1,0 +1,160 @@
+//! The replacement-policy contract and the built-in policies.
+//!
+//! A policy owns only ordering and history: which resident block to evict next, and what it
+//! remembers about blocks that left. Residency, prefetch and pin state belong to the cache
+//! level's [`Frames`]; a policy reads them there and never keeps a copy.
+//!
+//! The cache level calls, for each demand access to block `b`:
+//! - `b` resident: [`Policy::on_hit`] (with `first_use` set on the first demand access to a
+//!   prefetched block);
+//! - `b` not resident: while the level is full, [`Policy::select_victim`] then
+//!   [`Policy::on_evict`] for the chosen block; then [`Policy::on_insert`] with
+//!   [`InsertKind::Demand`].
+//!
+//! A prefetch of `b` takes the miss path with [`InsertKind::Prefetch`]: the block becomes resident
+//! but is not accessed yet, and does not advance the virtual clock.
+
+pub mod clock;
+pub mod fifo;
+pub mod list;
+pub mod lru;
+pub mod opt;
+pub mod registry;
+
+#[cfg(test)]
+mod conformance;
+
+use crate::frames::Frames;
+
+/// A dense block id (see [`crate::trace::BlockTrace`]).
+pub type Block = u32;
+
+/// Marks "not referenced again" in [`Access::next_use`].
+pub const NEVER: u64 = u64::MAX;
+
+/// How a block enters a cache level.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum InsertKind {
+    /// Fetched for a demand miss; counts as the block's first reference.
+    Demand,
+    /// Fetched by read-ahead: resident but not accessed yet. Its first demand access is its first
+    /// reference (`Access::first_use`), and if it leaves unused it must not enter any ghost or
+    /// history structure.
+    Prefetch,
+}
+
+/// Why and how a block left a level, as the frame table knows it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Evicted {
+    /// The block entered by prefetch and was never demand-accessed. Ghost and history
+    /// structures MUST NOT record such a block.
+    pub unused_prefetch: bool,
+}
+
+/// Context of the event being processed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// Virtual time: demand references processed before this one. Prefetches do not advance it.
+    pub tick: u64,
+    /// Tick of the block's next demand reference ([`NEVER`] if none); only filled in for
+    /// policies whose [`Policy::needs_oracle`] is true, otherwise [`NEVER`].
+    pub next_use: u64,
+    /// This demand hit is the first access to a block that entered by prefetch.
+    pub first_use: bool,
+}
+
+/// A replacement policy for one cache level.
+pub trait Policy: Send {
+    /// Registry name, as used on the command line.
+    fn name(&self) -> &'static str;
+
+    /// Whether the engine must supply [`Access::next_use`] (OPT).
+    fn needs_oracle(&self) -> bool {
+        false
+    }
+
+    /// Demand access to resident block `b`.
+    fn on_hit(&mut self, b: Block, cx: &Access);
+
+    /// Chooses the block to evict so that `incoming` can enter. MUST return a resident block that
+    /// `frames` does not show pinned, or `None` when every resident block is pinned. It may
+    /// update internal order (a clock hand, reference bits) but MUST NOT unlink the victim:
+    /// [`Policy::on_evict`] follows for the returned block.
+    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block>;
+
+    /// `b` leaves the level. Ghost and history updates happen here, and MUST be skipped when
+    /// `ev.unused_prefetch` is set.
+    fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access);
+
+    /// Non-resident block `b` enters the level; room has been made already.
+    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access);
+
+    /// Number of resident blocks the policy tracks; must equal the frame table's count.
+    fn len(&self) -> usize;
+
+    /// Whether the policy tracks no resident block.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Checks internal consistency against the frame table; run after every step in tests.
+    fn check_invariants(&self, frames: &Frames) -> Result<(), String>;
+
+    /// Internal queues in eviction-relevant order, named, for exact-order unit tests.
+    fn dump(&self) -> Vec<(&'static str, Vec<Block>)>;
+}
+
+/// Checks that the resident blocks a policy lists are exactly the frame table's.
+pub fn check_same_residents(
+    policy_residents: impl Iterator<Item = Block>,
+    frames: &Frames,
+) -> Result<(), String> {
+    let mut mine: Vec<Block> = policy_residents.collect();
+    mine.sort_unstable();
+    let theirs: Vec<Block> = frames.resident_blocks().collect();
+    if mine != theirs {
+        return Err(format!(
+            "policy tracks {} resident blocks, frame table holds {}",
+            mine.len(),
+            theirs.len()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::{Block, Policy, NEVER};
+    use crate::level::CacheLevel;
+
+    /// Runs `refs` through `policy` (with a next-use oracle) and returns the level, checked
+    /// after every step.
+    pub fn run<P: Policy>(policy: P, capacity: usize, refs: &[Block]) -> CacheLevel<P> {
+        let universe = refs.iter().max().map_or(1, |&m| m as usize + 1);
+        let mut level = CacheLevel::new(policy, capacity, universe);
+        for (i, &b) in refs.iter().enumerate() {
+            let next = refs[i + 1..]
+                .iter()
+                .position(|&x| x == b)
+                .map_or(NEVER, |d| (i + 1 + d) as u64);
+            level.access(b, next);
+            level.check().unwrap();
+        }
+        level
+    }
+
+    /// Which of `refs` hit, as a string of `h` and `m`.
+    pub fn pattern<P: Policy>(make: impl Fn() -> P, capacity: usize, refs: &[Block]) -> String {
+        (1..=refs.len())
+            .map(|n| {
+                let before = run(make(), capacity, &refs[..n - 1]).stats().hits;
+                let after = run(make(), capacity, &refs[..n]).stats().hits;
+                if after > before {
+                    'h'
+                } else {
+                    'm'
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,213 @@
+//! Every built-in policy, its parameters, and the dispatch that monomorphises the hot loop.
+//!
+//! Adding a policy: its file under `policy/`, an entry in [`POLICIES`], and an arm in [`build`].
+//! The conformance suite, the CLI and the Python bindings pick it up from here.
+
+use super::clock::ClockPolicy;
+use super::fifo::FifoPolicy;
+use super::lru::LruPolicy;
+use super::opt::OptPolicy;
+use super::Policy;
+use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+
+/// A tunable parameter of a policy.
+#[derive(Debug, PartialEq)]
+pub struct ParamInfo {
+    /// Key, as in `--param POLICY.KEY=VALUE`.
+    pub name: &'static str,
+    /// Default value (the policy's paper), as text.
+    pub default: &'static str,
+    /// One line on what it does.
+    pub about: &'static str,
+}
+
+/// Description of a registered policy.
+#[derive(Debug, PartialEq)]
+pub struct PolicyInfo {
+    /// Canonical name.
+    pub name: &'static str,
+    /// Other accepted names.
+    pub aliases: &'static [&'static str],
+    /// One line on what it is.
+    pub about: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamInfo],
+}
+
+/// Every built-in policy.
+pub static POLICIES: &[PolicyInfo] = &[
+    PolicyInfo {
+        name: "lru",
+        aliases: &[],
+        about: "least recently used",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "fifo",
+        aliases: &[],
+        about: "first in, first out",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "clock",
+        aliases: &["second-chance"],
+        about: "second chance, one reference bit, new blocks enter with the bit clear",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "opt",
+        aliases: &["belady", "min"],
+        about: "Belady's MIN: evict the block referenced farthest in the future (offline)",
+        params: &[],
+    },
+];
+
+/// A policy chosen by name, with parameter overrides.
+#[derive(Clone, Debug)]
+pub struct PolicySpec {
+    /// The registered policy.
+    pub info: &'static PolicyInfo,
+    /// Values set by the user, by key; unset keys take the default.
+    pub params: BTreeMap<String, String>,
+}
+
+impl PolicySpec {
+    /// Looks up a policy by name or alias.
+    pub fn parse(name: &str) -> Result<PolicySpec> {
+        let wanted = name.trim().to_ascii_lowercase();
+        let info = POLICIES
+            .iter()
+            .find(|p| p.name == wanted || p.aliases.contains(&wanted.as_str()))
+            .ok_or_else(|| {
+                let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+                Error::config(
+                    "--policy",
+                    name,
+                    format!("unknown policy; expected one of {}", names.join(", ")),
+                )
+            })?;
+        Ok(PolicySpec {
+            info,
+            params: BTreeMap::new(),
+        })
+    }
+
+    /// Sets parameter `key`, rejecting keys the policy does not have.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        if !self.info.params.iter().any(|p| p.name == key) {
+            let known: Vec<&str> = self.info.params.iter().map(|p| p.name).collect();
+            let expected = if known.is_empty() {
+                "it has no parameters".to_string()
+            } else {
+                format!("expected one of {}", known.join(", "))
+            };
+            return Err(Error::config(
+                "--param",
+                format!("{}.{key}={value}", self.info.name),
+                format!("{} has no parameter '{key}'; {expected}", self.info.name),
+            ));
+        }
+        self.params.insert(key.to_string(), value.to_string());
+        Ok(())
+    }
+
+    /// The name shown in results: the policy name, then any overridden parameters.
+    pub fn label(&self) -> String {
+        if self.params.is_empty() {
+            return self.info.name.to_string();
+        }
+        let set: Vec<String> = self
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!("{}({})", self.info.name, set.join(","))
+    }
+}
+
+/// Receives a freshly built policy as a concrete type, so the simulation loop is compiled
+/// once per policy.
+pub trait PolicyVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Runs with the concrete policy.
+    fn visit<P: Policy>(self, policy: P) -> Self::Output;
+}
+
+/// Builds the policy `spec` names for `capacity` blocks over ids `0..universe`.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: usize,
+    universe: usize,
+    visitor: V,
+) -> Result<V::Output> {
+    if capacity == 0 {
+        return Err(Error::config(
+            "--cache-size",
+            0,
+            "a cache needs at least one block",
+        ));
+    }
+    Ok(match spec.info.name {
+        "lru" => visitor.visit(LruPolicy::new(universe)),
+        "fifo" => visitor.visit(FifoPolicy::new(universe)),
+        "clock" => visitor.visit(ClockPolicy::new(universe)),
+        "opt" => visitor.visit(OptPolicy::new(capacity, universe)),
+        other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
+    })
+}
+
+/// Parses a comma-separated policy list and applies `POLICY.KEY=VALUE` overrides.
+pub fn parse_policies(list: &str, params: &[String]) -> Result<Vec<PolicySpec>> {
+    let mut specs: Vec<PolicySpec> = list
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(PolicySpec::parse)
+        .collect::<Result<_>>()?;
+    if specs.is_empty() {
+        return Err(Error::config("--policy", list, "name at least one policy"));
+    }
+    for item in params {
+        let bad = |msg: &str| Error::config("--param", item, msg.to_string());
+        let (lhs, value) = item
+            .split_once('=')
+            .ok_or_else(|| bad("expected POLICY.KEY=VALUE"))?;
+        let (policy, key) = lhs
+            .split_once('.')
+            .ok_or_else(|| bad("expected POLICY.KEY=VALUE"))?;
+        let target = PolicySpec::parse(policy)?.info.name;
+        let mut matched = false;
+        for spec in specs.iter_mut().filter(|s| s.info.name == target) {
+            spec.set(key.trim(), value.trim())?;
+            matched = true;
+        }
+        if !matched {
+            return Err(bad(&format!(
+                "policy '{target}' is not among those selected with --policy"
+            )));
+        }
+    }
+    Ok(specs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_aliases_and_params_are_checked() {
+        assert_eq!(PolicySpec::parse("Belady").unwrap().info.name, "opt");
+        assert!(PolicySpec::parse("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("expected one of lru"));
+        let err = parse_policies("lru", &["lru.x=1".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("has no parameter 'x'"), "{err}");
+        assert!(parse_policies("lru", &["fifo.x=1".into()]).is_err());
+        assert!(parse_policies(" , ", &[]).is_err());
+        assert_eq!(parse_policies("lru,fifo", &[]).unwrap().len(), 2);
+    }
+}

@@ -1,0 +1,178 @@
+//! Cache sizes as users write them: blocks, bytes, or a share of the trace's unique blocks.
+
+use crate::error::{Error, Result};
+
+/// A cache size before it is resolved against a trace.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CacheSize {
+    /// A number of blocks.
+    Blocks(u64),
+    /// A number of bytes, divided by the block size (rounded down).
+    Bytes(u64),
+    /// A percentage of the trace's unique blocks (rounded down).
+    Percent(f64),
+}
+
+impl CacheSize {
+    /// Parses `20`, `64MiB`, `1.5GB`, `512K` or `1%`.
+    ///
+    /// `KiB`/`MiB`/`GiB`/`TiB` and the short `K`/`M`/`G`/`T` are powers of 1024; `KB`/`MB`/`GB`/`TB`
+    /// are powers of 1000; `B` is bytes.
+    pub fn parse(text: &str) -> Result<CacheSize> {
+        let t = text.trim();
+        let bad = |msg: &str| Error::config("--cache-size", text, msg.to_string());
+        if let Some(pct) = t.strip_suffix('%') {
+            let v: f64 = pct
+                .trim()
+                .parse()
+                .map_err(|_| bad("expected a percentage such as 1% or 0.5%"))?;
+            if !(v > 0.0 && v <= 100.0) {
+                return Err(bad(
+                    "a percentage of unique blocks must be above 0 and at most 100",
+                ));
+            }
+            return Ok(CacheSize::Percent(v));
+        }
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(t.len());
+        let (num, unit) = t.split_at(split);
+        let unit = unit.trim();
+        if num.is_empty() {
+            return Err(bad(
+                "expected a number of blocks, a byte size (64MiB) or a percentage (1%)",
+            ));
+        }
+        if unit.is_empty() {
+            let blocks: u64 = num
+                .parse()
+                .map_err(|_| bad("a number of blocks must be a whole number"))?;
+            if blocks == 0 {
+                return Err(bad("a cache needs at least one block"));
+            }
+            return Ok(CacheSize::Blocks(blocks));
+        }
+        let scale: f64 =
+            match unit.to_ascii_lowercase().as_str() {
+                "b" => 1.0,
+                "k" | "kib" => 1024.0,
+                "m" | "mib" => 1024f64.powi(2),
+                "g" | "gib" => 1024f64.powi(3),
+                "t" | "tib" => 1024f64.powi(4),
+                "kb" => 1e3,
+                "mb" => 1e6,
+                "gb" => 1e9,
+                "tb" => 1e12,
+                _ => return Err(bad(
+                    "unknown unit; use B, KiB, MiB, GiB, TiB (or K, M, G, T), KB, MB, GB, TB, or %",
+                )),
+            };
+        let v: f64 = num
+            .parse()
+            .map_err(|_| bad("expected a number before the unit"))?;
+        let bytes = v * scale;
+        if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
+            return Err(bad("size out of range"));
+        }
+        Ok(CacheSize::Bytes(bytes as u64))
+    }
+
+    /// Number of blocks for a trace with `unique` blocks of `block_size` bytes.
+    pub fn resolve(&self, unique: usize, block_size: u32) -> Result<usize> {
+        let (blocks, why) = match *self {
+            CacheSize::Blocks(b) => (b, String::new()),
+            CacheSize::Bytes(bytes) => (
+                bytes / block_size.max(1) as u64,
+                format!(" of {block_size}-byte blocks"),
+            ),
+            CacheSize::Percent(p) => (
+                (unique as f64 * p / 100.0).floor() as u64,
+                format!(" of the trace's {unique} unique blocks"),
+            ),
+        };
+        if blocks == 0 {
+            return Err(Error::config(
+                "--cache-size",
+                self.to_string(),
+                format!("is less than one block{why}"),
+            ));
+        }
+        usize::try_from(blocks)
+            .map_err(|_| Error::config("--cache-size", self.to_string(), "too large"))
+    }
+
+    /// Parses a comma-separated list.
+    pub fn parse_list(text: &str) -> Result<Vec<CacheSize>> {
+        let sizes: Vec<CacheSize> = text
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(CacheSize::parse)
+            .collect::<Result<_>>()?;
+        if sizes.is_empty() {
+            return Err(Error::config(
+                "--cache-size",
+                text,
+                "name at least one size",
+            ));
+        }
+        Ok(sizes)
+    }
+}
+
+impl std::fmt::Display for CacheSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheSize::Blocks(b) => write!(f, "{b}"),
+            CacheSize::Bytes(b) => write!(f, "{b}B"),
+            CacheSize::Percent(p) => write!(f, "{p}%"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_form() {
+        assert_eq!(CacheSize::parse("20").unwrap(), CacheSize::Blocks(20));
+        assert_eq!(
+            CacheSize::parse("64MiB").unwrap(),
+            CacheSize::Bytes(64 << 20)
+        );
+        assert_eq!(CacheSize::parse("64K").unwrap(), CacheSize::Bytes(64 << 10));
+        assert_eq!(
+            CacheSize::parse("1GB").unwrap(),
+            CacheSize::Bytes(1_000_000_000)
+        );
+        assert_eq!(CacheSize::parse("1%").unwrap(), CacheSize::Percent(1.0));
+        for bad in ["0", "", "x", "-3", "1.5", "0%", "101%", "3 furlongs", "%"] {
+            assert!(CacheSize::parse(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn resolves_against_trace() {
+        assert_eq!(
+            CacheSize::parse("64MiB")
+                .unwrap()
+                .resolve(10, 4096)
+                .unwrap(),
+            16384
+        );
+        assert_eq!(
+            CacheSize::parse("1%").unwrap().resolve(1223, 4096).unwrap(),
+            12
+        );
+        let err = CacheSize::parse("1%")
+            .unwrap()
+            .resolve(50, 4096)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("less than one block of the trace's 50 unique blocks"),
+            "{err}"
+        );
+        assert!(CacheSize::parse("100B").unwrap().resolve(10, 4096).is_err());
+    }
+}

@@ -1,0 +1,265 @@
+//! A whole trace held as dense block indices, built once and shared by every run over it.
+
+use super::{native, open_requests, BlockRequest, Format, OpFilter, ReadOptions};
+use crate::error::{Error, Result};
+use rustc_hash::FxHashMap;
+use std::path::Path;
+
+/// Marks "no further reference" in next-use arrays.
+pub const NEVER: u32 = u32::MAX;
+
+/// A block trace whose ids are remapped to `0..unique()` in order of first reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockTrace {
+    /// Where the trace came from (file path or generator), for reports.
+    pub source: String,
+    /// Bytes per block the ids were computed with.
+    pub block_size: u32,
+    /// One dense id per block reference, in trace order.
+    pub refs: Vec<u32>,
+    /// Original block id of each dense id.
+    pub originals: Vec<u64>,
+    /// Bit `i` set when reference `i` is a write; absent when the trace holds reads only.
+    pub write_mask: Option<Vec<u8>>,
+    /// Time of each reference in nanoseconds, when kept.
+    pub times: Option<Vec<u64>>,
+}
+
+impl BlockTrace {
+    /// Reads `path` in `format`, keeping the requests `filter` selects.
+    pub fn load(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        filter: OpFilter,
+    ) -> Result<BlockTrace> {
+        let trace = if *format == Format::Native {
+            native::load(path)?.filtered(filter)
+        } else {
+            let stream = open_requests(path, format, opts)?;
+            BlockTrace::from_requests(
+                stream,
+                filter,
+                false,
+                path.display().to_string(),
+                opts.block_size,
+            )?
+        };
+        if trace.refs.is_empty() {
+            return Err(Error::EmptyTrace {
+                path: path.display().to_string(),
+                what: filter.noun().to_string(),
+            });
+        }
+        Ok(trace)
+    }
+
+    /// Expands requests into one reference per block and assigns dense ids.
+    pub fn from_requests(
+        stream: impl Iterator<Item = Result<BlockRequest>>,
+        filter: OpFilter,
+        keep_times: bool,
+        source: String,
+        block_size: u32,
+    ) -> Result<BlockTrace> {
+        let mut builder = Builder::new(filter == OpFilter::All, keep_times);
+        for req in stream {
+            let req = req?;
+            if filter.keeps(req.op) {
+                builder.push(&req, &source)?;
+            }
+        }
+        Ok(builder.finish(source, block_size))
+    }
+
+    /// Number of distinct blocks referenced.
+    pub fn unique(&self) -> usize {
+        self.originals.len()
+    }
+
+    /// Whether reference `i` is a write.
+    pub fn is_write(&self, i: usize) -> bool {
+        self.write_mask
+            .as_ref()
+            .is_some_and(|m| m[i / 8] & (1 << (i % 8)) != 0)
+    }
+
+    /// Number of write references.
+    pub fn writes(&self) -> usize {
+        self.write_mask
+            .as_ref()
+            .map_or(0, |m| m.iter().map(|b| b.count_ones() as usize).sum())
+    }
+
+    /// Keeps only the references `filter` selects, renumbering ids densely again.
+    pub fn filtered(self, filter: OpFilter) -> BlockTrace {
+        if filter == OpFilter::All || (self.write_mask.is_none() && filter == OpFilter::Read) {
+            return self;
+        }
+        let mut builder = Builder::new(false, self.times.is_some());
+        for (i, &r) in self.refs.iter().enumerate() {
+            let op = if self.is_write(i) {
+                super::Op::Write
+            } else {
+                super::Op::Read
+            };
+            if filter.keeps(op) {
+                let time_ns = self.times.as_ref().map(|t| t[i]);
+                builder.push_one(self.originals[r as usize], false, time_ns);
+            }
+        }
+        builder.finish(self.source, self.block_size)
+    }
+
+    /// For each reference, the position of the next reference to the same block ([`NEVER`] if
+    /// none), plus each block's first position: the oracle OPT needs.
+    pub fn next_uses(&self) -> (Vec<u32>, Vec<u32>) {
+        let mut next = vec![NEVER; self.refs.len()];
+        let mut upcoming = vec![NEVER; self.unique()];
+        for i in (0..self.refs.len()).rev() {
+            let b = self.refs[i] as usize;
+            next[i] = upcoming[b];
+            upcoming[b] = i as u32;
+        }
+        (next, upcoming)
+    }
+}
+
+/// Incremental construction of a [`BlockTrace`].
+pub(crate) struct Builder {
+    ids: FxHashMap<u64, u32>,
+    refs: Vec<u32>,
+    originals: Vec<u64>,
+    write_mask: Option<Vec<u8>>,
+    times: Option<Vec<u64>>,
+}
+
+impl Builder {
+    pub(crate) fn new(track_writes: bool, keep_times: bool) -> Builder {
+        Builder {
+            ids: FxHashMap::default(),
+            refs: Vec::new(),
+            originals: Vec::new(),
+            write_mask: track_writes.then(Vec::new),
+            times: keep_times.then(Vec::new),
+        }
+    }
+
+    fn push(&mut self, req: &BlockRequest, source: &str) -> Result<()> {
+        if self.refs.len() as u64 + req.count as u64 >= NEVER as u64 {
+            return Err(Error::config(
+                "trace",
+                source,
+                format!("more than {} block references are not supported", NEVER - 1),
+            ));
+        }
+        let write = req.op == super::Op::Write;
+        for k in 0..req.count as u64 {
+            self.push_one(req.block + k, write, req.time_ns);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    pub(crate) fn push_one(&mut self, original: u64, write: bool, time_ns: Option<u64>) {
+        let next = self.originals.len() as u32;
+        let id = *self.ids.entry(original).or_insert(next);
+        if id == next {
+            self.originals.push(original);
+        }
+        let i = self.refs.len();
+        self.refs.push(id);
+        if let Some(mask) = &mut self.write_mask {
+            if i % 8 == 0 {
+                mask.push(0);
+            }
+            if write {
+                mask[i / 8] |= 1 << (i % 8);
+            }
+        }
+        if let Some(times) = &mut self.times {
+            times.push(time_ns.unwrap_or(0));
+        }
+    }
+
+    pub(crate) fn finish(self, source: String, block_size: u32) -> BlockTrace {
+        let write_mask = self.write_mask.filter(|m| m.iter().any(|&b| b != 0));
+        BlockTrace {
+            source,
+            block_size,
+            refs: self.refs,
+            originals: self.originals,
+            write_mask,
+            times: self.times,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Op;
+
+    fn req(block: u64, count: u32, op: Op) -> BlockRequest {
+        BlockRequest {
+            block,
+            count,
+            op,
+            time_ns: None,
+        }
+    }
+
+    #[test]
+    fn dense_ids_follow_first_reference_and_filters_apply() {
+        let reqs = vec![
+            req(100, 2, Op::Read),
+            req(7, 1, Op::Write),
+            req(100, 1, Op::Read),
+        ];
+        let t = BlockTrace::from_requests(
+            reqs.clone().into_iter().map(Ok),
+            OpFilter::Read,
+            false,
+            "t".into(),
+            4096,
+        )
+        .unwrap();
+        assert_eq!(t.refs, vec![0, 1, 0]);
+        assert_eq!(t.originals, vec![100, 101]);
+        let all = BlockTrace::from_requests(
+            reqs.into_iter().map(Ok),
+            OpFilter::All,
+            false,
+            "t".into(),
+            4096,
+        )
+        .unwrap();
+        assert_eq!(all.refs, vec![0, 1, 2, 0]);
+        assert!(all.is_write(2) && !all.is_write(1));
+        assert_eq!(all.writes(), 1);
+        let writes = all.clone().filtered(OpFilter::Write);
+        assert_eq!(writes.refs, vec![0]);
+        assert_eq!(writes.originals, vec![7]);
+        assert_eq!(all.filtered(OpFilter::Read).refs, vec![0, 1, 0]);
+    }
+
+    #[test]
+    fn next_uses_point_forward() {
+        let reqs = vec![
+            req(1, 1, Op::Read),
+            req(2, 1, Op::Read),
+            req(1, 1, Op::Read),
+        ];
+        let t = BlockTrace::from_requests(
+            reqs.into_iter().map(Ok),
+            OpFilter::Read,
+            false,
+            "t".into(),
+            4096,
+        )
+        .unwrap();
+        let (next, first) = t.next_uses();
+        assert_eq!(next, vec![2, NEVER, NEVER]);
+        assert_eq!(first, vec![0, 1]);
+    }
+}

@@ -1,0 +1,248 @@
+//! Trace model and readers.
+//!
+//! Two request models: a block-level stream ([`BlockRequest`]) and a file-level event stream
+//! ([`file::FileEvent`]), which read-ahead needs because it works on offsets within open files.
+//! Every reader streams in constant memory; [`dense::BlockTrace`] then maps block ids to dense
+//! indices once so that every simulation over the trace runs on flat arrays.
+
+pub mod binary;
+pub mod csv;
+pub mod dense;
+pub mod export;
+pub mod file;
+pub mod input;
+pub mod native;
+pub mod text;
+
+use crate::error::{Error, Result};
+use std::path::Path;
+
+pub use dense::BlockTrace;
+
+/// Direction of a request.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// Data read from the device.
+    Read,
+    /// Data written to the device.
+    Write,
+}
+
+/// One block-level request: `count` consecutive blocks starting at `block`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BlockRequest {
+    /// First block id (already in units of the trace's block size).
+    pub block: u64,
+    /// Number of consecutive blocks, at least 1.
+    pub count: u32,
+    /// Read or write.
+    pub op: Op,
+    /// Time of the request in nanoseconds, when the trace records it.
+    pub time_ns: Option<u64>,
+}
+
+/// A boxed stream of block requests, as every block-level reader yields.
+pub type RequestStream = Box<dyn Iterator<Item = Result<BlockRequest>> + Send>;
+
+/// Which request directions a simulation keeps.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpFilter {
+    /// Reads only (the default: a buffer cache's read hit ratio).
+    #[default]
+    Read,
+    /// Writes only.
+    Write,
+    /// Reads and writes alike.
+    All,
+}
+
+impl OpFilter {
+    /// Whether a request of direction `op` is kept.
+    pub fn keeps(self, op: Op) -> bool {
+        match self {
+            OpFilter::Read => op == Op::Read,
+            OpFilter::Write => op == Op::Write,
+            OpFilter::All => true,
+        }
+    }
+
+    /// Parses `read`, `write` or `all`.
+    pub fn parse(s: &str) -> Result<OpFilter> {
+        match s {
+            "read" | "reads" => Ok(OpFilter::Read),
+            "write" | "writes" => Ok(OpFilter::Write),
+            "all" | "both" => Ok(OpFilter::All),
+            _ => Err(Error::config("ops", s, "expected read, write or all")),
+        }
+    }
+
+    /// Plural noun used in messages ("read requests").
+    pub fn noun(self) -> &'static str {
+        match self {
+            OpFilter::Read => "read requests",
+            OpFilter::Write => "write requests",
+            OpFilter::All => "requests",
+        }
+    }
+}
+
+/// A trace format belady can read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Format {
+    /// One block id per line; `*` lines are markers and skipped (LIRS / CLOCK-Pro traces).
+    Lirs,
+    /// `start_block num_blocks ignore request_no` per line (ARC paper traces).
+    Arc,
+    /// Delimited text with a column mapping (see [`csv::CsvSpec`]).
+    Csv(Box<csv::CsvSpec>),
+    /// Little-endian 32-bit block ids, back to back.
+    U32Le,
+    /// Big-endian 32-bit block ids, back to back.
+    U32Be,
+    /// belady's own binary format with dense ids (see [`native`]).
+    Native,
+}
+
+/// Names accepted by [`Format::parse`], for help texts and errors.
+pub const FORMAT_NAMES: &[&str] = &[
+    "lirs",
+    "arc",
+    "csv",
+    "cloudphysics",
+    "msr",
+    "systor",
+    "tencent",
+    "u32le",
+    "u32be",
+    "native",
+];
+
+impl Format {
+    /// Parses a format name; `columns` (a `--columns` mapping) is required for `csv` and
+    /// overrides fields of a CSV preset.
+    pub fn parse(name: &str, columns: Option<&str>, header: Option<bool>) -> Result<Format> {
+        let preset = match name {
+            "lirs" => Some(Format::Lirs),
+            "arc" => Some(Format::Arc),
+            "u32le" => Some(Format::U32Le),
+            "u32be" => Some(Format::U32Be),
+            "native" | "belady" => Some(Format::Native),
+            _ => None,
+        };
+        if let Some(format) = preset {
+            if columns.is_some() {
+                return Err(Error::config(
+                    "--columns",
+                    columns.unwrap_or_default(),
+                    format!("column mappings apply to csv formats, not to '{name}'"),
+                ));
+            }
+            return Ok(format);
+        }
+        let mut spec = match name {
+            "csv" => {
+                let Some(cols) = columns else {
+                    return Err(Error::config(
+                        "--format",
+                        name,
+                        "csv needs --columns, e.g. 'offset=4,size=5,op=3' (or a preset: cloudphysics, msr, systor, tencent)",
+                    ));
+                };
+                csv::CsvSpec::from_columns(cols)?
+            }
+            _ => {
+                let mut spec = csv::CsvSpec::preset(name).ok_or_else(|| {
+                    Error::config(
+                        "--format",
+                        name,
+                        format!(
+                            "unknown trace format; expected one of {}",
+                            FORMAT_NAMES.join(", ")
+                        ),
+                    )
+                })?;
+                if let Some(cols) = columns {
+                    spec.apply_columns(cols)?;
+                }
+                spec
+            }
+        };
+        if let Some(h) = header {
+            spec.header = h;
+        }
+        Ok(Format::Csv(Box::new(spec)))
+    }
+
+    /// Short name, as shown in results.
+    pub fn name(&self) -> &str {
+        match self {
+            Format::Lirs => "lirs",
+            Format::Arc => "arc",
+            Format::Csv(spec) => spec.name.as_str(),
+            Format::U32Le => "u32le",
+            Format::U32Be => "u32be",
+            Format::Native => "native",
+        }
+    }
+}
+
+/// Settings every reader shares.
+#[derive(Clone, Debug)]
+pub struct ReadOptions {
+    /// Bytes per block, for formats that address bytes or sectors.
+    pub block_size: u32,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { block_size: 4096 }
+    }
+}
+
+/// Opens `path` as a stream of block requests in `format`.
+pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result<RequestStream> {
+    if opts.block_size == 0 {
+        return Err(Error::config("--block-size", 0, "must be at least 1 byte"));
+    }
+    let input = input::open_trace(path)?;
+    let name = path.display().to_string();
+    Ok(match format {
+        Format::Lirs => Box::new(text::LirsReader::new(input, name)),
+        Format::Arc => Box::new(text::ArcReader::new(input, name)),
+        Format::Csv(spec) => Box::new(csv::CsvReader::new(input, name, spec, opts.block_size)?),
+        Format::U32Le => Box::new(binary::U32Reader::new(input, name, false)),
+        Format::U32Be => Box::new(binary::U32Reader::new(input, name, true)),
+        Format::Native => Box::new(native::NativeRequests::open(input, name)?),
+    })
+}
+
+/// Guesses a format from a file's content and name: the native magic first, then the extension.
+pub fn detect_format(path: &Path) -> Result<Format> {
+    let head = input::peek_decompressed(path, native::MAGIC.len())?;
+    if head == native::MAGIC {
+        return Ok(Format::Native);
+    }
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name
+        .trim_end_matches(".gz")
+        .trim_end_matches(".xz")
+        .trim_end_matches(".zst")
+        .trim_end_matches(".bz2");
+    if stem.ends_with(".trace") {
+        Ok(Format::Lirs)
+    } else if stem.ends_with(".lis") {
+        Ok(Format::Arc)
+    } else {
+        Err(Error::config(
+            "--format",
+            "",
+            format!(
+                "cannot tell the format of {}; pass --format (one of {})",
+                path.display(),
+                FORMAT_NAMES.join(", ")
+            ),
+        ))
+    }
+}
