@@ -2,7 +2,9 @@
 
 use anyhow::{bail, Result};
 use belady_core::trace::{Format, OpFilter, ReadOptions};
-use belady_core::{parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, POLICIES};
+use belady_core::{
+    parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, Preset, POLICIES,
+};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -17,7 +19,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
     let dir = args.data.unwrap_or_else(crate::data_dir);
     let samples = ["scan-hot.trace.gz", "zipf-loop.trace.gz"];
     let all: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
-    let specs = parse_policies(&all.join(","), &[])?;
+    let specs = parse_policies(&all.join(","), &[], Preset::Paper)?;
     let sizes = CacheSize::parse_list("2%,5%,10%,20%,40%")?;
     for name in samples {
         let path = dir.join(name);

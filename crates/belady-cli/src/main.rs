@@ -8,7 +8,7 @@ use belady_core::trace::{
     detect_format, export, native, Format, OpFilter, ReadOptions, FORMAT_NAMES,
 };
 use belady_core::{
-    parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, RunResult, POLICIES,
+    parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, Preset, RunResult, POLICIES,
 };
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -118,6 +118,9 @@ struct SimArgs {
     /// Policy parameter, POLICY.KEY=VALUE (repeatable).
     #[arg(long = "param")]
     params: Vec<String>,
+    /// Parameter defaults: `paper` (each policy's own paper) or `study` (the prefetching study).
+    #[arg(long, default_value = "paper")]
+    preset: String,
     /// Which requests to simulate.
     #[arg(long, value_enum, default_value = "read")]
     ops: Ops,
@@ -164,7 +167,7 @@ struct SimRow<'a> {
 }
 
 fn sim(args: SimArgs) -> Result<()> {
-    let specs = parse_policies(&args.policy, &args.params)?;
+    let specs = parse_policies(&args.policy, &args.params, Preset::parse(&args.preset)?)?;
     let sizes = CacheSize::parse_list(&args.cache_size)?;
     let format = args.input.format()?;
     let ops = OpFilter::from(args.ops);
@@ -229,7 +232,7 @@ fn policies(json: bool) -> Result<()> {
                     "aliases": p.aliases,
                     "about": p.about,
                     "params": p.params.iter().map(|q| serde_json::json!({
-                        "name": q.name, "default": q.default, "about": q.about
+                        "name": q.name, "default": q.default, "study": q.study.unwrap_or(q.default), "about": q.about
                     })).collect::<Vec<_>>(),
                 })
             })
@@ -245,7 +248,14 @@ fn policies(json: bool) -> Result<()> {
         };
         println!("{}{aliases}: {}", p.name, p.about);
         for q in p.params {
-            println!("    {}.{} = {}    {}", p.name, q.name, q.default, q.about);
+            let study = q
+                .study
+                .map(|s| format!(" (study: {s})"))
+                .unwrap_or_default();
+            println!(
+                "    {}.{} = {}{study}    {}",
+                p.name, q.name, q.default, q.about
+            );
         }
     }
     Ok(())

@@ -15,6 +15,6 @@ pub mod trace;
 
 pub use engine::{run_grid, run_one, PreparedTrace, RunResult};
 pub use error::{Error, Result};
-pub use policy::registry::{parse_policies, PolicySpec, POLICIES};
+pub use policy::registry::{parse_policies, PolicySpec, Preset, POLICIES};
 pub use size::CacheSize;
 pub use trace::{BlockTrace, Format, OpFilter, ReadOptions};

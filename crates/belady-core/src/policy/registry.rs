@@ -16,8 +16,10 @@ use std::collections::BTreeMap;
 pub struct ParamInfo {
     /// Key, as in `--param POLICY.KEY=VALUE`.
     pub name: &'static str,
-    /// Default value (the policy's paper), as text.
+    /// Default value (the policy's own paper), as text.
     pub default: &'static str,
+    /// Value under the `study` preset (the prefetching study's Table 4), when it differs.
+    pub study: Option<&'static str>,
     /// One line on what it does.
     pub about: &'static str,
 }
@@ -63,13 +65,36 @@ pub static POLICIES: &[PolicyInfo] = &[
     },
 ];
 
+/// Named sets of parameter defaults.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Preset {
+    /// Each algorithm's own paper.
+    #[default]
+    Paper,
+    /// The prefetching study's Table 4 (Butt, Gniady and Hu, SIGMETRICS 2005).
+    Study,
+}
+
+impl Preset {
+    /// Parses `paper` or `study`.
+    pub fn parse(s: &str) -> Result<Preset> {
+        match s {
+            "paper" => Ok(Preset::Paper),
+            "study" => Ok(Preset::Study),
+            _ => Err(Error::config("--preset", s, "expected paper or study")),
+        }
+    }
+}
+
 /// A policy chosen by name, with parameter overrides.
 #[derive(Clone, Debug)]
 pub struct PolicySpec {
     /// The registered policy.
     pub info: &'static PolicyInfo,
-    /// Values set by the user, by key; unset keys take the default.
+    /// Values set by the user, by key; unset keys take the preset's value.
     pub params: BTreeMap<String, String>,
+    /// Which defaults unset keys take.
+    pub preset: Preset,
 }
 
 impl PolicySpec {
@@ -90,7 +115,75 @@ impl PolicySpec {
         Ok(PolicySpec {
             info,
             params: BTreeMap::new(),
+            preset: Preset::Paper,
         })
+    }
+
+    /// The text value of parameter `key`: the user's, else the preset's default.
+    ///
+    /// # Panics
+    /// If the policy does not declare `key` (a programming error, not bad input).
+    pub fn raw(&self, key: &str) -> &str {
+        let info = self
+            .info
+            .params
+            .iter()
+            .find(|p| p.name == key)
+            .unwrap_or_else(|| panic!("policy {} declares no parameter {key}", self.info.name));
+        if let Some(v) = self.params.get(key) {
+            return v;
+        }
+        match (self.preset, info.study) {
+            (Preset::Study, Some(v)) => v,
+            _ => info.default,
+        }
+    }
+
+    fn invalid(&self, key: &str, expected: &str) -> Error {
+        Error::config(
+            "--param",
+            format!("{}.{key}={}", self.info.name, self.raw(key)),
+            expected.to_string(),
+        )
+    }
+
+    /// Parameter `key` as a real number within `[min, max]`.
+    pub fn f64(&self, key: &str, min: f64, max: f64) -> Result<f64> {
+        self.raw(key)
+            .parse::<f64>()
+            .ok()
+            .filter(|v| *v >= min && *v <= max)
+            .ok_or_else(|| self.invalid(key, &format!("expected a number from {min} to {max}")))
+    }
+
+    /// Parameter `key` as a whole number within `[min, max]`.
+    pub fn usize(&self, key: &str, min: usize, max: usize) -> Result<usize> {
+        self.raw(key)
+            .parse::<usize>()
+            .ok()
+            .filter(|v| *v >= min && *v <= max)
+            .ok_or_else(|| {
+                self.invalid(key, &format!("expected a whole number from {min} to {max}"))
+            })
+    }
+
+    /// Parameter `key` as a boolean (`true`/`false`, `yes`/`no`, `1`/`0`).
+    pub fn bool(&self, key: &str) -> Result<bool> {
+        match self.raw(key) {
+            "true" | "yes" | "1" | "on" => Ok(true),
+            "false" | "no" | "0" | "off" => Ok(false),
+            _ => Err(self.invalid(key, "expected true or false")),
+        }
+    }
+
+    /// Parameter `key` as one of the listed words.
+    pub fn choice(&self, key: &str, allowed: &[&'static str]) -> Result<&'static str> {
+        let v = self.raw(key);
+        allowed
+            .iter()
+            .find(|a| **a == v)
+            .copied()
+            .ok_or_else(|| self.invalid(key, &format!("expected one of {}", allowed.join(", "))))
     }
 
     /// Sets parameter `key`, rejecting keys the policy does not have.
@@ -158,12 +251,17 @@ pub fn build<V: PolicyVisitor>(
     })
 }
 
-/// Parses a comma-separated policy list and applies `POLICY.KEY=VALUE` overrides.
-pub fn parse_policies(list: &str, params: &[String]) -> Result<Vec<PolicySpec>> {
+/// Parses a comma-separated policy list, applies a preset and `POLICY.KEY=VALUE` overrides.
+pub fn parse_policies(list: &str, params: &[String], preset: Preset) -> Result<Vec<PolicySpec>> {
     let mut specs: Vec<PolicySpec> = list
         .split(',')
         .filter(|s| !s.trim().is_empty())
-        .map(PolicySpec::parse)
+        .map(|name| {
+            PolicySpec::parse(name).map(|mut s| {
+                s.preset = preset;
+                s
+            })
+        })
         .collect::<Result<_>>()?;
     if specs.is_empty() {
         return Err(Error::config("--policy", list, "name at least one policy"));
@@ -202,12 +300,17 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("expected one of lru"));
-        let err = parse_policies("lru", &["lru.x=1".into()])
+        let err = parse_policies("lru", &["lru.x=1".into()], Preset::Paper)
             .unwrap_err()
             .to_string();
         assert!(err.contains("has no parameter 'x'"), "{err}");
-        assert!(parse_policies("lru", &["fifo.x=1".into()]).is_err());
-        assert!(parse_policies(" , ", &[]).is_err());
-        assert_eq!(parse_policies("lru,fifo", &[]).unwrap().len(), 2);
+        assert!(parse_policies("lru", &["fifo.x=1".into()], Preset::Paper).is_err());
+        assert!(parse_policies(" , ", &[], Preset::Paper).is_err());
+        assert_eq!(
+            parse_policies("lru,fifo", &[], Preset::Paper)
+                .unwrap()
+                .len(),
+            2
+        );
     }
 }
