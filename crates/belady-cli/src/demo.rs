@@ -17,11 +17,14 @@ pub struct DemoArgs {
 
 pub fn run(args: DemoArgs) -> Result<()> {
     let dir = args.data.unwrap_or_else(crate::data_dir);
-    let samples = ["scan-hot.trace.gz", "zipf-loop.trace.gz"];
+    let samples = [
+        ("scan-hot.trace.gz", "250,500,750,1000,1250"),
+        ("zipf-loop.trace.gz", "100,250,500,750,1000"),
+    ];
     let all: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
     let specs = parse_policies(&all.join(","), &[], Preset::Paper)?;
-    let sizes = CacheSize::parse_list("2%,5%,10%,20%,40%")?;
-    for name in samples {
+    for (name, sizes) in samples {
+        let sizes = CacheSize::parse_list(sizes)?;
         let path = dir.join(name);
         if !path.is_file() {
             bail!(
@@ -35,13 +38,13 @@ pub fn run(args: DemoArgs) -> Result<()> {
             &ReadOptions::default(),
             OpFilter::Read,
         )?);
-        println!(
-            "\n== {} — {} references, {} unique blocks",
+        crate::emit(&format!(
+            "\n== {} — {} references, {} unique blocks\n{}",
             name,
             trace.trace.refs.len(),
-            trace.unique()
-        );
-        print!("{}", crate::table::runs(&run_grid(&specs, &sizes, &trace)?));
+            trace.unique(),
+            crate::table::runs(&run_grid(&specs, &sizes, &trace)?)
+        ))?;
     }
     Ok(())
 }

@@ -186,17 +186,17 @@ fn sim(args: SimArgs) -> Result<()> {
                 ops,
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        emit(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
     } else {
-        println!(
-            "trace {} ({} {}, {} references, {} unique blocks)",
+        emit(&format!(
+            "trace {} ({} {}, {} references, {} unique blocks)\n{}",
             trace.trace.source,
             format.name(),
             ops.noun(),
             trace.trace.refs.len(),
-            trace.unique()
-        );
-        print!("{}", table::runs(&results));
+            trace.unique(),
+            table::runs(&results)
+        ))?;
     }
     Ok(())
 }
@@ -237,28 +237,44 @@ fn policies(json: bool) -> Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
-        return Ok(());
+        return emit(&format!("{}\n", serde_json::to_string_pretty(&list)?));
     }
+    let mut text = String::new();
     for p in POLICIES {
         let aliases = if p.aliases.is_empty() {
             String::new()
         } else {
             format!(" (also {})", p.aliases.join(", "))
         };
-        println!("{}{aliases}: {}", p.name, p.about);
+        text.push_str(&format!("{}{aliases}: {}\n", p.name, p.about));
         for q in p.params {
             let study = q
                 .study
                 .map(|s| format!(" (study: {s})"))
                 .unwrap_or_default();
-            println!(
-                "    {}.{} = {}{study}    {}",
+            text.push_str(&format!(
+                "    {}.{} = {}{study}    {}\n",
                 p.name, q.name, q.default, q.about
-            );
+            ));
         }
     }
+    emit(&text)
+}
+
+/// Writes to standard output, reporting failures (a closed pipe) as errors instead of panicking.
+pub fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
     Ok(())
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn main() {
@@ -270,6 +286,10 @@ fn main() {
         Command::Demo(args) => demo::run(args),
     };
     if let Err(e) = result {
+        if is_broken_pipe(&e) {
+            // The reader went away (`belady ... | head`): nothing left to report.
+            std::process::exit(0);
+        }
         let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
         eprintln!("belady: error: {}", chain.join(": "));
         std::process::exit(1);

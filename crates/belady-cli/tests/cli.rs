@@ -1,0 +1,292 @@
+//! End-to-end behaviour of the `belady` binary: output schema and one-line errors.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn belady(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_belady"))
+        .args(args)
+        .output()
+        .expect("run belady")
+}
+
+/// Asserts a clean failure: non-zero exit, one line on stderr containing `needle`, no panic.
+fn assert_error(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "succeeded unexpectedly: {err}");
+    assert!(!err.contains("panicked"), "panicked: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+    assert!(err.contains(needle), "expected '{needle}' in: {err}");
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn json_rows_carry_the_documented_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "t.trace", "1\n2\n1\n3\n1\n2\n");
+    let out = belady(&[
+        "sim", "-t", &t, "-f", "lirs", "-p", "lru,opt", "-c", "2,50%", "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 4);
+    let lru2 = &rows[0];
+    for key in [
+        "trace",
+        "policy",
+        "cache_blocks",
+        "requests",
+        "hits",
+        "misses",
+        "hit_ratio",
+        "format",
+        "ops",
+    ] {
+        assert!(lru2.get(key).is_some(), "missing {key}");
+    }
+    // lru, 2 blocks: 1 2 1(h) 3 1(h) 2 -> 2 hits of 6.
+    assert_eq!(lru2["policy"], "lru");
+    assert_eq!(lru2["cache_blocks"], 2);
+    assert_eq!(lru2["hits"], 2);
+    assert_eq!(lru2["misses"], 4);
+    // 50% of 3 unique blocks = 1 block.
+    assert_eq!(rows[1]["cache_blocks"], 1);
+    // opt, 2 blocks: 1 2 1(h) 3 (evicts 2, next used after 1) 1(h) 2 -> 2 hits.
+    assert_eq!(rows[2]["policy"], "opt");
+    assert_eq!(rows[2]["hits"], 2);
+}
+
+#[test]
+fn same_inputs_give_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(
+        dir.path(),
+        "t.trace",
+        &(0..3000)
+            .map(|i| format!("{}\n", (i * 37) % 101))
+            .collect::<String>(),
+    );
+    let args = [
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "-p",
+        "lru,fifo,clock,opt",
+        "-c",
+        "5,10,20,40",
+        "--json",
+    ];
+    let a = belady(&args);
+    let b = belady(&[&args[..], &["--threads", "1"]].concat());
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn malformed_line_names_file_line_and_expectation() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "bad.trace", "1\n2\nthree\n");
+    assert_error(
+        &belady(&["sim", "-t", &t, "-f", "lirs", "-c", "2"]),
+        "bad.trace:3: expected a block number or '*', found 'three'",
+    );
+    let a = write(dir.path(), "bad.lis", "1 1 0 0\n5 x 0 1\n");
+    assert_error(
+        &belady(&["sim", "-t", &a, "-f", "arc", "-c", "2"]),
+        "bad.lis:2: expected 'start_block num_blocks ignore request_no'",
+    );
+}
+
+#[test]
+fn unknown_format_policy_and_size_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "t.trace", "1\n");
+    assert_error(
+        &belady(&["sim", "-t", &t, "-f", "parquet", "-c", "2"]),
+        "unknown trace format",
+    );
+    assert_error(
+        &belady(&["sim", "-t", &t, "-f", "lirs", "-c", "0"]),
+        "a cache needs at least one block",
+    );
+    assert_error(
+        &belady(&["sim", "-t", &t, "-f", "lirs", "-c", "2", "-p", "lru,zzz"]),
+        "unknown policy",
+    );
+    assert_error(
+        &belady(&[
+            "sim",
+            "-t",
+            &t,
+            "-f",
+            "lirs",
+            "-c",
+            "1KiB",
+            "--block-size",
+            "4096",
+        ]),
+        "less than one block",
+    );
+    assert_error(
+        &belady(&["sim", "-t", &t, "-f", "csv", "-c", "2"]),
+        "csv needs --columns",
+    );
+    let unknown_ext = write(dir.path(), "t.dat", "1\n");
+    assert_error(
+        &belady(&["sim", "-t", &unknown_ext, "-c", "2"]),
+        "cannot tell the format",
+    );
+}
+
+#[test]
+fn empty_and_unreadable_traces_fail_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.trace", "*\n\n");
+    assert_error(
+        &belady(&["sim", "-t", &empty, "-f", "lirs", "-c", "2"]),
+        "empty.trace: trace holds no read requests",
+    );
+    let writes_only = write(dir.path(), "w.csv", "0,4096,W\n");
+    assert_error(
+        &belady(&[
+            "sim",
+            "-t",
+            &writes_only,
+            "-f",
+            "csv",
+            "--columns",
+            "offset=0,size=1,op=2",
+            "-c",
+            "2",
+        ]),
+        "trace holds no read requests",
+    );
+    let missing = dir.path().join("nope.trace").display().to_string();
+    assert_error(
+        &belady(&["sim", "-t", &missing, "-f", "lirs", "-c", "2"]),
+        "nope.trace: No such file",
+    );
+    let a_dir = dir.path().display().to_string();
+    assert_error(
+        &belady(&["sim", "-t", &a_dir, "-f", "lirs", "-c", "2"]),
+        &a_dir,
+    );
+}
+
+#[test]
+fn writes_are_selectable() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "m.csv", "0,4096,R\n0,4096,W\n8192,100,W\n");
+    let run = |ops: &str| {
+        let out = belady(&[
+            "sim",
+            "-t",
+            &t,
+            "-f",
+            "csv",
+            "--columns",
+            "offset=0,size=1,op=2",
+            "-c",
+            "4",
+            "--ops",
+            ops,
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            rows[0]["requests"].as_u64().unwrap(),
+            rows[0]["hits"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(run("read"), (1, 0));
+    assert_eq!(run("write"), (2, 0));
+    assert_eq!(run("all"), (3, 1));
+}
+
+#[test]
+fn native_conversion_preserves_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(
+        dir.path(),
+        "t.trace",
+        &(0..5000)
+            .map(|i| format!("{}\n", (i * i) % 397))
+            .collect::<String>(),
+    );
+    let n = dir.path().join("t.bldy").display().to_string();
+    let conv = belady(&["convert", "-t", &t, "-f", "lirs", "-o", &n]);
+    assert!(
+        conv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&conv.stderr)
+    );
+    let sim = |path: &str, fmt: &[&str]| {
+        let out = belady(
+            &[
+                &[
+                    "sim",
+                    "-t",
+                    path,
+                    "-p",
+                    "lru,clock,opt",
+                    "-c",
+                    "10,50",
+                    "--json",
+                ],
+                fmt,
+            ]
+            .concat(),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        rows.iter()
+            .map(|r| (r["policy"].clone(), r["hits"].clone()))
+            .collect::<Vec<_>>()
+    };
+    // The native file is recognised by its magic bytes, without --format.
+    assert_eq!(sim(&t, &["-f", "lirs"]), sim(&n, &[]));
+}
+
+#[test]
+fn policies_lists_every_policy() {
+    let out = belady(&["policies", "--json"]);
+    assert!(out.status.success());
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = list.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for n in ["lru", "fifo", "clock", "opt"] {
+        assert!(names.contains(&n));
+    }
+}
+
+#[test]
+fn demo_runs_on_shipped_data() {
+    let out = belady(&["demo"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("scan-hot.trace.gz") && text.contains("zipf-loop.trace.gz"));
+    assert!(text.lines().filter(|l| l.starts_with("opt ")).count() >= 10);
+}
