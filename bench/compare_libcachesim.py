@@ -1,0 +1,132 @@
+"""Requests/second and peak memory of belady and libcachesim on the same traces, in one run.
+
+For each trace (P3 from the shared ARC traces, and a synthetic Zipf trace of 10 million requests) and
+each policy both simulators implement, at 1% and 10% of the unique blocks, single-threaded:
+  belady:      `belady sim --threads 1` on the trace in belady's native format, timed end to end
+               (process start, loading, simulation, output);
+  libcachesim: `cache.process_trace(reader)` on the same trace in libCacheSim's oracleGeneral format
+               (written by `belady convert --to oracle-general`), timed around that call only.
+Peak memory is each process's maximum resident set. Hit counts are compared as a sanity check.
+
+    python3 bench/compare_libcachesim.py [--traces DIR] [--zipf-requests N] [--policies lru,fifo,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+# belady name -> (libcachesim class, constructor keywords)
+SHARED = {
+    "lru": ("LRU", {}),
+    "fifo": ("FIFO", {}),
+    "clock": ("Clock", {}),
+    "opt": ("Belady", {}),
+}
+
+LCS_RUNNER = r"""
+import json, sys, time, resource
+import libcachesim as lcs
+path, cls, size, kwargs = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
+reader = lcs.TraceReader(path, lcs.TraceType.ORACLE_GENERAL_TRACE)
+cache = getattr(lcs, cls)(cache_size=size, **kwargs)
+t = time.perf_counter()
+miss_ratio, _ = cache.process_trace(reader)
+elapsed = time.perf_counter() - t
+print(json.dumps({"seconds": elapsed, "miss_ratio": miss_ratio}))
+"""
+
+
+
+
+def run_with_rusage(cmd: list[str]) -> tuple[str, float, float]:
+    """Runs cmd; returns stdout, wall seconds and the peak RSS (MiB) of that process alone.
+
+    The peak comes from GNU time, which forks the command from its own small process: a child
+    forked straight from this script would inherit this script's high-water mark.
+    """
+    with tempfile.NamedTemporaryFile(mode="r", suffix=".rss") as rss:
+        timed = ["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd]
+        start = time.perf_counter()
+        proc = subprocess.run(timed, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        peak_kib = rss.read().strip().splitlines()[-1]
+    if proc.returncode != 0:
+        sys.exit(f"command failed: {' '.join(cmd)}\n{proc.stderr}")
+    return proc.stdout, wall, int(peak_kib) / 1024
+
+
+def make_zipf(path: pathlib.Path, requests: int, objects: int, alpha: float, seed: int) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, objects + 1, dtype=np.float64) ** alpha
+    cdf = np.cumsum(weights)
+    cdf /= cdf[-1]
+    ranks = np.searchsorted(cdf, rng.random(requests), side="right")
+    ids = rng.permutation(objects).astype("<u4")[ranks]
+    ids.tofile(path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--traces", default=os.environ.get("BELADY_TRACES", ROOT.parent / "shared" / "traces"))
+    ap.add_argument("--belady", default=ROOT / "target" / "release" / "belady")
+    ap.add_argument("--zipf-requests", type=int, default=10_000_000)
+    ap.add_argument("--zipf-objects", type=int, default=1_000_000)
+    ap.add_argument("--policies", default=",".join(SHARED))
+    ap.add_argument("--sizes", default="1,10", help="percentages of unique blocks")
+    args = ap.parse_args()
+    if not pathlib.Path("/usr/bin/time").exists():
+        sys.exit("GNU time (/usr/bin/time) is needed to measure peak memory: apt-get install time")
+    belady = str(args.belady)
+    if not pathlib.Path(belady).exists():
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "belady-cli"], cwd=ROOT, check=True)
+    policies = [p for p in args.policies.split(",") if p]
+    work = pathlib.Path(tempfile.mkdtemp(prefix="belady-bench-"))
+    inputs = []
+    p3 = pathlib.Path(args.traces) / "arc" / "P3.lis.zst"
+    if p3.exists():
+        inputs.append(("P3", p3, "arc"))
+    else:
+        print(f"note: {p3} not found; P3 skipped", file=sys.stderr)
+    zipf = work / "zipf.u32"
+    make_zipf(zipf, args.zipf_requests, args.zipf_objects, 1.0, 42)
+    inputs.append((f"zipf-{args.zipf_requests // 1_000_000}M", zipf, "u32le"))
+
+    print(f"{'trace':<10} {'policy':<6} {'cache':>8} {'belady req/s':>14} {'libcachesim req/s':>18} "
+          f"{'ratio':>6} {'belady MiB':>11} {'lcs MiB':>8}  hits")
+    for name, path, fmt in inputs:
+        native = work / f"{name}.bldy"
+        oracle = work / f"{name}.oracleGeneral"
+        subprocess.run([belady, "convert", "-t", str(path), "-f", fmt, "-o", str(native)], check=True,
+                       capture_output=True)
+        subprocess.run([belady, "convert", "-t", str(path), "-f", fmt, "--to", "oracle-general", "-o", str(oracle)],
+                       check=True, capture_output=True)
+        for policy in policies:
+            cls, kwargs = SHARED[policy]
+            for pct in args.sizes.split(","):
+                out, wall, b_peak = run_with_rusage(
+                    [belady, "sim", "-t", str(native), "-p", policy, "-c", f"{pct}%", "--threads", "1", "--json"])
+                row = json.loads(out)[0]
+                size, requests = row["cache_blocks"], row["requests"]
+                out, _, l_peak = run_with_rusage(
+                    [sys.executable, "-c", LCS_RUNNER, str(oracle), cls, str(size), json.dumps(kwargs)])
+                lcs = json.loads(out)
+                lcs_misses = round(lcs["miss_ratio"] * requests)
+                agree = "equal" if lcs_misses == row["misses"] else f"DIFFER ({row['misses']} vs {lcs_misses})"
+                b_rate, l_rate = requests / wall, requests / lcs["seconds"]
+                print(f"{name:<10} {policy:<6} {size:>8} {b_rate:>14,.0f} {l_rate:>18,.0f} {b_rate / l_rate:>6.2f} "
+                      f"{b_peak:>11.1f} {l_peak:>8.1f}  {agree}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""The Python package returns what the CLI prints and raises typed errors with the CLI's messages."""
+
+from __future__ import annotations
+
+import subprocess
+
+import belady
+import pytest
+
+from conftest import ROOT, sim
+
+DEMO = ROOT / "data" / "zipf-loop.trace.gz"
+
+
+def test_simulate_equals_cli(belady_bin):
+    py = belady.simulate(DEMO, ["lru", "clock", "opt"], [100, "5%"], format="lirs")
+    cli = sim(belady_bin, DEMO, "lirs", ["lru", "clock", "opt"], [100, "5%"])
+    assert len(py) == len(cli) == 6
+    for a, b in zip(py, cli):
+        for key in ("policy", "cache_blocks", "requests", "hits", "misses", "hit_ratio", "format", "ops"):
+            assert a[key] == b[key], key
+
+
+def test_policies_lists_registry():
+    assert {"lru", "fifo", "clock", "opt"} <= set(belady.policies())
+
+
+def test_errors_are_typed_and_worded_like_the_cli(belady_bin, tmp_path):
+    with pytest.raises(belady.ConfigError, match="a cache needs at least one block"):
+        belady.simulate(DEMO, "lru", 0, format="lirs")
+    with pytest.raises(belady.ConfigError, match="unknown policy"):
+        belady.simulate(DEMO, "nope", 10, format="lirs")
+    bad = tmp_path / "bad.trace"
+    bad.write_text("1\n2\nthree\n")
+    with pytest.raises(belady.TraceError) as info:
+        belady.simulate(bad, "lru", 2, format="lirs")
+    cli = subprocess.run(
+        [str(belady_bin), "sim", "-t", str(bad), "-f", "lirs", "-c", "2"], capture_output=True, text=True
+    )
+    assert str(info.value) in cli.stderr
+    assert issubclass(belady.TraceError, ValueError)
