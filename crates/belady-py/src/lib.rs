@@ -9,9 +9,24 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 
-create_exception!(_belady, BeladyError, PyValueError, "Base class of belady's errors.");
-create_exception!(_belady, ConfigError, BeladyError, "A configuration value is invalid.");
-create_exception!(_belady, TraceError, BeladyError, "A trace could not be read.");
+create_exception!(
+    _belady,
+    BeladyError,
+    PyValueError,
+    "Base class of belady's errors."
+);
+create_exception!(
+    _belady,
+    ConfigError,
+    BeladyError,
+    "A configuration value is invalid."
+);
+create_exception!(
+    _belady,
+    TraceError,
+    BeladyError,
+    "A trace could not be read."
+);
 
 fn to_py(e: Error) -> PyErr {
     match e {
@@ -48,7 +63,11 @@ fn simulate<'py>(
             };
             let loaded = BlockTrace::load(&trace, &format, &ReadOptions { block_size }, filter)?;
             let prepared = PreparedTrace::new(loaded);
-            Ok((run_grid(&specs, &sizes, &prepared)?, format.name().to_string(), filter))
+            Ok((
+                run_grid(&specs, &sizes, &prepared)?,
+                format.name().to_string(),
+                filter,
+            ))
         })
         .map_err(to_py)?;
     let (runs, format_name, filter) = results;
