@@ -5,7 +5,7 @@ mod table;
 
 use anyhow::{Context, Result};
 use belady_core::trace::{
-    detect_format, export, native, Format, OpFilter, ReadOptions, FORMAT_NAMES,
+    accusim, detect_format, export, native, Format, OpFilter, ReadOptions, FORMAT_NAMES,
 };
 use belady_core::{
     parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, Preset, RunResult, POLICIES,
@@ -140,6 +140,10 @@ enum Target {
     Lirs,
     /// libCacheSim's oracleGeneral binary format (with next-access times).
     OracleGeneral,
+    /// AccuSim's binary file-level form (from an AccuSim input only).
+    Accusim,
+    /// AccuSim's text file-level form (from an AccuSim input only).
+    AccusimText,
 }
 
 #[derive(Args)]
@@ -202,16 +206,21 @@ fn sim(args: SimArgs) -> Result<()> {
 }
 
 fn convert(args: ConvertArgs) -> Result<()> {
-    let trace = args.input.load(args.ops.into())?;
     let out = &args.output;
     let file =
         || std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()));
+    let failed = || format!("{}: write failed", out.display());
+    if let Target::Accusim | Target::AccusimText = args.to {
+        return convert_accusim(&args);
+    }
+    let trace = args.input.load(args.ops.into())?;
     match args.to {
         Target::Native => native::write_file(&trace, out)?,
-        Target::Lirs => export::write_lirs(&trace, file()?)
-            .with_context(|| format!("{}: write failed", out.display()))?,
-        Target::OracleGeneral => export::write_oracle_general(&trace, file()?)
-            .with_context(|| format!("{}: write failed", out.display()))?,
+        Target::Lirs => export::write_lirs(&trace, file()?).with_context(failed)?,
+        Target::OracleGeneral => {
+            export::write_oracle_general(&trace, file()?).with_context(failed)?
+        }
+        Target::Accusim | Target::AccusimText => unreachable!("handled above"),
     }
     eprintln!(
         "wrote {} ({} references, {} unique blocks)",
@@ -219,6 +228,36 @@ fn convert(args: ConvertArgs) -> Result<()> {
         trace.refs.len(),
         trace.unique()
     );
+    Ok(())
+}
+
+/// Rewrites an AccuSim trace in its other form, record by record.
+fn convert_accusim(args: &ConvertArgs) -> Result<()> {
+    let out = &args.output;
+    let format = args.input.format()?;
+    if !format.is_file_level() {
+        anyhow::bail!(
+            "--to accusim and accusim-text convert AccuSim traces only (--format accusim or accusim-text), not {}",
+            format.name()
+        );
+    }
+    let binary_out = matches!(args.to, Target::Accusim);
+    let created =
+        std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    let mut w = std::io::BufWriter::new(created);
+    let mut records = 0u64;
+    for item in accusim::calls(&args.input.trace, format == Format::Accusim)? {
+        let (call, _) = item?;
+        if binary_out {
+            accusim::write_binary(&call, &mut w)
+        } else {
+            accusim::write_text(&call, &mut w)
+        }
+        .with_context(|| format!("{}: write failed", out.display()))?;
+        records += 1;
+    }
+    std::io::Write::flush(&mut w).with_context(|| format!("{}: write failed", out.display()))?;
+    eprintln!("wrote {} ({records} records)", out.display());
     Ok(())
 }
 

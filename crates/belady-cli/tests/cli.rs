@@ -290,3 +290,66 @@ fn demo_runs_on_shipped_data() {
     assert!(text.contains("scan-hot.trace.gz") && text.contains("zipf-loop.trace.gz"));
     assert!(text.lines().filter(|l| l.starts_with("opt ")).count() >= 10);
 }
+
+#[test]
+fn accusim_text_converts_and_simulates() {
+    let dir = tempfile::tempdir().unwrap();
+    let evt = write(
+        dir.path(),
+        "t.evt",
+        "open 1 3 9 20000 f\nread 1 3 9 8192 10 20000\npread 1 3 9 0 4096 10 20000\nclose 1 3 9\nexit 1\n",
+    );
+    let bin = dir.path().join("t.bin").display().to_string();
+    let back = dir.path().join("back.evt").display().to_string();
+    assert!(belady(&[
+        "convert",
+        "-t",
+        &evt,
+        "-f",
+        "accusim-text",
+        "--to",
+        "accusim",
+        "-o",
+        &bin
+    ])
+    .status
+    .success());
+    assert!(belady(&[
+        "convert",
+        "-t",
+        &bin,
+        "-f",
+        "accusim",
+        "--to",
+        "accusim-text",
+        "-o",
+        &back
+    ])
+    .status
+    .success());
+    assert_eq!(
+        std::fs::read_to_string(&back).unwrap(),
+        std::fs::read_to_string(&evt).unwrap()
+    );
+    let out = belady(&[
+        "sim", "-t", &bin, "-f", "accusim", "-p", "lru", "-c", "4", "--json",
+    ]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    // Blocks 0 and 1, then block 0 again: one hit of three references.
+    assert_eq!(
+        (rows[0]["requests"].as_u64(), rows[0]["hits"].as_u64()),
+        (Some(3), Some(1))
+    );
+    let lirs = write(dir.path(), "x.trace", "1\n");
+    assert_error(
+        &belady(&[
+            "convert", "-t", &lirs, "-f", "lirs", "--to", "accusim", "-o", &bin,
+        ]),
+        "convert AccuSim traces only",
+    );
+    let bad = write(dir.path(), "bad.evt", "read 1 3 9 8192 10 20000\n");
+    assert_error(
+        &belady(&["sim", "-t", &bad, "-f", "accusim-text", "-c", "4"]),
+        "bad.evt:1: descriptor 3 of process 1 was never opened",
+    );
+}

@@ -1,19 +1,17 @@
 //! The file-level event stream: what a program asked of the file system, before any cache.
 //!
 //! Read-ahead works per open file on byte offsets, so it needs this form rather than block ids.
-//! Readers of strace logs and AccuSim traces produce [`FileEvent`]s; [`FileEvent::blocks`] gives
-//! the block references a read or write touches.
+//! Readers of AccuSim traces (and later strace logs) produce [`FileEvent`]s with explicit offsets:
+//! descriptor offsets are already resolved. [`FileEvent::blocks`] gives the blocks a transfer touches.
 
 use super::Op;
+use std::collections::BTreeMap;
 
 /// What a program did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FileEventKind {
-    /// A file was opened; `size` is its length in bytes at that moment.
-    Open {
-        /// File length in bytes.
-        size: u64,
-    },
+    /// The descriptor was opened on the file.
+    Open,
     /// `len` bytes were read at byte `offset`.
     Read {
         /// Byte offset in the file.
@@ -28,34 +26,43 @@ pub enum FileEventKind {
         /// Bytes transferred.
         len: u64,
     },
+    /// The descriptor's offset was moved to `offset`.
+    Seek {
+        /// New byte offset.
+        offset: u64,
+    },
     /// The descriptor was closed.
     Close,
+    /// The process ended (its descriptors are gone).
+    Exit,
 }
 
 /// One file-system call of a traced program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileEvent {
-    /// Time of the call, nanoseconds from the start of the trace.
-    pub time_ns: u64,
-    /// Computation time since the same process's previous call, in nanoseconds.
+    /// Computation time before this call, in nanoseconds (the think time the clock replays).
     pub think_ns: u64,
     /// Process id.
     pub pid: u32,
-    /// File identity (for example device and inode folded together); paths live in a side table.
+    /// Descriptor within the process (0 for process-wide events such as exit).
+    pub fd: u32,
+    /// File identity (inode, or device and inode folded together); names are in a side table.
     pub file: u64,
+    /// File length in bytes at the time of the call (read-ahead stops at the end of file).
+    pub file_size: u64,
     /// The call.
     pub kind: FileEventKind,
 }
 
-/// Bits of a file-block key given to the block number within the file.
-pub const FILE_BLOCK_BITS: u32 = 32;
-
-/// The block id used for block `index` of file `file` when file traces are simulated as blocks.
-pub fn file_block_key(file: u64, index: u64) -> Option<u64> {
-    if file >= 1 << (64 - FILE_BLOCK_BITS) || index >= 1 << FILE_BLOCK_BITS {
-        return None;
-    }
-    Some((file << FILE_BLOCK_BITS) | index)
+/// A whole file-level trace: the events and the file names seen at open.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileTrace {
+    /// Where it came from.
+    pub source: String,
+    /// Events in order.
+    pub events: Vec<FileEvent>,
+    /// Name of each file, as given when it was first opened.
+    pub names: BTreeMap<u64, String>,
 }
 
 impl FileEvent {
@@ -76,6 +83,17 @@ impl FileEvent {
     }
 }
 
+/// Bits of a file-block key given to the block number within the file.
+pub const FILE_BLOCK_BITS: u32 = 32;
+
+/// The block id used for block `index` of file `file` when file traces are simulated as blocks.
+pub fn file_block_key(file: u64, index: u64) -> Option<u64> {
+    if file >= 1 << (64 - FILE_BLOCK_BITS) || index >= 1 << FILE_BLOCK_BITS {
+        return None;
+    }
+    Some((file << FILE_BLOCK_BITS) | index)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,10 +101,11 @@ mod tests {
     #[test]
     fn reads_cover_every_touched_block() {
         let ev = FileEvent {
-            time_ns: 0,
             think_ns: 0,
             pid: 1,
+            fd: 3,
             file: 3,
+            file_size: 10_000,
             kind: FileEventKind::Read {
                 offset: 4000,
                 len: 200,

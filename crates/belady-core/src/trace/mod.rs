@@ -5,6 +5,7 @@
 //! Every reader streams in constant memory; [`dense::BlockTrace`] then maps block ids to dense
 //! indices once so that every simulation over the trace runs on flat arrays.
 
+pub mod accusim;
 pub mod binary;
 pub mod csv;
 pub mod dense;
@@ -103,6 +104,10 @@ pub enum Format {
     U32Be,
     /// belady's own binary format with dense ids (see [`native`]).
     Native,
+    /// AccuSim's binary file-level trace (see [`accusim`]).
+    Accusim,
+    /// AccuSim's one-event-per-line file-level trace.
+    AccusimText,
 }
 
 /// Names accepted by [`Format::parse`], for help texts and errors.
@@ -117,6 +122,8 @@ pub const FORMAT_NAMES: &[&str] = &[
     "u32le",
     "u32be",
     "native",
+    "accusim",
+    "accusim-text",
 ];
 
 impl Format {
@@ -129,6 +136,8 @@ impl Format {
             "u32le" => Some(Format::U32Le),
             "u32be" => Some(Format::U32Be),
             "native" | "belady" => Some(Format::Native),
+            "accusim" => Some(Format::Accusim),
+            "accusim-text" => Some(Format::AccusimText),
             _ => None,
         };
         if let Some(format) = preset {
@@ -184,7 +193,14 @@ impl Format {
             Format::U32Le => "u32le",
             Format::U32Be => "u32be",
             Format::Native => "native",
+            Format::Accusim => "accusim",
+            Format::AccusimText => "accusim-text",
         }
+    }
+
+    /// Whether the format records file-level calls (read-ahead can apply) rather than blocks.
+    pub fn is_file_level(&self) -> bool {
+        matches!(self, Format::Accusim | Format::AccusimText)
     }
 }
 
@@ -206,6 +222,23 @@ pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result
     if opts.block_size == 0 {
         return Err(Error::config("--block-size", 0, "must be at least 1 byte"));
     }
+    match format {
+        Format::Accusim => {
+            return Ok(Box::new(accusim::AccusimRequests::open(
+                path,
+                true,
+                opts.block_size,
+            )?))
+        }
+        Format::AccusimText => {
+            return Ok(Box::new(accusim::AccusimRequests::open(
+                path,
+                false,
+                opts.block_size,
+            )?))
+        }
+        _ => {}
+    }
     let input = input::open_trace(path)?;
     let name = path.display().to_string();
     Ok(match format {
@@ -215,6 +248,7 @@ pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result
         Format::U32Le => Box::new(binary::U32Reader::new(input, name, false)),
         Format::U32Be => Box::new(binary::U32Reader::new(input, name, true)),
         Format::Native => Box::new(native::NativeRequests::open(input, name)?),
+        Format::Accusim | Format::AccusimText => unreachable!("file-level formats returned above"),
     })
 }
 
@@ -230,7 +264,9 @@ pub fn detect_format(path: &Path) -> Result<Format> {
         .trim_end_matches(".xz")
         .trim_end_matches(".zst")
         .trim_end_matches(".bz2");
-    if stem.ends_with(".trace") {
+    if stem.ends_with(".evt") {
+        Ok(Format::AccusimText)
+    } else if stem.ends_with(".trace") {
         Ok(Format::Lirs)
     } else if stem.ends_with(".lis") {
         Ok(Format::Arc)
