@@ -15,8 +15,10 @@
 //! but is not accessed yet, and does not advance the virtual clock.
 
 pub mod clock;
+pub mod fbr;
 pub mod fifo;
 pub mod list;
+pub mod lrfu;
 pub mod lru;
 pub mod opt;
 pub mod registry;

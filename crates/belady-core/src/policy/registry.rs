@@ -4,7 +4,9 @@
 //! The conformance suite, the CLI and the Python bindings pick it up from here.
 
 use super::clock::ClockPolicy;
+use super::fbr::FbrPolicy;
 use super::fifo::FifoPolicy;
+use super::lrfu::LrfuPolicy;
 use super::lru::LruPolicy;
 use super::opt::OptPolicy;
 use super::Policy;
@@ -62,6 +64,48 @@ pub static POLICIES: &[PolicyInfo] = &[
         aliases: &["belady", "min"],
         about: "Belady's MIN: evict the block referenced farthest in the future (offline)",
         params: &[],
+    },
+    PolicyInfo {
+        name: "lrfu",
+        aliases: &[],
+        about: "least recently/frequently used: evict the smallest combined recency-frequency value (Lee et al. 2001)",
+        params: &[ParamInfo {
+            name: "lambda",
+            default: "0.001",
+            study: None,
+            about: "weighing function F(x) = (1/2)^(lambda x) per reference tick; 0 = LFU, 1 = LRU",
+        }],
+    },
+    PolicyInfo {
+        name: "fbr",
+        aliases: &["frequency-based"],
+        about: "frequency-based replacement: LRU stack in new/middle/old sections, least count in old (Robinson & Devarakonda 1990)",
+        params: &[
+            ParamInfo {
+                name: "new",
+                default: "0.25",
+                study: None,
+                about: "share of the cache in the new section (MRU end; hits there do not count)",
+            },
+            ParamInfo {
+                name: "old",
+                default: "0.25",
+                study: None,
+                about: "share of the cache in the old section (LRU end; victims come from here)",
+            },
+            ParamInfo {
+                name: "a-max",
+                default: "100",
+                study: None,
+                about: "when the average count of resident blocks exceeds this, every count becomes ceil(count/2)",
+            },
+            ParamInfo {
+                name: "c-max",
+                default: "1000",
+                study: None,
+                about: "largest reference count a block can reach",
+            },
+        ],
     },
 ];
 
@@ -247,6 +291,8 @@ pub fn build<V: PolicyVisitor>(
         "fifo" => visitor.visit(FifoPolicy::new(universe)),
         "clock" => visitor.visit(ClockPolicy::new(universe)),
         "opt" => visitor.visit(OptPolicy::new(capacity, universe)),
+        "lrfu" => visitor.visit(LrfuPolicy::from_spec(spec, capacity, universe)?),
+        "fbr" => visitor.visit(FbrPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }
