@@ -10,6 +10,8 @@ fn formats() -> Vec<Format> {
         Format::U32Le,
         Format::U32Be,
         Format::Native,
+        Format::Accusim,
+        Format::AccusimText,
     ];
     for preset in ["cloudphysics", "msr", "systor", "tencent"] {
         f.push(Format::parse(preset, None, None).unwrap());
