@@ -4,6 +4,8 @@ mod demo;
 mod table;
 
 use anyhow::{Context, Result};
+use belady_core::filesim::{run_file_grid, Departures, FileSimConfig, PreparedFileTrace};
+use belady_core::prefetch::PrefetchKind;
 use belady_core::trace::{
     accusim, detect_format, export, native, Format, OpFilter, ReadOptions, FORMAT_NAMES,
 };
@@ -130,6 +132,18 @@ struct SimArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Read-ahead engine for file-level traces: none, linux24.
+    #[arg(long)]
+    prefetch: Option<String>,
+    /// Behave as a named reference simulator where it departs from the paper: accusim.
+    #[arg(long)]
+    compat: Option<String>,
+    /// Turn on one of AccuSim's departures alone (repeatable; see the README).
+    #[arg(long = "compat-rule")]
+    compat_rules: Vec<String>,
+    /// Largest disk request for I/O clustering, in bytes (64KiB); `--compat accusim` uses 33 blocks.
+    #[arg(long, default_value = "64KiB")]
+    max_request: String,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -170,17 +184,99 @@ struct SimRow<'a> {
     ops: OpFilter,
 }
 
+/// The file-level settings a `sim` call asks for, validated in one place.
+fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
+    let mut cfg = FileSimConfig {
+        block_size: args.input.block_size,
+        prefetch: PrefetchKind::parse(args.prefetch.as_deref().unwrap_or("none"))?,
+        ..FileSimConfig::default()
+    };
+    match args.compat.as_deref() {
+        None => {}
+        Some("accusim") => cfg.departures = Departures::accusim(),
+        Some(other) => {
+            return Err(belady_core::Error::config("--compat", other, "expected accusim").into())
+        }
+    }
+    for rule in &args.compat_rules {
+        cfg.departures.enable(rule)?;
+    }
+    cfg.max_request_bytes = match CacheSize::parse(&args.max_request)? {
+        CacheSize::Bytes(b) => b,
+        CacheSize::Blocks(b) => b.saturating_mul(args.input.block_size as u64),
+        CacheSize::Percent(_) => {
+            return Err(belady_core::Error::config(
+                "--max-request",
+                &args.max_request,
+                "expected a byte size such as 64KiB",
+            )
+            .into())
+        }
+    };
+    cfg.validate()?;
+    Ok(cfg)
+}
+
 fn sim(args: SimArgs) -> Result<()> {
-    let specs = parse_policies(&args.policy, &args.params, Preset::parse(&args.preset)?)?;
+    let preset = if args.compat.as_deref() == Some("accusim") {
+        Preset::Study
+    } else {
+        Preset::parse(&args.preset)?
+    };
+    let specs = parse_policies(&args.policy, &args.params, preset)?;
     let sizes = CacheSize::parse_list(&args.cache_size)?;
     let format = args.input.format()?;
     let ops = OpFilter::from(args.ops);
-    let trace = PreparedTrace::new(args.input.load(ops)?);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
+    if format.is_file_level() {
+        let cfg = file_config(&args)?;
+        let events = accusim::load(&args.input.trace, format == Format::Accusim)?;
+        let trace = PreparedFileTrace::new(events, args.input.block_size)?;
+        let results = pool.install(|| run_file_grid(&specs, &sizes, &trace, &cfg))?;
+        return print_runs(
+            &args,
+            &results,
+            &format,
+            ops,
+            trace.refs.len(),
+            trace.distinct,
+            &trace.trace.source,
+        );
+    }
+    if args.prefetch.as_deref().is_some_and(|p| p != "none")
+        || args.compat.is_some()
+        || !args.compat_rules.is_empty()
+    {
+        anyhow::bail!(
+            "read-ahead and --compat need a file-level trace (--format accusim or accusim-text), not {}",
+            format.name()
+        );
+    }
+    let trace = PreparedTrace::new(args.input.load(ops)?);
     let results = pool.install(|| run_grid(&specs, &sizes, &trace))?;
+    print_runs(
+        &args,
+        &results,
+        &format,
+        ops,
+        trace.trace.refs.len(),
+        trace.unique(),
+        &trace.trace.source,
+    )
+}
+
+fn print_runs(
+    args: &SimArgs,
+    results: &[RunResult],
+    format: &Format,
+    ops: OpFilter,
+    references: usize,
+    unique: usize,
+    source: &str,
+) -> Result<()> {
     if args.json {
         let rows: Vec<SimRow> = results
             .iter()
@@ -194,12 +290,12 @@ fn sim(args: SimArgs) -> Result<()> {
     } else {
         emit(&format!(
             "trace {} ({} {}, {} references, {} unique blocks)\n{}",
-            trace.trace.source,
+            source,
             format.name(),
             ops.noun(),
-            trace.trace.refs.len(),
-            trace.unique(),
-            table::runs(&results)
+            references,
+            unique,
+            table::runs(results)
         ))?;
     }
     Ok(())

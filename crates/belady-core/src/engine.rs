@@ -90,6 +90,12 @@ pub struct RunResult {
     pub hit_ratio: f64,
     /// Blocks evicted.
     pub evictions: u64,
+    /// Read-ahead engine, for file-level runs.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub prefetch: Option<String>,
+    /// Read-ahead and disk request counters, for file-level runs.
+    #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
+    pub io: Option<crate::filesim::IoStats>,
 }
 
 /// Runs one policy at one size.
@@ -106,6 +112,8 @@ pub fn run_one(spec: &PolicySpec, trace: &PreparedTrace, capacity: usize) -> Res
         misses: stats.misses,
         hit_ratio: stats.hit_ratio(),
         evictions: stats.evictions,
+        prefetch: None,
+        io: None,
     })
 }
 

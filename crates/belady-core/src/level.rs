@@ -111,6 +111,21 @@ impl<P: Policy> CacheLevel<P> {
         }
     }
 
+    /// A demand reference to resident `b` whose I/O has not completed: the policy sees a
+    /// reference (the first, if `b` was an unused prefetch), but the access counts as a miss.
+    pub fn access_in_flight(&mut self, b: Block, next_use: u64) {
+        debug_assert!(self.frames.is_resident(b));
+        let cx = Access {
+            tick: self.tick,
+            next_use,
+            first_use: self.frames.mark_used(b),
+        };
+        self.tick += 1;
+        self.stats.requests += 1;
+        self.stats.misses += 1;
+        self.policy.on_hit(b, &cx);
+    }
+
     /// Inserts `b` as a prefetch (resident, not accessed). Returns `false` when it was already
     /// resident or no frame could be freed. Prefetches do not advance the virtual clock.
     pub fn prefetch(&mut self, b: Block, next_use: u64) -> bool {

@@ -7,9 +7,12 @@
 
 pub mod engine;
 pub mod error;
+pub mod filesim;
 pub mod frames;
+pub mod io;
 pub mod level;
 pub mod policy;
+pub mod prefetch;
 pub mod size;
 pub mod trace;
 

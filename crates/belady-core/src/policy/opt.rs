@@ -1,8 +1,10 @@
 //! OPT (Belady's MIN): evict the resident block whose next reference is farthest away.
 //!
 //! Next references come from the engine's oracle (a backward pass over the trace). A missed block
-//! is always inserted ("OPT with bypass" is a different policy). Among blocks never referenced
-//! again the one with the larger dense id goes first; the choice does not change the miss count.
+//! is always inserted ("OPT with bypass" is a different policy). Ties (blocks never referenced
+//! again) go to the block whose next reference was recorded earliest, as in the prefetching
+//! study's simulator; the choice never changes the miss count but does change which blocks stay
+//! resident, and so how misses cluster into disk requests.
 //! A prefetched block enters with its true next reference time, which is MIN applied to the
 //! stream of demand and prefetch insertions, as in the prefetching study; it is not the optimal
 //! integrated prefetching and caching schedule.
@@ -18,11 +20,12 @@ const NOT_QUEUED: u64 = u64::MAX;
 
 /// Belady's MIN replacement.
 pub struct OptPolicy {
-    heap: BinaryHeap<u64>,
+    heap: BinaryHeap<(u64, Block)>,
     key_of: Vec<u64>,
+    seq: u32,
     resident: usize,
     compact_at: usize,
-    pinned_aside: Vec<u64>,
+    pinned_aside: Vec<(u64, Block)>,
 }
 
 impl OptPolicy {
@@ -31,28 +34,45 @@ impl OptPolicy {
         OptPolicy {
             heap: BinaryHeap::with_capacity(capacity * 2),
             key_of: vec![NOT_QUEUED; universe],
+            seq: 0,
             resident: 0,
             compact_at: 4 * capacity + 1024,
             pinned_aside: Vec::new(),
         }
     }
 
-    /// Heap key: next use in the high 32 bits, block in the low 32, so ties break by id.
-    #[inline]
-    fn key(b: Block, next_use: u64) -> u64 {
-        (next_use.min(u32::MAX as u64) << 32) | b as u64
-    }
-
+    /// Heap key: next use in the high 32 bits, then the inverted enqueue order, so that among
+    /// equal next uses the entry recorded first is the largest.
     #[inline]
     fn enqueue(&mut self, b: Block, next_use: u64) {
-        let key = Self::key(b, next_use);
+        self.seq = self.seq.wrapping_add(1);
+        if self.seq == u32::MAX {
+            self.renumber();
+        }
+        let key = (next_use.min(u32::MAX as u64) << 32) | (u32::MAX - self.seq) as u64;
         self.key_of[b as usize] = key;
-        self.heap.push(key);
+        self.heap.push((key, b));
         if self.heap.len() > self.compact_at {
             let key_of = &self.key_of;
-            self.heap
-                .retain(|&k| key_of[(k & 0xffff_ffff) as usize] == k);
+            self.heap.retain(|&(k, b)| key_of[b as usize] == k);
         }
+    }
+
+    /// Restarts the enqueue counter, keeping the live entries' relative order.
+    fn renumber(&mut self) {
+        let key_of = &self.key_of;
+        let mut live: Vec<(u64, Block)> = self
+            .heap
+            .drain()
+            .filter(|&(k, b)| key_of[b as usize] == k)
+            .collect();
+        live.sort_unstable_by_key(|&(k, _)| std::cmp::Reverse(k & 0xffff_ffff));
+        for (i, (k, b)) in live.iter_mut().enumerate() {
+            *k = (*k & !0xffff_ffff) | (u32::MAX - 1 - i as u32) as u64;
+            self.key_of[*b as usize] = *k;
+        }
+        self.seq = live.len() as u32 + 1;
+        self.heap.extend(live);
     }
 
     /// Next-use tick recorded for resident `b` ([`NEVER`] if it is not referenced again).
@@ -85,14 +105,14 @@ impl Policy for OptPolicy {
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
         let mut victim = None;
-        while let Some(&key) = self.heap.peek() {
-            let b = (key & 0xffff_ffff) as Block;
+        while let Some(&(key, b)) = self.heap.peek() {
             if self.key_of[b as usize] != key {
                 self.heap.pop();
                 continue;
             }
             if frames.is_pinned(b) {
-                self.pinned_aside.push(self.heap.pop().unwrap_or(key));
+                self.pinned_aside.push((key, b));
+                self.heap.pop();
                 continue;
             }
             victim = Some(b);
@@ -129,7 +149,7 @@ impl Policy for OptPolicy {
         }
         for b in frames.resident_blocks() {
             let key = self.key_of[b as usize];
-            if key == NOT_QUEUED || !self.heap.iter().any(|&k| k == key) {
+            if key == NOT_QUEUED || !self.heap.iter().any(|&(k, x)| k == key && x == b) {
                 return Err(format!("resident block {b} has no live heap entry"));
             }
         }
@@ -137,19 +157,14 @@ impl Policy for OptPolicy {
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
-        let mut live: Vec<u64> = self
+        let mut live: Vec<(u64, Block)> = self
             .heap
             .iter()
             .copied()
-            .filter(|&k| self.key_of[(k & 0xffff_ffff) as usize] == k)
+            .filter(|&(k, b)| self.key_of[b as usize] == k)
             .collect();
         live.sort_unstable_by(|a, b| b.cmp(a));
-        vec![(
-            "farthest_first",
-            live.into_iter()
-                .map(|k| (k & 0xffff_ffff) as Block)
-                .collect(),
-        )]
+        vec![("farthest_first", live.into_iter().map(|(_, b)| b).collect())]
     }
 }
 
@@ -172,6 +187,12 @@ mod tests {
         assert_eq!(level.policy.dump()[0].1, vec![1, 2]);
         assert_eq!(level.policy.next_use_of(2), Some(6));
         assert_eq!(level.policy.next_use_of(1), Some(NEVER));
+        // Never-again blocks: the one recorded first goes first.
+        let mut level = crate::level::CacheLevel::new(OptPolicy::new(3, 4), 3, 4);
+        for b in [2, 3, 1] {
+            level.access(b, NEVER);
+        }
+        assert_eq!(level.policy.dump()[0].1, vec![2, 3, 1]);
     }
 
     #[test]

@@ -1,0 +1,632 @@
+//! The file-level engine: replays a program's file calls with read-ahead, I/O clustering and a
+//! clock, through one cache level.
+//!
+//! Per read() call: the read-ahead engine sees the call; every demand block is looked up
+//! (a hit, a block whose I/O is still in flight, or a miss) and may trigger read-ahead; missed and
+//! read-ahead blocks are inserted and queued; at the end of the call the clusterer turns the queue
+//! into disk requests, which are issued at the current time. The application then waits for its
+//! synchronous requests. Think time between calls advances the clock, and requests complete when
+//! the completion model says. With [`Completion::Instant`] every request completes when issued,
+//! so a prefetch is never late: the untimed mode.
+//!
+//! Accounting: a demand reference to a resident block whose I/O has not completed is a miss (and
+//! "late" when its request was issued by an earlier call: the application waits for it); the
+//! first demand reference to a completed prefetched block is a hit and a prefetch hit.
+
+use crate::engine::RunResult;
+use crate::error::{Error, Result};
+use crate::io::{ClusterRules, Clusterer, DiskRequest, QueuedBlock};
+use crate::level::CacheLevel;
+use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
+use crate::policy::{Block, Policy, NEVER};
+use crate::prefetch::linux24::Linux24;
+use crate::prefetch::{Desc, Lookup, NoReadAhead, PrefetchKind, ReadAhead, ReadCall};
+use crate::size::CacheSize;
+use crate::trace::dense;
+use crate::trace::file::{FileEventKind, FileTrace};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::OnceLock;
+
+/// A named departure of AccuSim (the prefetching study's simulator) from the paper's text.
+/// `--compat accusim` turns all of them on; each can be turned on alone.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Departures {
+    /// Requests hold at most 33 blocks (more than RCHUNK = 32) instead of 64 KB.
+    pub request_cap_33: bool,
+    /// No request spans two read() calls.
+    pub requests_end_with_calls: bool,
+    /// A demand block after prefetched blocks starts a new request.
+    pub demand_after_prefetch_splits: bool,
+    /// The last partial block of a file is never read ahead (as the Linux 2.4 loop stops at
+    /// `i_size >> PAGE_SHIFT`).
+    pub skip_partial_last_block: bool,
+    /// A request starting at file block 0 takes its sync/async class from its second block.
+    pub block0_sentinel: bool,
+    /// OPT gives a prefetched block that is never referenced a next reference just past the end
+    /// of the trace, increasing in prefetch order (so they go after never-again demand blocks).
+    pub opt_unused_prefetch_after_end: bool,
+    /// Blocks whose I/O is queued or in flight may be evicted (the kernel locks them instead).
+    pub evict_in_flight: bool,
+}
+
+/// Names of the departures, as `--compat-rule` takes them.
+pub const DEPARTURE_NAMES: &[&str] = &[
+    "request-cap-33",
+    "requests-end-with-calls",
+    "demand-after-prefetch-splits",
+    "skip-partial-last-block",
+    "block0-sentinel",
+    "opt-unused-prefetch-after-end",
+    "evict-in-flight",
+];
+
+impl Departures {
+    /// Every departure on: AccuSim's behaviour.
+    pub fn accusim() -> Self {
+        Departures {
+            request_cap_33: true,
+            requests_end_with_calls: true,
+            demand_after_prefetch_splits: true,
+            skip_partial_last_block: true,
+            block0_sentinel: true,
+            opt_unused_prefetch_after_end: true,
+            evict_in_flight: true,
+        }
+    }
+
+    /// Turns on the departure called `name`.
+    pub fn enable(&mut self, name: &str) -> Result<()> {
+        match name {
+            "request-cap-33" => self.request_cap_33 = true,
+            "requests-end-with-calls" => self.requests_end_with_calls = true,
+            "demand-after-prefetch-splits" => self.demand_after_prefetch_splits = true,
+            "skip-partial-last-block" => self.skip_partial_last_block = true,
+            "block0-sentinel" => self.block0_sentinel = true,
+            "opt-unused-prefetch-after-end" => self.opt_unused_prefetch_after_end = true,
+            "evict-in-flight" => self.evict_in_flight = true,
+            _ => {
+                return Err(Error::config(
+                    "--compat-rule",
+                    name,
+                    format!(
+                        "unknown rule; expected one of {}",
+                        DEPARTURE_NAMES.join(", ")
+                    ),
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// When issued requests complete.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Completion {
+    /// Immediately: no disk clock.
+    Instant,
+}
+
+/// Everything a file-level run needs besides the policy and the cache size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileSimConfig {
+    /// Bytes per block.
+    pub block_size: u32,
+    /// Read-ahead engine.
+    pub prefetch: PrefetchKind,
+    /// AccuSim's departures that are on.
+    pub departures: Departures,
+    /// Largest request in bytes, unless `request_cap_33` is on (the study's text: 64 KB).
+    pub max_request_bytes: u64,
+    /// Linux 2.4 read-ahead minimum and maximum, in blocks.
+    pub readahead_min: u64,
+    /// See `readahead_min`.
+    pub readahead_max: u64,
+    /// When requests complete.
+    pub completion: Completion,
+}
+
+impl Default for FileSimConfig {
+    fn default() -> Self {
+        FileSimConfig {
+            block_size: 4096,
+            prefetch: PrefetchKind::Linux24,
+            departures: Departures::default(),
+            max_request_bytes: 64 * 1024,
+            readahead_min: 3,
+            readahead_max: 32,
+            completion: Completion::Instant,
+        }
+    }
+}
+
+impl FileSimConfig {
+    /// Checks the configuration; the only place file-level settings are validated.
+    pub fn validate(&self) -> Result<()> {
+        if self.block_size == 0 {
+            return Err(Error::config("--block-size", 0, "must be at least 1 byte"));
+        }
+        if self.max_request_blocks() == 0 {
+            return Err(Error::config(
+                "--max-request",
+                self.max_request_bytes,
+                format!("is less than one {}-byte block", self.block_size),
+            ));
+        }
+        if self.readahead_min > self.readahead_max || self.readahead_max == 0 {
+            return Err(Error::config(
+                "read-ahead window",
+                format!("{}..{}", self.readahead_min, self.readahead_max),
+                "needs 0 < max and min <= max",
+            ));
+        }
+        Ok(())
+    }
+
+    fn max_request_blocks(&self) -> u32 {
+        if self.departures.request_cap_33 {
+            33
+        } else {
+            (self.max_request_bytes / self.block_size as u64).min(u32::MAX as u64) as u32
+        }
+    }
+
+    fn cluster_rules(&self) -> ClusterRules {
+        ClusterRules {
+            max_blocks: self.max_request_blocks(),
+            split_at_calls: self.departures.requests_end_with_calls,
+            demand_after_prefetch_splits: self.departures.demand_after_prefetch_splits,
+            block0_sentinel: self.departures.block0_sentinel,
+        }
+    }
+
+    fn read_ahead(&self) -> Box<dyn ReadAhead> {
+        match self.prefetch {
+            PrefetchKind::None => Box::new(NoReadAhead),
+            PrefetchKind::Linux24 => Box::new(Linux24::new(
+                self.readahead_min,
+                self.readahead_max,
+                self.block_size as u64,
+                self.departures.skip_partial_last_block,
+            )),
+        }
+    }
+}
+
+/// Dense block ids for file blocks: each file gets a contiguous range.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    base: FxHashMap<u64, (u32, u32)>,
+    universe: u32,
+}
+
+impl Layout {
+    /// Lays out every file of `trace` with room for its largest size and every block read.
+    pub fn new(trace: &FileTrace, block_size: u64) -> Result<Layout> {
+        let mut blocks: FxHashMap<u64, u64> = FxHashMap::default();
+        let mut order: Vec<u64> = Vec::new();
+        for ev in &trace.events {
+            let need = match ev.blocks(block_size) {
+                Some((_, first, count)) => (first + count).max(ev.file_size.div_ceil(block_size)),
+                None => ev.file_size.div_ceil(block_size),
+            };
+            let slot = blocks.entry(ev.file).or_insert_with(|| {
+                order.push(ev.file);
+                0
+            });
+            *slot = (*slot).max(need);
+        }
+        let mut layout = Layout::default();
+        let mut next: u64 = 0;
+        for file in order {
+            let n = blocks[&file];
+            if next + n >= u32::MAX as u64 {
+                return Err(Error::config(
+                    "trace",
+                    &trace.source,
+                    "its files hold more than 2^32 blocks, more than belady can simulate",
+                ));
+            }
+            layout.base.insert(file, (next as u32, n as u32));
+            next += n;
+        }
+        layout.universe = next as u32;
+        Ok(layout)
+    }
+
+    /// Dense id of block `index` of `file`.
+    #[inline]
+    pub fn block(&self, file: u64, index: u64) -> Block {
+        let (base, _) = self.base[&file];
+        base + index as u32
+    }
+
+    /// Number of dense ids.
+    pub fn universe(&self) -> usize {
+        self.universe as usize
+    }
+}
+
+/// A file-level trace ready for simulation, shared by every run over it.
+pub struct PreparedFileTrace {
+    /// The trace.
+    pub trace: FileTrace,
+    /// Its block layout.
+    pub layout: Layout,
+    /// Bytes per block the layout uses.
+    pub block_size: u32,
+    /// Demand block references in order.
+    pub refs: Vec<Block>,
+    /// Distinct blocks among the demand references.
+    pub distinct: usize,
+    oracle: OnceLock<(Vec<u32>, Vec<u32>)>,
+}
+
+impl PreparedFileTrace {
+    /// Lays out `trace` for `block_size`-byte blocks and lists its demand reads.
+    pub fn new(trace: FileTrace, block_size: u32) -> Result<Self> {
+        let bs = block_size as u64;
+        let layout = Layout::new(&trace, bs)?;
+        let mut refs = Vec::new();
+        for ev in &trace.events {
+            if let (FileEventKind::Read { .. }, Some((_, first, count))) = (&ev.kind, ev.blocks(bs))
+            {
+                refs.extend((first..first + count).map(|i| layout.block(ev.file, i)));
+            }
+        }
+        if refs.is_empty() {
+            return Err(Error::EmptyTrace {
+                path: trace.source.clone(),
+                what: "read calls".into(),
+            });
+        }
+        let mut seen = vec![false; layout.universe()];
+        let distinct = refs
+            .iter()
+            .filter(|&&b| !std::mem::replace(&mut seen[b as usize], true))
+            .count();
+        Ok(PreparedFileTrace {
+            trace,
+            layout,
+            block_size,
+            distinct,
+            refs,
+            oracle: OnceLock::new(),
+        })
+    }
+
+    /// Next reference of each demand reference, and each block's first reference.
+    fn oracle(&self) -> &(Vec<u32>, Vec<u32>) {
+        self.oracle.get_or_init(|| {
+            let mut next = vec![dense::NEVER; self.refs.len()];
+            let mut upcoming = vec![dense::NEVER; self.layout.universe()];
+            for i in (0..self.refs.len()).rev() {
+                let b = self.refs[i] as usize;
+                next[i] = upcoming[b];
+                upcoming[b] = i as u32;
+            }
+            (next, upcoming)
+        })
+    }
+}
+
+/// Counters of a file-level run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct IoStats {
+    /// Demand references that waited for a request issued by an earlier call.
+    pub late: u64,
+    /// First demand references to completed prefetched blocks.
+    pub prefetch_hits: u64,
+    /// Disk requests issued.
+    pub disk_requests: u64,
+    /// Requests holding a demand block (the application waits).
+    pub sync_requests: u64,
+    /// Blocks in synchronous requests.
+    pub sync_blocks: u64,
+    /// Prefetch-only requests.
+    pub async_requests: u64,
+    /// Blocks in asynchronous requests.
+    pub async_blocks: u64,
+    /// Blocks inserted by read-ahead.
+    pub prefetched_blocks: u64,
+    /// Read-ahead blocks evicted before any demand reference.
+    pub prefetch_unused_evicted: u64,
+}
+
+const NO_IO: u32 = u32::MAX;
+const QUEUED: u32 = u32::MAX - 1;
+
+struct Run<'a, P: Policy> {
+    cfg: &'a FileSimConfig,
+    trace: &'a PreparedFileTrace,
+    level: CacheLevel<P>,
+    ra: Box<dyn ReadAhead>,
+    cluster: Clusterer,
+    /// Request holding each block's pending I/O (NO_IO, QUEUED, or an index into `requests`).
+    io_of: Vec<u32>,
+    requests: Vec<(u64, Vec<Block>)>,
+    completions: BinaryHeap<Reverse<(u64, u32)>>,
+    now_ns: u64,
+    tick: usize,
+    next_pos: Vec<u32>,
+    unused_prefetch_rank: u64,
+    io: IoStats,
+}
+
+impl<P: Policy> Run<'_, P> {
+    fn next_use(&self, b: Block) -> u64 {
+        if !self.level.policy.needs_oracle() {
+            return NEVER;
+        }
+        match self.next_pos[b as usize] {
+            dense::NEVER => NEVER,
+            n => n as u64,
+        }
+    }
+
+    fn complete_until(&mut self, t: u64) {
+        while let Some(&Reverse((done, req))) = self.completions.peek() {
+            if done > t {
+                break;
+            }
+            self.completions.pop();
+            for &b in &self.requests[req as usize].1 {
+                if self.io_of[b as usize] == req {
+                    self.io_of[b as usize] = NO_IO;
+                    self.level.set_pinned(b, false);
+                }
+            }
+        }
+    }
+
+    fn queue(&mut self, file: u64, index: u64, b: Block, demand: bool) {
+        self.io_of[b as usize] = QUEUED;
+        if !self.cfg.departures.evict_in_flight {
+            self.level.set_pinned(b, true);
+        }
+        self.cluster.push(QueuedBlock {
+            file,
+            index,
+            block: b,
+            demand,
+        });
+    }
+
+    fn issue(&mut self, reqs: Vec<DiskRequest>) -> u64 {
+        let mut wait_until = self.now_ns;
+        for r in reqs {
+            let id = self.requests.len() as u32;
+            let n = r.blocks.len() as u64;
+            self.io.disk_requests += 1;
+            if r.sync {
+                self.io.sync_requests += 1;
+                self.io.sync_blocks += n;
+            } else {
+                self.io.async_requests += 1;
+                self.io.async_blocks += n;
+            }
+            let done = match self.cfg.completion {
+                Completion::Instant => self.now_ns,
+            };
+            for &b in &r.blocks {
+                if self.io_of[b as usize] == QUEUED {
+                    self.io_of[b as usize] = id;
+                }
+            }
+            if r.sync {
+                wait_until = wait_until.max(done);
+            }
+            self.completions.push(Reverse((done, id)));
+            self.requests.push((done, r.blocks));
+        }
+        wait_until
+    }
+
+    fn read(&mut self, d: Desc, file: u64, offset: u64, len: u64, file_size: u64) {
+        let bs = self.cfg.block_size as u64;
+        if len == 0 {
+            return;
+        }
+        self.ra.begin_read(
+            d,
+            &ReadCall {
+                offset,
+                len,
+                file_size,
+            },
+        );
+        let (first, last) = (offset / bs, (offset + len - 1) / bs);
+        let mut wait_until = self.now_ns;
+        let oracle = self
+            .level
+            .policy
+            .needs_oracle()
+            .then(|| self.trace.oracle());
+        for index in first..=last {
+            let b = self.trace.layout.block(file, index);
+            let next = match oracle {
+                Some((next, _)) => {
+                    let n = next[self.tick];
+                    self.next_pos[b as usize] = n;
+                    if n == dense::NEVER {
+                        NEVER
+                    } else {
+                        n as u64
+                    }
+                }
+                None => NEVER,
+            };
+            self.tick += 1;
+            let pending = self.io_of[b as usize];
+            let lookup = if !self.level.frames().is_resident(b) {
+                Lookup::Miss
+            } else if pending != NO_IO {
+                Lookup::InFlight
+            } else {
+                Lookup::Hit
+            };
+            match lookup {
+                Lookup::Hit => {
+                    if self.level.frames().is_unused_prefetch(b) {
+                        self.io.prefetch_hits += 1;
+                    }
+                    self.level.access(b, next);
+                }
+                Lookup::InFlight => {
+                    self.level.access_in_flight(b, next);
+                    if pending != QUEUED {
+                        self.io.late += 1;
+                        wait_until = wait_until.max(self.requests[pending as usize].0);
+                    }
+                }
+                Lookup::Miss => {
+                    // Read on demand even when no frame can be freed (every one pinned).
+                    self.level.access(b, next);
+                    if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
+                        self.queue(file, index, b, true);
+                    }
+                }
+            }
+            let ahead = self.ra.after_lookup(d, index, lookup);
+            for j in ahead {
+                let pb = self.trace.layout.block(file, j);
+                if self.level.frames().is_resident(pb) {
+                    continue;
+                }
+                let mut next_use = self.next_use(pb);
+                if next_use == NEVER && self.cfg.departures.opt_unused_prefetch_after_end {
+                    self.unused_prefetch_rank += 1;
+                    next_use = self.trace.refs.len() as u64 + self.unused_prefetch_rank;
+                }
+                if self.level.prefetch(pb, next_use) {
+                    self.io.prefetched_blocks += 1;
+                    self.queue(file, j, pb, j <= last);
+                }
+            }
+        }
+        let reqs = self.cluster.end_call();
+        wait_until = wait_until.max(self.issue(reqs));
+        self.now_ns = wait_until;
+        self.complete_until(self.now_ns);
+    }
+}
+
+/// Runs every event of `trace` through `policy` with `capacity` blocks.
+pub fn simulate_file<P: Policy>(
+    policy: P,
+    trace: &PreparedFileTrace,
+    capacity: usize,
+    cfg: &FileSimConfig,
+) -> (crate::level::LevelStats, IoStats) {
+    let universe = trace.layout.universe();
+    let mut run = Run {
+        cfg,
+        trace,
+        level: CacheLevel::new(policy, capacity, universe),
+        ra: cfg.read_ahead(),
+        cluster: Clusterer::new(cfg.cluster_rules()),
+        io_of: vec![NO_IO; universe],
+        requests: Vec::new(),
+        completions: BinaryHeap::new(),
+        now_ns: 0,
+        tick: 0,
+        next_pos: Vec::new(),
+        unused_prefetch_rank: 0,
+        io: IoStats::default(),
+    };
+    if run.level.policy.needs_oracle() {
+        run.next_pos = trace.oracle().1.clone();
+    }
+    for ev in &trace.trace.events {
+        run.now_ns += ev.think_ns;
+        run.complete_until(run.now_ns);
+        let d = (ev.pid, ev.fd);
+        match ev.kind {
+            FileEventKind::Open => run.ra.reset(d),
+            FileEventKind::Close => run.ra.forget(d),
+            FileEventKind::Exit => {}
+            FileEventKind::Seek { .. } => {}
+            FileEventKind::Write { .. } => run.ra.on_write(d),
+            FileEventKind::Read { offset, len } => run.read(d, ev.file, offset, len, ev.file_size),
+        }
+    }
+    let rest = run.cluster.flush();
+    let end = run.issue(rest);
+    run.complete_until(end.max(run.now_ns));
+    let stats = run.level.stats().clone();
+    run.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
+    (stats, run.io)
+}
+
+struct SimulateFile<'a> {
+    trace: &'a PreparedFileTrace,
+    capacity: usize,
+    cfg: &'a FileSimConfig,
+}
+
+impl PolicyVisitor for SimulateFile<'_> {
+    type Output = (crate::level::LevelStats, IoStats);
+    fn visit<P: Policy>(self, policy: P) -> Self::Output {
+        simulate_file(policy, self.trace, self.capacity, self.cfg)
+    }
+}
+
+/// Runs one policy at one size over a file-level trace.
+pub fn run_file_one(
+    spec: &PolicySpec,
+    trace: &PreparedFileTrace,
+    capacity: usize,
+    cfg: &FileSimConfig,
+) -> Result<RunResult> {
+    cfg.validate()?;
+    let (stats, io) = registry::build(
+        spec,
+        capacity,
+        trace.layout.universe(),
+        SimulateFile {
+            trace,
+            capacity,
+            cfg,
+        },
+    )?;
+    Ok(RunResult {
+        trace: trace.trace.source.clone(),
+        policy: spec.label(),
+        cache_blocks: capacity as u64,
+        block_size: trace.block_size,
+        unique_blocks: trace.distinct as u64,
+        requests: stats.requests,
+        hits: stats.hits,
+        misses: stats.misses,
+        hit_ratio: stats.hit_ratio(),
+        evictions: stats.evictions,
+        prefetch: Some(cfg.prefetch.name().to_string()),
+        io: Some(io),
+    })
+}
+
+/// Runs every policy at every size over a file-level trace, in parallel, in grid order.
+pub fn run_file_grid(
+    specs: &[PolicySpec],
+    sizes: &[CacheSize],
+    trace: &PreparedFileTrace,
+    cfg: &FileSimConfig,
+) -> Result<Vec<RunResult>> {
+    cfg.validate()?;
+    let capacities: Vec<usize> = sizes
+        .iter()
+        .map(|s| s.resolve(trace.distinct, trace.block_size))
+        .collect::<Result<_>>()?;
+    if specs.iter().any(|s| s.info.name == "opt") {
+        trace.oracle();
+    }
+    let grid: Vec<(&PolicySpec, usize)> = specs
+        .iter()
+        .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
+        .collect();
+    grid.par_iter()
+        .map(|&(spec, c)| run_file_one(spec, trace, c, cfg))
+        .collect()
+}

@@ -1,0 +1,258 @@
+//! Linux 2.4 read-ahead (`do_generic_file_read` + `generic_file_readahead`), the prefetcher of
+//! the prefetching study (Butt, Gniady, Hu, SIGMETRICS 2005, section 2.1).
+//!
+//! Per open file: `raend` (just past the last block read ahead), `ralen` (the last read-ahead
+//! group), `rawin` (the window: previous and current group), `ramax` (current maximum). Each
+//! read() call resets the state when it starts outside the window, and sets `ramax` to what the
+//! call needs (at least MIN when the access continues the window, at most MAX). Each demand block
+//! then either takes the synchronous branch (it missed, or its I/O is still in flight: read `ramax`
+//! blocks after it unless it lies in the current group) or, on a hit inside the last group, the
+//! asynchronous branch (read `ramax + 1` blocks from `raend`). Every read-ahead doubles `ramax`.
+//! Read-ahead also runs on hits. Blocks already cached count towards a group without I/O.
+//!
+//! Where the kernel stops at `i_size >> PAGE_SHIFT` (so the last partial block of a file is never
+//! read ahead), the paper's description reads ahead to the end of the file; `skip_partial_last`
+//! selects the kernel's (and AccuSim's) behaviour.
+
+use super::{Desc, Lookup, ReadAhead, ReadCall};
+use rustc_hash::FxHashMap;
+use std::ops::Range;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Window {
+    raend: u64,
+    ralen: u64,
+    rawin: u64,
+    ramax: u64,
+    reada_ok: bool,
+    end_index: u64,
+}
+
+/// Linux 2.4 read-ahead state for every open file.
+pub struct Linux24 {
+    min: u64,
+    max: u64,
+    block_size: u64,
+    skip_partial_last: bool,
+    files: FxHashMap<Desc, Window>,
+}
+
+impl Linux24 {
+    /// `min`/`max` in blocks (the study: 3 and 32).
+    pub fn new(min: u64, max: u64, block_size: u64, skip_partial_last: bool) -> Self {
+        Linux24 {
+            min,
+            max,
+            block_size,
+            skip_partial_last,
+            files: FxHashMap::default(),
+        }
+    }
+
+    /// The state of `d` as (raend, ralen, rawin, ramax), for tests.
+    pub fn window(&self, d: Desc) -> (u64, u64, u64, u64) {
+        let w = self.files.get(&d).copied().unwrap_or_default();
+        (w.raend, w.ralen, w.rawin, w.ramax)
+    }
+}
+
+impl ReadAhead for Linux24 {
+    fn name(&self) -> &'static str {
+        "linux24"
+    }
+
+    fn reset(&mut self, d: Desc) {
+        self.files.insert(d, Window::default());
+    }
+
+    fn forget(&mut self, d: Desc) {
+        self.files.remove(&d);
+    }
+
+    fn begin_read(&mut self, d: Desc, call: &ReadCall) {
+        let bs = self.block_size;
+        let w = self.files.entry(d).or_default();
+        let index = call.offset / bs;
+        let in_block = call.offset % bs;
+        if index > w.raend || index + w.rawin < w.raend {
+            *w = Window::default();
+        } else {
+            w.reada_ok = true;
+        }
+        if index == 0 && in_block + call.len <= bs / 2 {
+            w.ramax = 0;
+        } else {
+            let needed = (in_block + call.len) / bs + 1;
+            w.ramax = w.ramax.max(needed);
+            if w.reada_ok && w.ramax < self.min {
+                w.ramax = self.min;
+            }
+            w.ramax = w.ramax.min(self.max);
+        }
+        w.end_index = if self.skip_partial_last {
+            call.file_size / bs
+        } else {
+            call.file_size.div_ceil(bs)
+        };
+    }
+
+    fn after_lookup(&mut self, d: Desc, index: u64, lookup: Lookup) -> Range<u64> {
+        let w = self.files.entry(d).or_default();
+        let (base, max_ahead) = match lookup {
+            Lookup::Miss | Lookup::InFlight => {
+                if !(w.ralen == 0 || index >= w.raend || index + w.rawin < w.raend) {
+                    return 0..0;
+                }
+                let max_ahead = if index < w.end_index { w.ramax } else { 0 };
+                w.rawin = 0;
+                w.ralen = 1;
+                if max_ahead == 0 {
+                    w.raend = index + w.ralen;
+                    w.rawin += w.ralen;
+                    return 0..0;
+                }
+                (index, max_ahead)
+            }
+            Lookup::Hit => {
+                let sequential = w.reada_ok
+                    && w.ramax > 0
+                    && w.raend >= 1
+                    && index <= w.raend
+                    && index + w.ralen >= w.raend;
+                if !sequential {
+                    return 0..0;
+                }
+                let base = w.raend - 1;
+                if base >= w.end_index {
+                    return 0..0;
+                }
+                w.rawin = w.ralen;
+                w.ralen = 0;
+                (base, w.ramax + 1)
+            }
+        };
+        // The kernel counts the block that hits end of file as read ahead too.
+        let mut ahead = 0;
+        let mut read = 0;
+        while ahead < max_ahead {
+            ahead += 1;
+            if base + ahead >= w.end_index {
+                break;
+            }
+            read = ahead;
+        }
+        w.ralen += ahead;
+        w.rawin += w.ralen;
+        w.raend = base + ahead + 1;
+        w.ramax = (2 * w.ramax).min(self.max);
+        base + 1..base + 1 + read
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const D: Desc = (1, 3);
+
+    /// Sequential 4 KB reads from block 0 with every I/O complete before the next read:
+    /// the reference notes' worked trace.
+    #[test]
+    fn sequential_reads_follow_the_worked_trace() {
+        let mut ra = Linux24::new(3, 32, 4096, true);
+        ra.reset(D);
+        let mut cached = std::collections::BTreeSet::new();
+        let mut issued = Vec::new();
+        for index in 0..60u64 {
+            ra.begin_read(
+                D,
+                &ReadCall {
+                    offset: index * 4096,
+                    len: 4096,
+                    file_size: 1 << 30,
+                },
+            );
+            let lookup = if cached.contains(&index) {
+                Lookup::Hit
+            } else {
+                Lookup::Miss
+            };
+            cached.insert(index);
+            let r = ra.after_lookup(D, index, lookup);
+            if !r.is_empty() {
+                issued.push((index, r.start, r.end - 1));
+                cached.extend(r);
+            }
+        }
+        assert_eq!(
+            issued,
+            vec![
+                (0, 1, 3),
+                (1, 4, 10),
+                (4, 11, 23),
+                (11, 24, 48),
+                (24, 49, 81),
+                (49, 82, 114)
+            ]
+        );
+    }
+
+    #[test]
+    fn random_read_reads_two_ahead_and_eof_stops_at_whole_blocks() {
+        let mut ra = Linux24::new(3, 32, 4096, true);
+        ra.reset(D);
+        ra.begin_read(
+            D,
+            &ReadCall {
+                offset: 100 * 4096,
+                len: 4096,
+                file_size: 200 * 4096,
+            },
+        );
+        assert_eq!(ra.after_lookup(D, 100, Lookup::Miss), 101..103);
+        assert_eq!(ra.window(D), (103, 3, 3, 4));
+        // A 10-block file read in 8 KB pieces: the async group stops at block 9.
+        ra.reset(D);
+        ra.begin_read(
+            D,
+            &ReadCall {
+                offset: 0,
+                len: 8192,
+                file_size: 40960,
+            },
+        );
+        assert_eq!(ra.after_lookup(D, 0, Lookup::Miss), 1..4);
+        assert_eq!(ra.after_lookup(D, 1, Lookup::InFlight), 0..0);
+        ra.begin_read(
+            D,
+            &ReadCall {
+                offset: 8192,
+                len: 8192,
+                file_size: 40960,
+            },
+        );
+        assert_eq!(ra.after_lookup(D, 2, Lookup::Hit), 4..10);
+        // The partial last block: 7965 bytes hold blocks 0 and 1, block 1 partial.
+        ra.reset(D);
+        ra.begin_read(
+            D,
+            &ReadCall {
+                offset: 0,
+                len: 7965,
+                file_size: 7965,
+            },
+        );
+        assert!(ra.after_lookup(D, 0, Lookup::Miss).is_empty());
+        let mut paper = Linux24::new(3, 32, 4096, false);
+        paper.reset(D);
+        paper.begin_read(
+            D,
+            &ReadCall {
+                offset: 0,
+                len: 7965,
+                file_size: 7965,
+            },
+        );
+        assert_eq!(paper.after_lookup(D, 0, Lookup::Miss), 1..2);
+    }
+}
