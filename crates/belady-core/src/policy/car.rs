@@ -517,4 +517,21 @@ mod tests {
             }
         }
     }
+
+    proptest! {
+        #[test]
+        fn every_variant_keeps_the_contract(
+            cap in 1usize..7,
+            variant in 0usize..4,
+            ops in crate::policy::arc::tests::ops(16),
+        ) {
+            let params: &[(&str, &str)] = match variant {
+                0 => &[],
+                1 => &[("delta", "integer")],
+                2 => &[("adapt", "before")],
+                _ => &[("adapt", "before"), ("delta", "integer")],
+            };
+            crate::policy::arc::tests::exercise(car(params, cap, 16), cap, &ops);
+        }
+    }
 }

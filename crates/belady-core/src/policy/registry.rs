@@ -80,7 +80,7 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "delta",
                 default: "real",
                 study: None,
-                about: "adaptation step max(|B2|/|B1|,1): real (paper) or integer (libCacheSim, Caffeine, AccuSim)",
+                about: "adaptation step max(|B2|/|B1|,1): real (paper, libCacheSim) or integer (Caffeine, AccuSim)",
             },
             ParamInfo {
                 name: "replace",
