@@ -59,3 +59,44 @@ fn p3_table_iii() {
     eprintln!("P3 c=32768: {got:.3} (published 17.12)");
     assert!((got - 17.12).abs() <= 0.02, "{got:.3}");
 }
+
+/// AccuSim (the prefetching study's simulator) run without prefetching on `lirs-cpp`, which is
+/// cpp.trace.gz read block by block (../shared/oracles/accusim/untimed.tsv, ARC rows with
+/// prefetch 0). belady's AccuSim parameter set reproduces its hit counts exactly.
+#[test]
+fn accusim_parameters_reproduce_accusim_on_cpp() {
+    let dir = std::env::var_os("BELADY_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
+        });
+    let path = dir.join("lirs/cpp.trace.gz");
+    if !path.exists() {
+        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
+        return;
+    }
+    let t = BlockTrace::load(
+        &path,
+        &Format::Lirs,
+        &ReadOptions::default(),
+        OpFilter::Read,
+    )
+    .unwrap();
+    let t = PreparedTrace::new(t);
+    let mut spec = PolicySpec::parse("arc").unwrap();
+    for (k, v) in [("p0", "0.5"), ("delta", "integer"), ("replace", "accusim")] {
+        spec.set(k, v).unwrap();
+    }
+    for (c, hits) in [
+        (100, 6942),
+        (200, 7625),
+        (400, 7717),
+        (700, 7805),
+        (1000, 7818),
+    ] {
+        assert_eq!(run_one(&spec, &t, c).unwrap().hits, hits, "c={c}");
+    }
+    // The paper's ARC differs from AccuSim's at the smaller sizes.
+    let paper = PolicySpec::parse("arc").unwrap();
+    assert_eq!(run_one(&paper, &t, 100).unwrap().hits, 6970);
+}
