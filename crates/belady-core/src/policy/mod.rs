@@ -14,6 +14,8 @@
 //! A prefetch of `b` takes the miss path with [`InsertKind::Prefetch`]: the block becomes resident
 //! but is not accessed yet, and does not advance the virtual clock.
 
+pub mod arc;
+pub mod car;
 pub mod clock;
 pub mod fbr;
 pub mod fifo;

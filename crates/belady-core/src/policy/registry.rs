@@ -3,6 +3,8 @@
 //! Adding a policy: its file under `policy/`, an entry in [`POLICIES`], and an arm in [`build`].
 //! The conformance suite, the CLI and the Python bindings pick it up from here.
 
+use super::arc::ArcPolicy;
+use super::car::CarPolicy;
 use super::clock::ClockPolicy;
 use super::fbr::FbrPolicy;
 use super::fifo::FifoPolicy;
@@ -104,6 +106,62 @@ pub static POLICIES: &[PolicyInfo] = &[
                 default: "1000",
                 study: None,
                 about: "largest reference count a block can reach",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "arc",
+        aliases: &[],
+        about: "Adaptive Replacement Cache (Megiddo & Modha, FAST 2003): T1/T2 with ghosts B1/B2, adaptive target p",
+        params: &[
+            ParamInfo {
+                name: "p0",
+                default: "0",
+                study: None,
+                about: "initial target size of T1 as a fraction of the cache (AccuSim: 0.5)",
+            },
+            ParamInfo {
+                name: "delta",
+                default: "real",
+                study: None,
+                about: "adaptation step max(|B2|/|B1|,1): real (paper, libCacheSim) or integer (Caffeine, AccuSim)",
+            },
+            ParamInfo {
+                name: "replace",
+                default: "paper",
+                study: None,
+                about: "REPLACE test: paper (|T1|>p, or x in B2 and |T1|=p) or accusim (|T1|>=max(1,p))",
+            },
+            ParamInfo {
+                name: "first_use",
+                default: "mru",
+                study: None,
+                about: "first demand access to a prefetched block: mru (to T1's MRU end) or stay (AccuSim)",
+            },
+            ParamInfo {
+                name: "ghost_prefetch",
+                default: "defer",
+                study: None,
+                about: "prefetch of a ghost block: defer (T1, to T2 on first use; the study) or forget (new block)",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "car",
+        aliases: &[],
+        about: "Clock with Adaptive Replacement (Bansal & Modha, FAST 2004): two clocks, ghosts B1/B2, adaptive p",
+        params: &[
+            ParamInfo {
+                name: "delta",
+                default: "real",
+                study: None,
+                about: "adaptation step max(|B2|/|B1|,1): real (paper) or integer",
+            },
+            ParamInfo {
+                name: "adapt",
+                default: "after",
+                study: None,
+                about: "when p adapts on a ghost hit: after replace() (paper) or before (libCacheSim)",
             },
         ],
     },
@@ -293,6 +351,8 @@ pub fn build<V: PolicyVisitor>(
         "opt" => visitor.visit(OptPolicy::new(capacity, universe)),
         "lrfu" => visitor.visit(LrfuPolicy::from_spec(spec, capacity, universe)?),
         "fbr" => visitor.visit(FbrPolicy::from_spec(spec, capacity, universe)?),
+        "arc" => visitor.visit(ArcPolicy::from_spec(spec, capacity, universe)?),
+        "car" => visitor.visit(CarPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }
