@@ -16,6 +16,7 @@
 
 pub mod clock;
 pub mod fifo;
+pub mod lirs;
 pub mod list;
 pub mod lru;
 pub mod opt;

@@ -5,6 +5,7 @@
 
 use super::clock::ClockPolicy;
 use super::fifo::FifoPolicy;
+use super::lirs::LirsPolicy;
 use super::lru::LruPolicy;
 use super::opt::OptPolicy;
 use super::Policy;
@@ -56,6 +57,43 @@ pub static POLICIES: &[PolicyInfo] = &[
         aliases: &["second-chance"],
         about: "second chance, one reference bit, new blocks enter with the bit clear",
         params: &[],
+    },
+    PolicyInfo {
+        name: "lirs",
+        aliases: &[],
+        about: "LIRS (Jiang & Zhang, SIGMETRICS 2002): LIR/HIR sets by inter-reference recency, stack S, queue Q",
+        params: &[
+            ParamInfo {
+                name: "hir",
+                default: "0.01",
+                study: Some("0.1"),
+                about: "share of the cache for resident HIR blocks (Lhirs)",
+            },
+            ParamInfo {
+                name: "min_hir",
+                default: "2",
+                study: Some("32"),
+                about: "minimum Lhirs in blocks (authors' code 2, AccuSim 32, libCacheSim 1)",
+            },
+            ParamInfo {
+                name: "bound",
+                default: "none",
+                study: Some("stack"),
+                about: "none | stack (authors'/AccuSim: HIR entry nearest the bottom leaves S) | nonresident (Caffeine: oldest non-resident dropped) | stack-nonresident (libCacheSim)",
+            },
+            ParamInfo {
+                name: "bound_size",
+                default: "2",
+                study: None,
+                about: "the bound, as a multiple of the cache size (|S| or non-resident entries)",
+            },
+            ParamInfo {
+                name: "skip_dup",
+                default: "true",
+                study: Some("false"),
+                about: "ignore a reference equal to the previous one (authors' simulator)",
+            },
+        ],
     },
     PolicyInfo {
         name: "opt",
@@ -247,6 +285,7 @@ pub fn build<V: PolicyVisitor>(
         "fifo" => visitor.visit(FifoPolicy::new(universe)),
         "clock" => visitor.visit(ClockPolicy::new(universe)),
         "opt" => visitor.visit(OptPolicy::new(capacity, universe)),
+        "lirs" => visitor.visit(LirsPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }
