@@ -15,6 +15,7 @@
 //! but is not accessed yet, and does not advance the virtual clock.
 
 pub mod clock;
+pub mod clock_pro;
 pub mod fifo;
 pub mod lirs;
 pub mod list;

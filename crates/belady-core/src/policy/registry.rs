@@ -4,6 +4,7 @@
 //! The conformance suite, the CLI and the Python bindings pick it up from here.
 
 use super::clock::ClockPolicy;
+use super::clock_pro::ClockProPolicy;
 use super::fifo::FifoPolicy;
 use super::lirs::LirsPolicy;
 use super::lru::LruPolicy;
@@ -91,6 +92,55 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "skip_dup",
                 default: "true",
                 study: Some("false"),
+                about: "ignore a reference equal to the previous one (authors' simulator)",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "clock-pro",
+        aliases: &["clockpro"],
+        about: "CLOCK-Pro (Jiang, Chen & Zhang, USENIX ATC 2005): hot/cold/test pages on one clock, three hands",
+        params: &[
+            ParamInfo {
+                name: "adaptive",
+                default: "true",
+                study: None,
+                about: "adapt the cold allocation (paper); false = the authors' simulator default, fixed at cold_min",
+            },
+            ParamInfo {
+                name: "cold_min",
+                default: "0.01",
+                study: None,
+                about: "lower end of the cold allocation band, share of the cache (fixed allocation when not adaptive; authors' default 0.05)",
+            },
+            ParamInfo {
+                name: "cold_max",
+                default: "1",
+                study: None,
+                about: "upper end of the cold allocation band, share of the cache (capped at m - 1 pages)",
+            },
+            ParamInfo {
+                name: "cold_floor",
+                default: "2",
+                study: None,
+                about: "minimum of both band ends in pages (authors' LOWEST_COLD_ALLOC)",
+            },
+            ParamInfo {
+                name: "nonresident",
+                default: "1",
+                study: None,
+                about: "bound on non-resident cold pages, multiple of the cache size (paper and authors: m; Caffeine: 2m)",
+            },
+            ParamInfo {
+                name: "authors_bit",
+                default: "false",
+                study: None,
+                about: "reproduce the authors' code setting the bit of the next page (not the moved one) when credit is positive",
+            },
+            ParamInfo {
+                name: "skip_dup",
+                default: "true",
+                study: None,
                 about: "ignore a reference equal to the previous one (authors' simulator)",
             },
         ],
@@ -285,6 +335,7 @@ pub fn build<V: PolicyVisitor>(
         "fifo" => visitor.visit(FifoPolicy::new(universe)),
         "clock" => visitor.visit(ClockPolicy::new(universe)),
         "opt" => visitor.visit(OptPolicy::new(capacity, universe)),
+        "clock-pro" => visitor.visit(ClockProPolicy::from_spec(spec, capacity, universe)?),
         "lirs" => visitor.visit(LirsPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
