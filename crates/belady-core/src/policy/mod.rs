@@ -17,8 +17,10 @@
 pub mod arc;
 pub mod car;
 pub mod clock;
+pub mod clock_pro;
 pub mod fbr;
 pub mod fifo;
+pub mod lirs;
 pub mod list;
 pub mod lrfu;
 pub mod lru;

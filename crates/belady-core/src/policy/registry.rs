@@ -6,8 +6,10 @@
 use super::arc::ArcPolicy;
 use super::car::CarPolicy;
 use super::clock::ClockPolicy;
+use super::clock_pro::ClockProPolicy;
 use super::fbr::FbrPolicy;
 use super::fifo::FifoPolicy;
+use super::lirs::LirsPolicy;
 use super::lrfu::LrfuPolicy;
 use super::lru::LruPolicy;
 use super::opt::OptPolicy;
@@ -60,6 +62,92 @@ pub static POLICIES: &[PolicyInfo] = &[
         aliases: &["second-chance"],
         about: "second chance, one reference bit, new blocks enter with the bit clear",
         params: &[],
+    },
+    PolicyInfo {
+        name: "lirs",
+        aliases: &[],
+        about: "LIRS (Jiang & Zhang, SIGMETRICS 2002): LIR/HIR sets by inter-reference recency, stack S, queue Q",
+        params: &[
+            ParamInfo {
+                name: "hir",
+                default: "0.01",
+                study: Some("0.1"),
+                about: "share of the cache for resident HIR blocks (Lhirs)",
+            },
+            ParamInfo {
+                name: "min_hir",
+                default: "2",
+                study: Some("32"),
+                about: "minimum Lhirs in blocks (authors' code 2, AccuSim 32, libCacheSim 1)",
+            },
+            ParamInfo {
+                name: "bound",
+                default: "none",
+                study: Some("stack"),
+                about: "none | stack (authors'/AccuSim: HIR entry nearest the bottom leaves S) | nonresident (Caffeine: oldest non-resident dropped) | stack-nonresident (libCacheSim)",
+            },
+            ParamInfo {
+                name: "bound_size",
+                default: "2",
+                study: None,
+                about: "the bound, as a multiple of the cache size (|S| or non-resident entries)",
+            },
+            ParamInfo {
+                name: "skip_dup",
+                default: "true",
+                study: Some("false"),
+                about: "ignore a reference equal to the previous one (authors' simulator)",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "clock-pro",
+        aliases: &["clockpro"],
+        about: "CLOCK-Pro (Jiang, Chen & Zhang, USENIX ATC 2005): hot/cold/test pages on one clock, three hands",
+        params: &[
+            ParamInfo {
+                name: "adaptive",
+                default: "true",
+                study: None,
+                about: "adapt the cold allocation (paper); false = the authors' simulator default, fixed at cold_min",
+            },
+            ParamInfo {
+                name: "cold_min",
+                default: "0.01",
+                study: None,
+                about: "lower end of the cold allocation band, share of the cache (fixed allocation when not adaptive; authors' default 0.05)",
+            },
+            ParamInfo {
+                name: "cold_max",
+                default: "1",
+                study: None,
+                about: "upper end of the cold allocation band, share of the cache (capped at m - 1 pages)",
+            },
+            ParamInfo {
+                name: "cold_floor",
+                default: "2",
+                study: None,
+                about: "minimum of both band ends in pages (authors' LOWEST_COLD_ALLOC)",
+            },
+            ParamInfo {
+                name: "nonresident",
+                default: "1",
+                study: None,
+                about: "bound on non-resident cold pages, multiple of the cache size (paper and authors: m; Caffeine: 2m)",
+            },
+            ParamInfo {
+                name: "authors_bit",
+                default: "false",
+                study: None,
+                about: "reproduce the authors' code setting the bit of the next page (not the moved one) when credit is positive",
+            },
+            ParamInfo {
+                name: "skip_dup",
+                default: "true",
+                study: None,
+                about: "ignore a reference equal to the previous one (authors' simulator)",
+            },
+        ],
     },
     PolicyInfo {
         name: "opt",
@@ -353,6 +441,8 @@ pub fn build<V: PolicyVisitor>(
         "fbr" => visitor.visit(FbrPolicy::from_spec(spec, capacity, universe)?),
         "arc" => visitor.visit(ArcPolicy::from_spec(spec, capacity, universe)?),
         "car" => visitor.visit(CarPolicy::from_spec(spec, capacity, universe)?),
+        "clock-pro" => visitor.visit(ClockProPolicy::from_spec(spec, capacity, universe)?),
+        "lirs" => visitor.visit(LirsPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }
