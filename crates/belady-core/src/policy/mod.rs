@@ -18,8 +18,11 @@ pub mod clock;
 pub mod fifo;
 pub mod list;
 pub mod lru;
+pub mod lruk;
+pub mod mq;
 pub mod opt;
 pub mod registry;
+pub mod twoq;
 
 #[cfg(test)]
 mod conformance;
