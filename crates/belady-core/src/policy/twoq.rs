@@ -34,7 +34,13 @@
 //! Documented choices:
 //! - Pinned blocks (I/O in flight) are passed over: the victim is the back-most unpinned block of
 //!   the list `reclaimfor` chooses; if that list holds only pinned blocks the other list's
-//!   back-most unpinned block is taken (the paper has no pinning).
+//!   back-most unpinned block is taken (the paper has no pinning). The same fallback covers
+//!   `|A1in| <= Kin` with `Am` empty, which the paper leaves undefined (possible only when
+//!   `Kin >= c`). Every page-out from `A1in` that was demand-accessed is remembered in `A1out`.
+//! - The missed block's id leaves `A1out` when its miss begins, before `reclaimfor` records the
+//!   victim, so it neither counts towards `Kout` nor can be pushed out by the victim (libCacheSim
+//!   does the same). If every frame is pinned and the access bypasses the cache, the id is put
+//!   back at the newest end of `A1out`.
 //! - libCacheSim's `TwoQ` caps `Am` at `c - Kin` as a separate LRU cache. That cap can only
 //!   bind while `|A1in| < Kin`, and `A1out` (hence `Am`) receives nothing before `A1in` has
 //!   grown past `Kin`, after which `A1in` never falls below `Kin` again; on demand-only traces the
