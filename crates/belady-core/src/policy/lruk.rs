@@ -19,10 +19,12 @@
 //!
 //! Structure (no scan per miss): resident blocks referenced within the last CRP ticks sit on an
 //! *ineligible* list ordered by `LAST` (newest first); before each decision the blocks at its old
-//! end whose `t - LAST > CRP` move into an ordered set keyed by `(HIST(K), HIST(1), id)`, whose
-//! first unpinned entry is the victim. This is the study's AccuSim `lru2.cc` organisation (a T2
-//! list of ineligible blocks and a heap of eligible ones) with an O(log n) set in place of the
-//! per-reference scan.
+//! end whose `t - LAST > CRP` move into a binary heap keyed by `(HIST(K), HIST(1), id)` (lazy
+//! deletion: an entry is live while its block is eligible with that key; stale entries are
+//! dropped when met on top or by a rebuild once they outnumber the live ones), whose top live
+//! unpinned entry is the victim. This is the study's AccuSim `lru2.cc` organisation (a T2
+//! list of ineligible blocks and a heap of eligible ones), except that the ineligible list is kept
+//! in `LAST` order so only its old end is examined instead of the whole list at every reference.
 //!
 //! Parameters: `k` (paper's recommendation and default 2), `crp` in references, and `history`,
 //! the number of evicted blocks whose history is retained, as a multiple of the cache size.
@@ -68,7 +70,8 @@ use super::registry::PolicySpec;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::error::Result as CoreResult;
 use crate::frames::Frames;
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 const INELIGIBLE: usize = 0;
 const RETAINED: usize = 1;
@@ -87,8 +90,11 @@ pub struct LruKPolicy {
     last: Vec<u64>,
     /// Ineligible (ordered by LAST), retained (newest evicted first), eligible (membership only).
     lists: Lists,
-    /// Eligible resident blocks by `(HIST(K), HIST(1), id)`: the first is the victim.
-    eligible: BTreeSet<(u64, u64, Block)>,
+    /// Eligible resident blocks by `(HIST(K), HIST(1), id)`, smallest on top, with lazy
+    /// deletion: an entry counts only while its block is on the eligible list with that key.
+    eligible: BinaryHeap<Reverse<(u64, u64, Block)>>,
+    /// Scratch for pinned entries passed over during victim selection.
+    skipped: Vec<Reverse<(u64, u64, Block)>>,
     /// A missed block whose retained history was claimed before the eviction.
     claimed: Option<Block>,
 }
@@ -104,7 +110,8 @@ impl LruKPolicy {
             hist: vec![0; universe * k],
             last: vec![0; universe],
             lists: Lists::new(3, universe),
-            eligible: BTreeSet::new(),
+            eligible: BinaryHeap::new(),
+            skipped: Vec::new(),
             claimed: None,
         }
     }
@@ -144,13 +151,16 @@ impl LruKPolicy {
         (self.hist[i + self.k - 1], self.hist[i], b)
     }
 
-    /// Takes resident `b` off the ineligible list or the eligible set.
+    /// Takes resident `b` off the ineligible or eligible list (its heap entry goes stale).
     #[inline]
     fn unlink(&mut self, b: Block) {
-        if self.lists.remove(b) == Some(ELIGIBLE) {
-            let key = self.key(b);
-            self.eligible.remove(&key);
-        }
+        self.lists.remove(b);
+    }
+
+    /// Whether a heap entry still describes an eligible block.
+    #[inline]
+    fn is_live(&self, e: (u64, u64, Block)) -> bool {
+        self.lists.contains(ELIGIBLE, e.2) && self.key(e.2) == e
     }
 
     /// Moves every block whose last reference is more than CRP before `now` to the eligible set.
@@ -163,7 +173,16 @@ impl LruKPolicy {
             self.lists.remove(b);
             self.lists.push_front(ELIGIBLE, b);
             let key = self.key(b);
-            self.eligible.insert(key);
+            self.eligible.push(Reverse(key));
+        }
+        // Drop stale entries once they outnumber the live ones (amortised O(1) per push).
+        if self.eligible.len() > 2 * self.lists.len(ELIGIBLE) + 64 {
+            let live: Vec<_> = self
+                .lists
+                .iter(ELIGIBLE)
+                .map(|b| Reverse(self.key(b)))
+                .collect();
+            self.eligible = BinaryHeap::from(live);
         }
     }
 
@@ -219,12 +238,20 @@ impl Policy for LruKPolicy {
             self.claimed = Some(incoming);
         }
         self.promote_eligible(cx.tick + 1);
-        let victim = self
-            .eligible
-            .iter()
-            .map(|&(_, _, b)| b)
-            .find(|&b| !frames.is_pinned(b))
-            .or_else(|| last_unpinned(&self.lists, INELIGIBLE, frames));
+        let mut found = None;
+        while let Some(&Reverse(e)) = self.eligible.peek() {
+            if !self.is_live(e) {
+                self.eligible.pop();
+            } else if frames.is_pinned(e.2) {
+                self.skipped.push(Reverse(e));
+                self.eligible.pop();
+            } else {
+                found = Some(e.2);
+                break;
+            }
+        }
+        self.eligible.extend(self.skipped.drain(..));
+        let victim = found.or_else(|| last_unpinned(&self.lists, INELIGIBLE, frames));
         if victim.is_none() {
             // Bypass (every frame pinned): the history stays retained.
             if let Some(x) = self.claimed.take() {
@@ -275,17 +302,18 @@ impl Policy for LruKPolicy {
             self.lists.iter(INELIGIBLE).chain(self.lists.iter(ELIGIBLE)),
             frames,
         )?;
-        if self.eligible.len() != self.lists.len(ELIGIBLE) {
-            return Err(format!(
-                "eligible set holds {} blocks, eligible list {}",
-                self.eligible.len(),
-                self.lists.len(ELIGIBLE)
-            ));
-        }
-        for &(hk, h1, b) in &self.eligible {
-            if !self.lists.contains(ELIGIBLE, b) || self.key(b) != (hk, h1, b) {
-                return Err(format!("stale eligible entry for block {b}"));
-            }
+        let live: std::collections::BTreeSet<_> = self
+            .eligible
+            .iter()
+            .map(|&Reverse(e)| e)
+            .filter(|&e| self.is_live(e))
+            .collect();
+        if let Some(b) = self
+            .lists
+            .iter(ELIGIBLE)
+            .find(|&b| !live.contains(&self.key(b)))
+        {
+            return Err(format!("eligible block {b} has no live heap entry"));
         }
         let mut prev = u64::MAX;
         for b in self.lists.iter(INELIGIBLE) {
@@ -326,10 +354,11 @@ impl Policy for LruKPolicy {
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
         vec![
-            (
-                "eligible_victim_first",
-                self.eligible.iter().map(|&(_, _, b)| b).collect(),
-            ),
+            ("eligible_victim_first", {
+                let mut live: Vec<_> = self.lists.iter(ELIGIBLE).map(|b| self.key(b)).collect();
+                live.sort_unstable();
+                live.into_iter().map(|(_, _, b)| b).collect()
+            }),
             (
                 "ineligible_newest_first",
                 self.lists.iter(INELIGIBLE).collect(),
@@ -477,6 +506,95 @@ mod tests {
         level.access(6, u64::MAX);
         assert!(!level.frames().is_resident(2));
         level.check().unwrap();
+    }
+
+    /// The paper's steps written directly: scan every resident block at each miss.
+    fn naive_lruk(
+        k: usize,
+        crp: u64,
+        retain: usize,
+        cap: usize,
+        refs: &[Block],
+    ) -> (u64, Vec<Vec<u64>>) {
+        let n = 16;
+        let mut hist = vec![vec![0u64; k]; n];
+        let mut last = vec![0u64; n];
+        let mut resident: Vec<Block> = Vec::new();
+        let mut retained: std::collections::VecDeque<Block> = Default::default();
+        let mut hits = 0;
+        for (i, &p) in refs.iter().enumerate() {
+            let t = i as u64 + 1;
+            let pi = p as usize;
+            if resident.contains(&p) {
+                hits += 1;
+                if t - last[pi] > crp {
+                    let corr = last[pi] - hist[pi][0];
+                    for j in (1..k).rev() {
+                        hist[pi][j] = if hist[pi][j - 1] == 0 {
+                            0
+                        } else {
+                            hist[pi][j - 1] + corr
+                        };
+                    }
+                    hist[pi][0] = t;
+                }
+                last[pi] = t;
+                continue;
+            }
+            let had = retained.iter().position(|&x| x == p);
+            if let Some(pos) = had {
+                retained.remove(pos);
+            }
+            if resident.len() == cap {
+                let eligible = resident
+                    .iter()
+                    .copied()
+                    .filter(|&q| t - last[q as usize] > crp);
+                let victim = eligible
+                    .min_by_key(|&q| (hist[q as usize][k - 1], hist[q as usize][0]))
+                    .unwrap_or_else(|| {
+                        *resident.iter().min_by_key(|&&q| last[q as usize]).unwrap()
+                    });
+                resident.retain(|&q| q != victim);
+                if retain > 0 {
+                    retained.push_front(victim);
+                    if retained.len() > retain {
+                        let old = retained.pop_back().unwrap();
+                        hist[old as usize] = vec![0; k];
+                    }
+                } else {
+                    hist[victim as usize] = vec![0; k];
+                }
+            }
+            if had.is_none() {
+                hist[pi] = vec![0; k];
+            }
+            for j in (1..k).rev() {
+                hist[pi][j] = hist[pi][j - 1];
+            }
+            hist[pi][0] = t;
+            last[pi] = t;
+            resident.push(p);
+        }
+        (hits, hist)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn matches_the_naive_scan(
+            k in 1usize..4,
+            crp in 0u64..4,
+            retain in 0usize..5,
+            cap in 1usize..6,
+            refs in proptest::collection::vec(0u32..16, 1..300),
+        ) {
+            let level = run(LruKPolicy::new(k, crp, retain, 16), cap, &refs);
+            let (hits, hist) = naive_lruk(k, crp, retain, cap, &refs);
+            proptest::prop_assert_eq!(level.stats().hits, hits);
+            for b in 0..16u32 {
+                proptest::prop_assert_eq!(level.policy.hist(b), &hist[b as usize][..], "block {}", b);
+            }
+        }
     }
 
     #[test]
