@@ -9,7 +9,8 @@ libcachesim takes the missed block out of Qout *before* evicting, the paper's ps
 up *after* the eviction has pushed the victim into Qout (dropping Qout's oldest id if full).
 belady's `mq.ghost_lookup=before-evict` selects libcachesim's order and then agrees hit for hit;
 the default (paper) order differs only when the missed block is the oldest id of a full Qout, so
-the miss counts stay within a small bound (measured: at most a few per thousand requests).
+the miss counts stay within a small bound (measured on these traces: at most 0.17 % of the
+requests, ps at 30 blocks; the assertion allows 0.5 %).
 """
 
 from __future__ import annotations
