@@ -19,17 +19,18 @@
 //!   returns to its `log2 f` queue on its next hit).
 //!
 //! Parameters: `queues` (m), `qout` (Qout size as a multiple of the cache size), `lifetime`
-//! (lifeTime as a multiple of the cache size, in references). The paper's `m` is 8 and its
-//! Qout holds four times as many ids as the cache has blocks (libCacheSim's `MQ` default too);
-//! the paper tunes lifeTime to the workload's peak temporal distance rather than printing one
+//! (lifeTime as a multiple of the cache size, in references). The paper's `m` is 8; Qout = 4 ×
+//! the cache size is libCacheSim's default for its paper-based `MQ` (the paper's own figure was
+//! not verified here); the paper tunes lifeTime to the workload's peak temporal distance rather than printing one
 //! constant, so the `paper` preset uses the study's `lifetime = 1` (one cache size of
 //! references). The `study` preset (Butt, Gniady and Hu, Table 4): 4 queues, Qout = cache size,
 //! lifeTime = cache size.
 //!
 //! References consulted: the paper's algorithm section (USENIX html, node9), the project's
 //! reference notes (section 2.8 and pitfall 8), Caffeine's `MultiQueuePolicy`, and libCacheSim's
-//! `MQ.c`, which follows the same steps and clock order and equals this policy hit for hit on
-//! demand-only traces (asserted in `tests/python/test_xcheck_mq.py`).
+//! `MQ.c`, which follows the same steps and clock order; with `ghost_lookup=before-evict` (see
+//! below) it equals this policy hit for hit on demand-only traces (asserted in
+//! `tests/python/test_xcheck_mq.py`).
 //!
 //! Prefetching (the study's section 4): a prefetch does not count as a reference. A prefetched
 //! block enters with `f = 0` in `Q0` (or, if its id is in `Qout`, leaves `Qout` with the
