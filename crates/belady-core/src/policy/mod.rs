@@ -24,8 +24,11 @@ pub mod lirs;
 pub mod list;
 pub mod lrfu;
 pub mod lru;
+pub mod lruk;
+pub mod mq;
 pub mod opt;
 pub mod registry;
+pub mod twoq;
 
 #[cfg(test)]
 mod conformance;

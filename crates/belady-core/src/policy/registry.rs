@@ -12,7 +12,10 @@ use super::fifo::FifoPolicy;
 use super::lirs::LirsPolicy;
 use super::lrfu::LrfuPolicy;
 use super::lru::LruPolicy;
+use super::lruk::LruKPolicy;
+use super::mq::MqPolicy;
 use super::opt::OptPolicy;
+use super::twoq::TwoQPolicy;
 use super::Policy;
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
@@ -235,6 +238,31 @@ pub static POLICIES: &[PolicyInfo] = &[
         ],
     },
     PolicyInfo {
+        name: "lru-k",
+        aliases: &["lru2", "lruk"],
+        about: "LRU-K (O'Neil, O'Neil, Weikum 1993) with correlated reference period and retained history",
+        params: &[
+            ParamInfo {
+                name: "k",
+                default: "2",
+                study: None,
+                about: "number of uncorrelated references whose times are kept (backward K-distance)",
+            },
+            ParamInfo {
+                name: "crp",
+                default: "0",
+                study: Some("20"),
+                about: "correlated reference period, in references; a block is ineligible for this long after a reference",
+            },
+            ParamInfo {
+                name: "history",
+                default: "1",
+                study: None,
+                about: "histories retained for evicted blocks, as a multiple of the cache size (0 = none)",
+            },
+        ],
+    },
+    PolicyInfo {
         name: "car",
         aliases: &[],
         about: "Clock with Adaptive Replacement (Bansal & Modha, FAST 2004): two clocks, ghosts B1/B2, adaptive p",
@@ -250,6 +278,56 @@ pub static POLICIES: &[PolicyInfo] = &[
                 default: "after",
                 study: None,
                 about: "when p adapts on a ghost hit: after replace() (paper) or before (libCacheSim)",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "2q",
+        aliases: &["twoq"],
+        about: "full 2Q (Johnson, Shasha 1994): A1in FIFO, A1out ghost FIFO, Am LRU",
+        params: &[
+            ParamInfo {
+                name: "kin",
+                default: "0.25",
+                study: None,
+                about: "A1in threshold Kin, as a fraction of the cache",
+            },
+            ParamInfo {
+                name: "kout",
+                default: "0.5",
+                study: Some("1"),
+                about: "A1out size Kout (ids of blocks paged out of A1in), as a multiple of the cache size",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "mq",
+        aliases: &["multi-queue"],
+        about: "Multi-Queue (Zhou, Philbin, Li 2001): m LRU queues by log2 reference count, lifeTime demotion, Qout",
+        params: &[
+            ParamInfo {
+                name: "queues",
+                default: "8",
+                study: Some("4"),
+                about: "number of LRU queues m",
+            },
+            ParamInfo {
+                name: "qout",
+                default: "4",
+                study: Some("1"),
+                about: "Qout size (ids and counts of evicted blocks), as a multiple of the cache size",
+            },
+            ParamInfo {
+                name: "lifetime",
+                default: "1",
+                study: None,
+                about: "lifeTime, in references, as a multiple of the cache size",
+            },
+            ParamInfo {
+                name: "ghost_lookup",
+                default: "after-evict",
+                study: None,
+                about: "look a missed block up in Qout after the eviction (paper) or before it (libCacheSim)",
             },
         ],
     },
@@ -443,6 +521,9 @@ pub fn build<V: PolicyVisitor>(
         "car" => visitor.visit(CarPolicy::from_spec(spec, capacity, universe)?),
         "clock-pro" => visitor.visit(ClockProPolicy::from_spec(spec, capacity, universe)?),
         "lirs" => visitor.visit(LirsPolicy::from_spec(spec, capacity, universe)?),
+        "lru-k" => visitor.visit(LruKPolicy::from_spec(spec, capacity, universe)?),
+        "2q" => visitor.visit(TwoQPolicy::from_spec(spec, capacity, universe)?),
+        "mq" => visitor.visit(MqPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }
