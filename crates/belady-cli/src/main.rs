@@ -35,8 +35,11 @@ enum Command {
     /// List the replacement policies and their parameters.
     Policies {
         /// Print JSON instead of a table.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "markdown")]
         json: bool,
+        /// Print a Markdown table (as in the README).
+        #[arg(long)]
+        markdown: bool,
     },
     /// Run the built-in demonstration on the shipped sample traces.
     Demo(demo::DemoArgs),
@@ -357,7 +360,33 @@ fn convert_accusim(args: &ConvertArgs) -> Result<()> {
     Ok(())
 }
 
-fn policies(json: bool) -> Result<()> {
+fn policies(json: bool, markdown: bool) -> Result<()> {
+    if markdown {
+        let mut text = String::from(
+            "| policy | what | parameters: paper default (study preset) |\n|---|---|---|\n",
+        );
+        for p in POLICIES {
+            let params: Vec<String> = p
+                .params
+                .iter()
+                .map(|q| match q.study {
+                    Some(s) => format!("`{}`={} ({s})", q.name, q.default),
+                    None => format!("`{}`={}", q.name, q.default),
+                })
+                .collect();
+            let names = std::iter::once(p.name)
+                .chain(p.aliases.iter().copied())
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>();
+            text.push_str(&format!(
+                "| {} | {} | {} |\n",
+                names.join(", "),
+                p.about,
+                params.join(", ")
+            ));
+        }
+        return emit(&text);
+    }
     if json {
         let list: Vec<serde_json::Value> = POLICIES
             .iter()
@@ -417,7 +446,7 @@ fn main() {
     let result = match cli.command {
         Command::Sim(args) => sim(args),
         Command::Convert(args) => convert(args),
-        Command::Policies { json } => policies(json),
+        Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),
     };
     if let Err(e) = result {
