@@ -99,7 +99,15 @@ def main() -> None:
     if not pathlib.Path(belady).exists():
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "belady-cli"], cwd=ROOT, check=True)
     policies = [p for p in args.policies.split(",") if p]
-    work = pathlib.Path(tempfile.mkdtemp(prefix="belady-bench-"))
+    unknown = [p for p in policies if p not in SHARED]
+    if unknown:
+        sys.exit(f"not shared with libcachesim: {', '.join(unknown)}; choose from {', '.join(SHARED)}")
+    with tempfile.TemporaryDirectory(prefix="belady-bench-") as tmp:
+        run_all(args, belady, policies, pathlib.Path(tmp))
+
+
+def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
+    """Converts each input once, then times every policy and size on both simulators."""
     inputs = []
     p3 = pathlib.Path(args.traces) / "arc" / "P3.lis.zst"
     if p3.exists():

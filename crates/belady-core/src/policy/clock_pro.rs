@@ -61,13 +61,16 @@ const OUT: u8 = 0;
 const HOT: u8 = 1;
 const COLD: u8 = 2;
 const GHOST: u8 = 3;
+const KIND_MASK: u8 = 3;
+const TEST_FLAG: u8 = 4;
+const BIT_FLAG: u8 = 8;
 
 /// CLOCK-Pro with hot, cold and test hands.
 pub struct ClockProPolicy {
     ring: Lists,
-    kind: Vec<u8>,
-    test: Vec<bool>,
-    bit: Vec<bool>,
+    /// Per page: kind in bits 0-1, test period in bit 2, reference bit in bit 3; one byte so
+    /// that the hands touch one array.
+    state: Vec<u8>,
     hand_hot: Option<Block>,
     hand_cold: Option<Block>,
     hand_test: Option<Block>,
@@ -125,9 +128,7 @@ impl ClockProPolicy {
         let max_cold = max_cold.min(m.saturating_sub(1)).max(min_cold);
         ClockProPolicy {
             ring: Lists::new(1, universe),
-            kind: vec![OUT; universe],
-            test: vec![false; universe],
-            bit: vec![false; universe],
+            state: vec![OUT; universe],
             hand_hot: None,
             hand_cold: None,
             hand_test: None,
@@ -157,6 +158,39 @@ impl ClockProPolicy {
         self.n_hot
     }
 
+    #[inline]
+    fn kind_of(&self, p: Block) -> u8 {
+        self.state[p as usize] & KIND_MASK
+    }
+
+    #[inline]
+    fn set_kind(&mut self, p: Block, kind: u8) {
+        let s = &mut self.state[p as usize];
+        *s = (*s & !KIND_MASK) | kind;
+    }
+
+    #[inline]
+    fn test_of(&self, p: Block) -> bool {
+        self.state[p as usize] & TEST_FLAG != 0
+    }
+
+    #[inline]
+    fn set_test(&mut self, p: Block, on: bool) {
+        let s = &mut self.state[p as usize];
+        *s = if on { *s | TEST_FLAG } else { *s & !TEST_FLAG };
+    }
+
+    #[inline]
+    fn bit_of(&self, p: Block) -> bool {
+        self.state[p as usize] & BIT_FLAG != 0
+    }
+
+    #[inline]
+    fn set_bit(&mut self, p: Block, on: bool) {
+        let s = &mut self.state[p as usize];
+        *s = if on { *s | BIT_FLAG } else { *s & !BIT_FLAG };
+    }
+
     /// Next page in the hands' direction (from older towards newer, wrapping at the head).
     #[inline]
     fn succ(&self, p: Block) -> Block {
@@ -183,7 +217,7 @@ impl ClockProPolicy {
         let mut c = p
             .filter(|&b| self.ring.contains(RING, b))
             .or(self.ring.back(RING))?;
-        while self.kind[c as usize] != COLD {
+        while self.kind_of(c) != COLD {
             c = self.succ(c);
         }
         Some(c)
@@ -204,8 +238,8 @@ impl ClockProPolicy {
             self.hand_test = None;
         }
         self.ring.remove(p);
-        self.bit[p as usize] = false;
-        self.test[p as usize] = false;
+        self.set_bit(p, false);
+        self.set_test(p, false);
         if self.hand_cold == Some(p) {
             self.hand_cold = None;
         }
@@ -233,7 +267,7 @@ impl ClockProPolicy {
     /// Drops non-resident `p` from the ring entirely.
     fn forget(&mut self, p: Block) {
         self.unlink(p);
-        self.kind[p as usize] = OUT;
+        self.set_kind(p, OUT);
         self.n_ghost -= 1;
     }
 
@@ -243,7 +277,7 @@ impl ClockProPolicy {
         if step {
             let Some(t) = self.hand_test else { return };
             let next = self.succ(t);
-            match self.kind[t as usize] {
+            match self.kind_of(t) {
                 GHOST => {
                     if self.adaptive {
                         self.credits -= 1;
@@ -252,8 +286,8 @@ impl ClockProPolicy {
                     self.forget(t);
                 }
                 COLD => {
-                    self.test[t as usize] = false;
-                    self.bit[t as usize] = false;
+                    self.set_test(t, false);
+                    self.set_bit(t, false);
                     self.hand_test = Some(next);
                 }
                 _ => self.hand_test = Some(next),
@@ -261,10 +295,10 @@ impl ClockProPolicy {
         }
         if self.n_ghost > self.max_nonres {
             let mut t = self.hand_test.expect("ring not empty");
-            while self.kind[t as usize] != GHOST {
-                if self.kind[t as usize] == COLD {
-                    self.test[t as usize] = false;
-                    self.bit[t as usize] = false;
+            while self.kind_of(t) != GHOST {
+                if self.kind_of(t) == COLD {
+                    self.set_test(t, false);
+                    self.set_bit(t, false);
                 }
                 t = self.succ(t);
             }
@@ -285,14 +319,14 @@ impl ClockProPolicy {
             _ => self.ring.back(RING).expect("ring not empty"),
         };
         loop {
-            if done && (self.kind[h as usize] == HOT || self.n_hot == 0) {
+            if done && (self.kind_of(h) == HOT || self.n_hot == 0) {
                 break;
             }
-            if self.kind[h as usize] == HOT {
-                if self.bit[h as usize] {
-                    self.bit[h as usize] = false;
+            if self.kind_of(h) == HOT {
+                if self.bit_of(h) {
+                    self.set_bit(h, false);
                 } else {
-                    self.kind[h as usize] = COLD;
+                    self.set_kind(h, COLD);
                     self.n_hot -= 1;
                     self.n_cold += 1;
                     done = true;
@@ -305,7 +339,7 @@ impl ClockProPolicy {
                 h = self.succ(moved);
                 self.hand_hot = Some(h);
                 self.move_to_head(moved);
-                if self.hand_cold.is_none() && self.kind[moved as usize] == COLD {
+                if self.hand_cold.is_none() && self.kind_of(moved) == COLD {
                     self.hand_cold = Some(moved);
                 }
             } else {
@@ -339,7 +373,7 @@ impl ClockProPolicy {
     /// Turns resident cold `p` into a hot page at the head.
     fn promote_at_head(&mut self, p: Block) {
         self.move_to_head(p);
-        self.kind[p as usize] = HOT;
+        self.set_kind(p, HOT);
         self.n_cold -= 1;
         self.n_hot += 1;
     }
@@ -359,7 +393,7 @@ impl ClockProPolicy {
             if frames.is_pinned(b) {
                 continue;
             }
-            match self.kind[b as usize] {
+            match self.kind_of(b) {
                 COLD => return Some(b),
                 HOT if hot.is_none() => hot = Some(b),
                 _ => {}
@@ -377,7 +411,7 @@ impl Policy for ClockProPolicy {
     #[inline]
     fn on_hit(&mut self, b: Block, _cx: &Access) {
         if !self.is_duplicate(b) {
-            self.bit[b as usize] = true;
+            self.set_bit(b, true);
         }
     }
 
@@ -398,7 +432,7 @@ impl Policy for ClockProPolicy {
                 }
                 continue;
             }
-            if !self.bit[i] || !self.test[i] {
+            if !self.bit_of(i as Block) || !self.test_of(i as Block) {
                 return Some(hc);
             }
             // A referenced cold page in its test period.
@@ -412,7 +446,7 @@ impl Policy for ClockProPolicy {
             if self.credits < 0 {
                 next = Some(self.succ(hc));
                 self.promote_at_head(hc);
-                self.bit[i] = false;
+                self.set_bit(i as Block, false);
                 self.credits += 1;
             } else if self.credits > 0 {
                 let matched = self.run_hand_hot(hc);
@@ -421,16 +455,16 @@ impl Policy for ClockProPolicy {
                     next = Some(n);
                     self.move_to_head(hc);
                     if self.authors_bit {
-                        if matches!(self.kind[n as usize], HOT | COLD) {
-                            self.bit[n as usize] = true;
+                        if matches!(self.kind_of(n), HOT | COLD) {
+                            self.set_bit(n, true);
                         }
                     } else {
-                        self.bit[i] = true;
+                        self.set_bit(i as Block, true);
                     }
-                    self.test[i] = true;
+                    self.set_test(i as Block, true);
                     self.credits -= 1;
                 } else {
-                    self.bit[i] = false;
+                    self.set_bit(i as Block, false);
                     if matched == 2 {
                         self.credits -= 1;
                     }
@@ -460,20 +494,20 @@ impl Policy for ClockProPolicy {
         let i = b as usize;
         let was_hand = self.hand_cold == Some(b);
         let next = (self.ring.len(RING) > 1).then(|| self.succ(b));
-        match self.kind[i] {
+        match self.kind_of(i as Block) {
             HOT => {
                 self.n_hot -= 1;
-                self.kind[i] = OUT;
+                self.set_kind(i as Block, OUT);
                 self.unlink(b);
             }
             _ => {
                 self.n_cold -= 1;
-                if self.test[i] && !ev.unused_prefetch {
-                    self.kind[i] = GHOST;
-                    self.bit[i] = false;
+                if self.test_of(i as Block) && !ev.unused_prefetch {
+                    self.set_kind(i as Block, GHOST);
+                    self.set_bit(i as Block, false);
                     self.n_ghost += 1;
                 } else {
-                    self.kind[i] = OUT;
+                    self.set_kind(i as Block, OUT);
                     self.unlink(b);
                 }
             }
@@ -484,10 +518,7 @@ impl Policy for ClockProPolicy {
         if !self.ring.is_empty(RING) {
             self.run_hand_test(false);
         }
-        if self
-            .hand_cold
-            .is_some_and(|h| self.kind[h as usize] != COLD)
-        {
+        if self.hand_cold.is_some_and(|h| self.kind_of(h) != COLD) {
             self.hand_cold = self.next_cold_from(self.hand_cold);
         }
     }
@@ -501,7 +532,7 @@ impl Policy for ClockProPolicy {
             self.m - self.n_hot - self.n_cold
         };
         if kind == InsertKind::Prefetch {
-            if self.kind[i] == GHOST {
+            if self.kind_of(i as Block) == GHOST {
                 self.forget(b);
             }
             self.insert_cold(b);
@@ -509,21 +540,21 @@ impl Policy for ClockProPolicy {
         }
         self.last = Some(b);
         if free_before > self.min_cold {
-            if self.kind[i] == GHOST {
+            if self.kind_of(i as Block) == GHOST {
                 self.forget(b);
             }
-            self.kind[i] = HOT;
+            self.set_kind(i as Block, HOT);
             self.n_hot += 1;
             self.push_head(b);
             return;
         }
-        if self.kind[i] != GHOST {
+        if self.kind_of(i as Block) != GHOST {
             self.insert_cold(b);
             return;
         }
         let matched = self.run_hand_hot(b);
-        if matched == 1 || (self.kind[i] != GHOST && matched != 2) {
-            if self.kind[i] == GHOST {
+        if matched == 1 || (self.kind_of(i as Block) != GHOST && matched != 2) {
+            if self.kind_of(i as Block) == GHOST {
                 self.forget(b);
             }
             self.insert_cold(b);
@@ -532,10 +563,10 @@ impl Policy for ClockProPolicy {
         if self.adaptive {
             self.credits += 1;
         }
-        if self.kind[i] == GHOST {
+        if self.kind_of(i as Block) == GHOST {
             self.forget(b);
         }
-        self.kind[i] = HOT;
+        self.set_kind(i as Block, HOT);
         self.n_hot += 1;
         self.push_head(b);
     }
@@ -547,15 +578,16 @@ impl Policy for ClockProPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.ring.check()?;
         let (mut hot, mut cold, mut ghost) = (0, 0, 0);
-        for (i, &k) in self.kind.iter().enumerate().take(frames.universe()) {
+        for (i, &st) in self.state.iter().enumerate().take(frames.universe()) {
+            let k = st & KIND_MASK;
             let b = i as Block;
             let on = self.ring.contains(RING, b);
             let res = frames.is_resident(b);
             let ok = match k {
-                OUT => !on && !res && !self.bit[i] && !self.test[i],
+                OUT => !on && !res && !self.bit_of(i as Block) && !self.test_of(i as Block),
                 HOT => {
                     hot += 1;
-                    on && res && !self.test[i]
+                    on && res && !self.test_of(i as Block)
                 }
                 COLD => {
                     cold += 1;
@@ -563,14 +595,15 @@ impl Policy for ClockProPolicy {
                 }
                 GHOST => {
                     ghost += 1;
-                    on && !res && self.test[i] && !self.bit[i]
+                    on && !res && self.test_of(i as Block) && !self.bit_of(i as Block)
                 }
                 _ => false,
             };
             if !ok {
                 return Err(format!(
                     "page {b}: kind {k} on_ring={on} resident={res} test={} bit={}",
-                    self.test[i], self.bit[i]
+                    self.test_of(i as Block),
+                    self.bit_of(i as Block)
                 ));
             }
         }
@@ -590,7 +623,7 @@ impl Policy for ClockProPolicy {
             ));
         }
         match self.hand_cold {
-            Some(h) if self.kind[h as usize] != COLD => {
+            Some(h) if self.kind_of(h) != COLD => {
                 return Err(format!("HAND_cold on page {h}, not a resident cold page"))
             }
             None if cold > 0 => return Err("resident cold pages but no HAND_cold".into()),
@@ -614,11 +647,11 @@ impl Policy for ClockProPolicy {
         let pick = |f: &dyn Fn(Block) -> bool| order.iter().copied().filter(|&b| f(b)).collect();
         vec![
             ("head_to_tail", order.clone()),
-            ("hot", pick(&|b| self.kind[b as usize] == HOT)),
-            ("cold_resident", pick(&|b| self.kind[b as usize] == COLD)),
-            ("nonresident", pick(&|b| self.kind[b as usize] == GHOST)),
-            ("in_test", pick(&|b| self.test[b as usize])),
-            ("referenced", pick(&|b| self.bit[b as usize])),
+            ("hot", pick(&|b| self.kind_of(b) == HOT)),
+            ("cold_resident", pick(&|b| self.kind_of(b) == COLD)),
+            ("nonresident", pick(&|b| self.kind_of(b) == GHOST)),
+            ("in_test", pick(&|b| self.test_of(b))),
+            ("referenced", pick(&|b| self.bit_of(b))),
             (
                 "hands_hot_cold_test",
                 [self.hand_hot, self.hand_cold, self.hand_test]
@@ -634,11 +667,11 @@ impl ClockProPolicy {
     /// Inserts `b` at the head as a resident cold page in its test period, bit clear.
     fn insert_cold(&mut self, b: Block) {
         let i = b as usize;
-        self.kind[i] = COLD;
+        self.set_kind(i as Block, COLD);
         self.n_cold += 1;
         self.push_head(b);
-        self.test[i] = true;
-        self.bit[i] = false;
+        self.set_test(i as Block, true);
+        self.set_bit(i as Block, false);
         if self.hand_cold.is_none() {
             self.hand_cold = Some(b);
         }
