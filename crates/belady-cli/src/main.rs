@@ -123,7 +123,8 @@ struct SimArgs {
     /// Policy parameter, POLICY.KEY=VALUE (repeatable).
     #[arg(long = "param")]
     params: Vec<String>,
-    /// Parameter defaults: `paper` (each policy's own paper) or `study` (the prefetching study).
+    /// Parameter defaults: `paper` (each policy's own paper), `study` (the prefetching study's
+    /// Table 4) or `accusim` (the study's simulator; implied by `--compat accusim`).
     #[arg(long, default_value = "paper")]
     preset: String,
     /// Which requests to simulate.
@@ -222,7 +223,7 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
 
 fn sim(args: SimArgs) -> Result<()> {
     let preset = if args.compat.as_deref() == Some("accusim") {
-        Preset::Study
+        Preset::Accusim
     } else {
         Preset::parse(&args.preset)?
     };

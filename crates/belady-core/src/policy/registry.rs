@@ -29,6 +29,9 @@ pub struct ParamInfo {
     pub default: &'static str,
     /// Value under the `study` preset (the prefetching study's Table 4), when it differs.
     pub study: Option<&'static str>,
+    /// Value under `--compat accusim` (what the study's simulator does), when it differs from the
+    /// study value.
+    pub accusim: Option<&'static str>,
     /// One line on what it does.
     pub about: &'static str,
 }
@@ -75,30 +78,35 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "hir",
                 default: "0.01",
                 study: Some("0.1"),
+                accusim: None,
                 about: "share of the cache for resident HIR blocks (Lhirs)",
             },
             ParamInfo {
                 name: "min_hir",
                 default: "2",
                 study: Some("32"),
+                accusim: None,
                 about: "minimum Lhirs in blocks (authors' code 2, AccuSim 32, libCacheSim 1)",
             },
             ParamInfo {
                 name: "bound",
                 default: "none",
                 study: Some("stack"),
+                accusim: None,
                 about: "none | stack (authors'/AccuSim: HIR entry nearest the bottom leaves S) | nonresident (Caffeine: oldest non-resident dropped) | stack-nonresident (libCacheSim)",
             },
             ParamInfo {
                 name: "bound_size",
                 default: "2",
                 study: None,
+                accusim: None,
                 about: "the bound, as a multiple of the cache size (|S| or non-resident entries)",
             },
             ParamInfo {
                 name: "skip_dup",
                 default: "true",
                 study: Some("false"),
+                accusim: None,
                 about: "ignore a reference equal to the previous one (authors' simulator)",
             },
         ],
@@ -112,42 +120,49 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "adaptive",
                 default: "true",
                 study: None,
+                accusim: None,
                 about: "adapt the cold allocation (paper); false = the authors' simulator default, fixed at cold_min",
             },
             ParamInfo {
                 name: "cold_min",
                 default: "0.01",
                 study: None,
+                accusim: None,
                 about: "lower end of the cold allocation band, share of the cache (fixed allocation when not adaptive; authors' default 0.05)",
             },
             ParamInfo {
                 name: "cold_max",
                 default: "1",
                 study: None,
+                accusim: None,
                 about: "upper end of the cold allocation band, share of the cache (capped at m - 1 pages)",
             },
             ParamInfo {
                 name: "cold_floor",
                 default: "2",
                 study: None,
+                accusim: None,
                 about: "minimum of both band ends in pages (authors' LOWEST_COLD_ALLOC)",
             },
             ParamInfo {
                 name: "nonresident",
                 default: "1",
                 study: None,
+                accusim: None,
                 about: "bound on non-resident cold pages, multiple of the cache size (paper and authors: m; Caffeine: 2m)",
             },
             ParamInfo {
                 name: "authors_bit",
                 default: "false",
                 study: None,
+                accusim: None,
                 about: "reproduce the authors' code setting the bit of the next page (not the moved one) when credit is positive",
             },
             ParamInfo {
                 name: "skip_dup",
                 default: "true",
                 study: None,
+                accusim: None,
                 about: "ignore a reference equal to the previous one (authors' simulator)",
             },
         ],
@@ -166,6 +181,7 @@ pub static POLICIES: &[PolicyInfo] = &[
             name: "lambda",
             default: "0.001",
             study: None,
+            accusim: None,
             about: "weighing function F(x) = (1/2)^(lambda x) per reference tick; 0 = LFU, 1 = LRU",
         }],
     },
@@ -178,24 +194,28 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "new",
                 default: "0.25",
                 study: None,
+                accusim: None,
                 about: "share of the cache in the new section (MRU end; hits there do not count)",
             },
             ParamInfo {
                 name: "old",
                 default: "0.25",
                 study: None,
+                accusim: None,
                 about: "share of the cache in the old section (LRU end; victims come from here)",
             },
             ParamInfo {
                 name: "a-max",
                 default: "100",
                 study: None,
+                accusim: None,
                 about: "when the average count of resident blocks exceeds this, every count becomes ceil(count/2)",
             },
             ParamInfo {
                 name: "c-max",
                 default: "1000",
                 study: None,
+                accusim: None,
                 about: "largest reference count a block can reach",
             },
         ],
@@ -209,30 +229,35 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "p0",
                 default: "0",
                 study: None,
+                accusim: None,
                 about: "initial target size of T1 as a fraction of the cache (AccuSim: 0.5)",
             },
             ParamInfo {
                 name: "delta",
                 default: "real",
                 study: None,
+                accusim: None,
                 about: "adaptation step max(|B2|/|B1|,1): real (paper, libCacheSim) or integer (Caffeine, AccuSim)",
             },
             ParamInfo {
                 name: "replace",
                 default: "paper",
                 study: None,
+                accusim: None,
                 about: "REPLACE test: paper (|T1|>p, or x in B2 and |T1|=p) or accusim (|T1|>=max(1,p))",
             },
             ParamInfo {
                 name: "first_use",
                 default: "mru",
                 study: None,
+                accusim: None,
                 about: "first demand access to a prefetched block: mru (to T1's MRU end) or stay (AccuSim)",
             },
             ParamInfo {
                 name: "ghost_prefetch",
                 default: "defer",
                 study: None,
+                accusim: None,
                 about: "prefetch of a ghost block: defer (T1, to T2 on first use; the study) or forget (new block)",
             },
         ],
@@ -246,18 +271,21 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "k",
                 default: "2",
                 study: None,
+                accusim: None,
                 about: "number of uncorrelated references whose times are kept (backward K-distance)",
             },
             ParamInfo {
                 name: "crp",
                 default: "0",
                 study: Some("20"),
+                accusim: None,
                 about: "correlated reference period, in references; a block is ineligible for this long after a reference",
             },
             ParamInfo {
                 name: "history",
                 default: "1",
                 study: None,
+                accusim: None,
                 about: "histories retained for evicted blocks, as a multiple of the cache size (0 = none)",
             },
         ],
@@ -271,12 +299,14 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "delta",
                 default: "real",
                 study: None,
+                accusim: None,
                 about: "adaptation step max(|B2|/|B1|,1): real (paper) or integer",
             },
             ParamInfo {
                 name: "adapt",
                 default: "after",
                 study: None,
+                accusim: None,
                 about: "when p adapts on a ghost hit: after replace() (paper) or before (libCacheSim)",
             },
         ],
@@ -290,12 +320,14 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "kin",
                 default: "0.25",
                 study: None,
+                accusim: None,
                 about: "A1in threshold Kin, as a fraction of the cache",
             },
             ParamInfo {
                 name: "kout",
                 default: "0.5",
                 study: Some("1"),
+                accusim: None,
                 about: "A1out size Kout (ids of blocks paged out of A1in), as a multiple of the cache size",
             },
         ],
@@ -309,24 +341,28 @@ pub static POLICIES: &[PolicyInfo] = &[
                 name: "queues",
                 default: "8",
                 study: Some("4"),
+                accusim: None,
                 about: "number of LRU queues m",
             },
             ParamInfo {
                 name: "qout",
                 default: "4",
                 study: Some("1"),
+                accusim: None,
                 about: "Qout size (ids and counts of evicted blocks), as a multiple of the cache size",
             },
             ParamInfo {
                 name: "lifetime",
                 default: "1",
                 study: None,
+                accusim: None,
                 about: "lifeTime, in references, as a multiple of the cache size",
             },
             ParamInfo {
                 name: "ghost_lookup",
                 default: "after-evict",
                 study: None,
+                accusim: None,
                 about: "look a missed block up in Qout after the eviction (paper) or before it (libCacheSim)",
             },
         ],
@@ -341,6 +377,9 @@ pub enum Preset {
     Paper,
     /// The prefetching study's Table 4 (Butt, Gniady and Hu, SIGMETRICS 2005).
     Study,
+    /// What the study's simulator, AccuSim, does (the study's values plus its departures from the
+    /// papers); selected by `--compat accusim`.
+    Accusim,
 }
 
 impl Preset {
@@ -349,7 +388,12 @@ impl Preset {
         match s {
             "paper" => Ok(Preset::Paper),
             "study" => Ok(Preset::Study),
-            _ => Err(Error::config("--preset", s, "expected paper or study")),
+            "accusim" => Ok(Preset::Accusim),
+            _ => Err(Error::config(
+                "--preset",
+                s,
+                "expected paper, study or accusim",
+            )),
         }
     }
 }
@@ -401,9 +445,10 @@ impl PolicySpec {
         if let Some(v) = self.params.get(key) {
             return v;
         }
-        match (self.preset, info.study) {
-            (Preset::Study, Some(v)) => v,
-            _ => info.default,
+        match self.preset {
+            Preset::Paper => info.default,
+            Preset::Study => info.study.unwrap_or(info.default),
+            Preset::Accusim => info.accusim.or(info.study).unwrap_or(info.default),
         }
     }
 

@@ -1,0 +1,71 @@
+"""belady --compat accusim against AccuSim's own results (../shared/oracles/accusim).
+
+Every row of untimed.tsv for the schemes listed in EXACT_UNTIMED must match exactly in hits, misses and
+synchronous/asynchronous requests and blocks, with the command the issue names:
+    belady sim --trace IN.bin.gz --format accusim --compat accusim --policy ... --cache-size ...
+               --prefetch linux24|none --json
+A scheme joins the list once belady reproduces all of its rows.
+"""
+
+from __future__ import annotations
+
+import collections
+import csv
+
+import pytest
+
+from conftest import shared_dir, sim
+
+ORACLE = shared_dir() / "oracles" / "accusim"
+SCHEMES = {"OPT": "opt", "LRU": "lru", "LRU-2": "lru-k", "LRFU": "lrfu", "LIRS": "lirs", "MQ": "mq", "2Q": "2q",
+           "ARC": "arc"}
+EXACT_UNTIMED = ["LRU"]
+COLUMNS = {"hits": "hits", "misses": "misses", "sync_reqs": "sync_requests", "sync_blocks": "sync_blocks",
+           "async_reqs": "async_requests", "async_blocks": "async_blocks", "accesses": "requests"}
+
+
+def _rows(name: str) -> list[dict]:
+    path = ORACLE / name
+    if not path.is_file():
+        return []
+    with path.open() as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def _groups(rows, schemes):
+    groups = collections.defaultdict(list)
+    for r in rows:
+        if r["scheme"] in schemes:
+            groups[(r["trace"], r["prefetch"], r["scheme"])].append(r)
+    return sorted(groups.items())
+
+
+UNTIMED = _groups(_rows("untimed.tsv"), EXACT_UNTIMED)
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    if not (ORACLE / "untimed.tsv").is_file():
+        pytest.skip(f"AccuSim oracle not found at {ORACLE}")
+    return ORACLE
+
+
+def test_grid_is_complete(oracle):
+    """The oracle holds the whole grid the README describes: 8 schemes x 2 x 14 trace sizes."""
+    rows = _rows("untimed.tsv")
+    assert len(rows) == 8 * 2 * 14
+    assert {r["scheme"] for r in rows} == set(SCHEMES)
+
+
+@pytest.mark.parametrize("key,rows", UNTIMED, ids=[f"{t}-pf{p}-{s}" for (t, p, s), _ in UNTIMED])
+def test_untimed_rows_match_exactly(belady_bin, oracle, key, rows):
+    trace, prefetch, scheme = key
+    sizes = [int(r["cache_blocks"]) for r in rows]
+    out = sim(belady_bin, oracle / "inputs" / f"{trace}.bin.gz", "accusim", [SCHEMES[scheme]], sizes,
+              "--compat", "accusim", "--prefetch", "linux24" if prefetch == "1" else "none")
+    assert len(out) == len(rows)
+    for row, got in zip(rows, out):
+        assert got["cache_blocks"] == int(row["cache_blocks"])
+        assert got.get("late", 0) == 0
+        for theirs, ours in COLUMNS.items():
+            assert got[ours] == int(row[theirs]), (trace, prefetch, scheme, row["cache_blocks"], theirs)
