@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+# `belady record` runs programs under strace; its tests need it.
+if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq strace >/dev/null
+fi
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings

@@ -1,13 +1,15 @@
 //! `belady`: the command-line front end of the belady simulator.
 
 mod demo;
+mod record;
 mod table;
 
 use anyhow::{Context, Result};
 use belady_core::filesim::{run_file_grid, Departures, FileSimConfig, PreparedFileTrace};
 use belady_core::prefetch::PrefetchKind;
 use belady_core::trace::{
-    accusim, detect_format, export, native, Format, OpFilter, ReadOptions, FORMAT_NAMES,
+    accusim, detect_format, export, load_file_trace, native, Format, OpFilter, ReadOptions,
+    FORMAT_NAMES,
 };
 use belady_core::{
     parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, Preset, RunResult, POLICIES,
@@ -43,6 +45,8 @@ enum Command {
     },
     /// Run the built-in demonstration on the shipped sample traces.
     Demo(demo::DemoArgs),
+    /// Record a program's file reads with strace, or convert an strace log, into a file-level trace.
+    Record(record::RecordArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -237,7 +241,7 @@ fn sim(args: SimArgs) -> Result<()> {
         .context("cannot start worker threads")?;
     if format.is_file_level() {
         let cfg = file_config(&args)?;
-        let events = accusim::load(&args.input.trace, format == Format::Accusim)?;
+        let events = load_file_trace(&args.input.trace, &format)?;
         let trace = PreparedFileTrace::new(events, args.input.block_size)?;
         let results = pool.install(|| run_file_grid(&specs, &sizes, &trace, &cfg))?;
         return print_runs(
@@ -255,7 +259,7 @@ fn sim(args: SimArgs) -> Result<()> {
         || !args.compat_rules.is_empty()
     {
         anyhow::bail!(
-            "read-ahead and --compat need a file-level trace (--format accusim or accusim-text), not {}",
+            "read-ahead and --compat need a file-level trace (--format accusim, accusim-text or events), not {}",
             format.name()
         );
     }
@@ -449,6 +453,7 @@ fn main() {
         Command::Convert(args) => convert(args),
         Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),
+        Command::Record(args) => record::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

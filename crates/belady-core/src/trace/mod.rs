@@ -9,10 +9,12 @@ pub mod accusim;
 pub mod binary;
 pub mod csv;
 pub mod dense;
+pub mod events;
 pub mod export;
 pub mod file;
 pub mod input;
 pub mod native;
+pub mod strace;
 pub mod text;
 
 use crate::error::{Error, Result};
@@ -108,6 +110,8 @@ pub enum Format {
     Accusim,
     /// AccuSim's one-event-per-line file-level trace.
     AccusimText,
+    /// belady's own one-event-per-line file-level trace (see [`events`]); `belady record` writes it.
+    Events,
 }
 
 /// Names accepted by [`Format::parse`], for help texts and errors.
@@ -124,6 +128,7 @@ pub const FORMAT_NAMES: &[&str] = &[
     "native",
     "accusim",
     "accusim-text",
+    "events",
 ];
 
 impl Format {
@@ -138,6 +143,7 @@ impl Format {
             "native" | "belady" => Some(Format::Native),
             "accusim" => Some(Format::Accusim),
             "accusim-text" => Some(Format::AccusimText),
+            "events" => Some(Format::Events),
             _ => None,
         };
         if let Some(format) = preset {
@@ -195,12 +201,13 @@ impl Format {
             Format::Native => "native",
             Format::Accusim => "accusim",
             Format::AccusimText => "accusim-text",
+            Format::Events => "events",
         }
     }
 
     /// Whether the format records file-level calls (read-ahead can apply) rather than blocks.
     pub fn is_file_level(&self) -> bool {
-        matches!(self, Format::Accusim | Format::AccusimText)
+        matches!(self, Format::Accusim | Format::AccusimText | Format::Events)
     }
 }
 
@@ -237,6 +244,7 @@ pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result
                 opts.block_size,
             )?))
         }
+        Format::Events => return Ok(file_requests(&events::load(path)?, opts.block_size)),
         _ => {}
     }
     let input = input::open_trace(path)?;
@@ -248,14 +256,16 @@ pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result
         Format::U32Le => Box::new(binary::U32Reader::new(input, name, false)),
         Format::U32Be => Box::new(binary::U32Reader::new(input, name, true)),
         Format::Native => Box::new(native::NativeRequests::open(input, name)?),
-        Format::Accusim | Format::AccusimText => unreachable!("file-level formats returned above"),
+        Format::Accusim | Format::AccusimText | Format::Events => {
+            unreachable!("file-level formats returned above")
+        }
     })
 }
 
 /// Guesses a format from a file's content and name: the native magic first, then the extension.
 pub fn detect_format(path: &Path) -> Result<Format> {
-    let head = input::peek_decompressed(path, native::MAGIC.len())?;
-    if head == native::MAGIC {
+    let head = input::peek_decompressed(path, events::HEADER.len())?;
+    if head.starts_with(native::MAGIC) {
         return Ok(Format::Native);
     }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -264,7 +274,9 @@ pub fn detect_format(path: &Path) -> Result<Format> {
         .trim_end_matches(".xz")
         .trim_end_matches(".zst")
         .trim_end_matches(".bz2");
-    if stem.ends_with(".evt") {
+    if head.starts_with(events::HEADER.as_bytes()) {
+        Ok(Format::Events)
+    } else if stem.ends_with(".evt") {
         Ok(Format::AccusimText)
     } else if stem.ends_with(".trace") {
         Ok(Format::Lirs)
@@ -281,4 +293,56 @@ pub fn detect_format(path: &Path) -> Result<Format> {
             ),
         ))
     }
+}
+
+/// Reads a file-level trace in `format` (accusim, accusim-text or events).
+pub fn load_file_trace(path: &Path, format: &Format) -> Result<file::FileTrace> {
+    match format {
+        Format::Accusim => accusim::load(path, true),
+        Format::AccusimText => accusim::load(path, false),
+        Format::Events => events::load(path),
+        other => Err(Error::config(
+            "--format",
+            other.name(),
+            "is a block-level format; read-ahead needs a file-level trace (accusim, accusim-text, events)",
+        )),
+    }
+}
+
+/// The demand block references of a file-level trace, for block-level simulation.
+fn file_requests(trace: &file::FileTrace, block_size: u32) -> RequestStream {
+    let bs = block_size as u64;
+    let mut out = Vec::new();
+    let mut failed = None;
+    for ev in &trace.events {
+        let Some((op, first, count)) = ev.blocks(bs) else {
+            continue;
+        };
+        for index in first..first + count {
+            match file::file_block_key(ev.file, index) {
+                Some(block) => out.push(Ok(BlockRequest {
+                    block,
+                    count: 1,
+                    op,
+                    time_ns: None,
+                })),
+                None => {
+                    failed = Some(Error::config(
+                        "trace",
+                        &trace.source,
+                        format!(
+                            "file block {index} of file {} is beyond 2^32 blocks per file",
+                            ev.file
+                        ),
+                    ));
+                    break;
+                }
+            }
+        }
+        if failed.is_some() {
+            break;
+        }
+    }
+    out.extend(failed.map(Err));
+    Box::new(out.into_iter())
 }

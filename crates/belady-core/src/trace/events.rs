@@ -1,0 +1,264 @@
+//! belady's text format for file-level traces: one event per line, easy to write by hand.
+//!
+//! ```text
+//! # comments and blank lines are ignored
+//! file  FILE SIZE PATH                       declares file FILE (a number) of SIZE bytes
+//! open  TIME THINK PID FD FILE
+//! read  TIME THINK PID FD FILE OFFSET LEN
+//! write TIME THINK PID FD FILE OFFSET LEN
+//! seek  TIME THINK PID FD FILE OFFSET
+//! close TIME THINK PID FD FILE
+//! exit  TIME THINK PID
+//! ```
+//! TIME is when the call started, in microseconds from the start of the trace (`-` if unknown);
+//! THINK is the computation time before the call, in microseconds (decimals allowed). Offsets are
+//! explicit, so no descriptor state is needed to read the file. A file must be declared before
+//! its first use; PATH is the rest of the line and may hold spaces.
+
+use super::file::{FileEvent, FileEventKind, FileTrace};
+use super::input::{excerpt, open_trace, parse_u64, trim_line};
+use crate::error::{Error, Result};
+use rustc_hash::FxHashMap;
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+/// First line `belady record` writes; readers accept files without it.
+pub const HEADER: &str = "# belady file-level trace v1";
+
+fn parse_us(text: &[u8], what: &str) -> std::result::Result<u64, String> {
+    if let Some(v) = parse_u64(text) {
+        return v
+            .checked_mul(1000)
+            .ok_or_else(|| format!("{what} is too large"));
+    }
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0 && *v < 1.8e13)
+        .map(|v| (v * 1000.0).round() as u64)
+        .ok_or_else(|| {
+            format!(
+                "{what} '{}' is not a non-negative number of microseconds",
+                excerpt(text)
+            )
+        })
+}
+
+/// Reads a whole events file into a [`FileTrace`].
+pub fn load(path: &Path) -> Result<FileTrace> {
+    let input = open_trace(path)?;
+    read(input, &path.display().to_string())
+}
+
+/// Reads events from a decompressed stream; `name` is used in error messages.
+pub fn read(mut input: impl BufRead, name: &str) -> Result<FileTrace> {
+    let mut trace = FileTrace {
+        source: name.to_string(),
+        ..FileTrace::default()
+    };
+    let mut sizes: FxHashMap<u64, u64> = FxHashMap::default();
+    let mut buf = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        buf.clear();
+        if input
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::io(Path::new(name), e))?
+            == 0
+        {
+            break;
+        }
+        line_no += 1;
+        let line = trim_line(&buf);
+        if line.is_empty() || line[0] == b'#' {
+            continue;
+        }
+        let fail = |msg: String| Error::Parse {
+            path: name.to_string(),
+            line: line_no,
+            msg,
+        };
+        let fields: Vec<&[u8]> = line
+            .split(|c| *c == b' ' || *c == b'\t')
+            .filter(|f| !f.is_empty())
+            .collect();
+        let verb = String::from_utf8_lossy(fields[0]).to_ascii_lowercase();
+        let usage = match verb.as_str() {
+            "file" => "file FILE SIZE PATH",
+            "open" => "open TIME THINK PID FD FILE",
+            "read" => "read TIME THINK PID FD FILE OFFSET LEN",
+            "write" => "write TIME THINK PID FD FILE OFFSET LEN",
+            "seek" => "seek TIME THINK PID FD FILE OFFSET",
+            "close" => "close TIME THINK PID FD FILE",
+            "exit" => "exit TIME THINK PID",
+            _ => {
+                return Err(fail(format!(
+                    "unknown event '{}'; expected file, open, read, write, seek, close or exit",
+                    excerpt(fields[0])
+                )))
+            }
+        };
+        let arity = usage.split(' ').count();
+        let ok = if verb == "file" {
+            fields.len() >= arity
+        } else {
+            fields.len() == arity
+        };
+        if !ok {
+            return Err(fail(format!(
+                "expected '{usage}', found '{}'",
+                excerpt(line)
+            )));
+        }
+        let num = |i: usize| -> Result<u64> {
+            parse_u64(fields[i]).ok_or_else(|| {
+                let field = usage.split(' ').nth(i).unwrap_or("field");
+                fail(format!(
+                    "{field} '{}' is not a non-negative integer (expected '{usage}')",
+                    excerpt(fields[i])
+                ))
+            })
+        };
+        if verb == "file" {
+            let (file, size) = (num(1)?, num(2)?);
+            let start = line
+                .windows(fields[2].len())
+                .position(|w| w == fields[2])
+                .map_or(line.len(), |p| p + fields[2].len());
+            let path = String::from_utf8_lossy(trim_line(&line[start..])).into_owned();
+            sizes.insert(file, size);
+            trace.names.insert(file, path);
+            continue;
+        }
+        if fields[1] != b"-" {
+            parse_us(fields[1], "TIME").map_err(fail)?;
+        }
+        let think_ns = parse_us(fields[2], "THINK").map_err(fail)?;
+        let pid = u32::try_from(num(3)?).map_err(|_| fail("PID does not fit 32 bits".into()))?;
+        let (fd, file) = if verb == "exit" {
+            (0, 0)
+        } else {
+            let fd = u32::try_from(num(4)?).map_err(|_| fail("FD does not fit 32 bits".into()))?;
+            let file = num(5)?;
+            if !sizes.contains_key(&file) {
+                return Err(fail(format!(
+                    "file {file} is used before its 'file {file} SIZE PATH' line"
+                )));
+            }
+            (fd, file)
+        };
+        let kind = match verb.as_str() {
+            "open" => FileEventKind::Open,
+            "read" => FileEventKind::Read {
+                offset: num(6)?,
+                len: num(7)?,
+            },
+            "write" => FileEventKind::Write {
+                offset: num(6)?,
+                len: num(7)?,
+            },
+            "seek" => FileEventKind::Seek { offset: num(6)? },
+            "close" => FileEventKind::Close,
+            _ => FileEventKind::Exit,
+        };
+        if let FileEventKind::Read { offset, len } | FileEventKind::Write { offset, len } = kind {
+            if offset.checked_add(len).is_none() {
+                return Err(fail("OFFSET + LEN overflows 64 bits".into()));
+            }
+        }
+        trace.events.push(FileEvent {
+            think_ns,
+            pid,
+            fd,
+            file,
+            file_size: sizes.get(&file).copied().unwrap_or(0),
+            kind,
+        });
+    }
+    Ok(trace)
+}
+
+/// Writes `trace` in this format; `times_ns` gives each event's start time when known.
+pub fn write(
+    trace: &FileTrace,
+    times_ns: Option<&[u64]>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    writeln!(out, "{HEADER}")?;
+    let mut declared: FxHashMap<u64, u64> = FxHashMap::default();
+    let us = |ns: u64| -> String {
+        if ns % 1000 == 0 {
+            format!("{}", ns / 1000)
+        } else {
+            format!("{}.{:03}", ns / 1000, ns % 1000)
+        }
+    };
+    for (i, ev) in trace.events.iter().enumerate() {
+        if ev.kind != FileEventKind::Exit && declared.get(&ev.file) != Some(&ev.file_size) {
+            let path = trace.names.get(&ev.file).map_or("?", String::as_str);
+            writeln!(out, "file {} {} {path}", ev.file, ev.file_size)?;
+            declared.insert(ev.file, ev.file_size);
+        }
+        let time = times_ns.map_or("-".to_string(), |t| us(t[i]));
+        let head = format!("{time} {} {}", us(ev.think_ns), ev.pid);
+        let (fd, file) = (ev.fd, ev.file);
+        match ev.kind {
+            FileEventKind::Open => writeln!(out, "open {head} {fd} {file}")?,
+            FileEventKind::Read { offset, len } => {
+                writeln!(out, "read {head} {fd} {file} {offset} {len}")?
+            }
+            FileEventKind::Write { offset, len } => {
+                writeln!(out, "write {head} {fd} {file} {offset} {len}")?
+            }
+            FileEventKind::Seek { offset } => writeln!(out, "seek {head} {fd} {file} {offset}")?,
+            FileEventKind::Close => writeln!(out, "close {head} {fd} {file}")?,
+            FileEventKind::Exit => writeln!(out, "exit {head}")?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "# hand-written\nfile 7 40960 /data/my file.db\nopen - 0 1 3 7\nread 10 2.5 1 3 7 0 8192\nseek - 0 1 3 7 100\nread - 100 1 3 7 100 10\nclose - 0 1 3 7\nexit - 0 1\n";
+
+    #[test]
+    fn reads_and_round_trips() {
+        let t = read(std::io::Cursor::new(SAMPLE), "s.bev").unwrap();
+        assert_eq!(t.events.len(), 6);
+        assert_eq!(t.names[&7], "/data/my file.db");
+        assert_eq!(
+            t.events[1].kind,
+            FileEventKind::Read {
+                offset: 0,
+                len: 8192
+            }
+        );
+        assert_eq!(t.events[1].think_ns, 2500);
+        assert_eq!(t.events[1].file_size, 40960);
+        let mut out = Vec::new();
+        write(&t, None, &mut out).unwrap();
+        let again = read(std::io::Cursor::new(out), "again").unwrap();
+        assert_eq!(again.events, t.events);
+        assert_eq!(again.names, t.names);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let err = |text: &str| {
+            read(std::io::Cursor::new(text.to_string()), "e.bev")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err("read - 0 1 3 7 0 10\n"),
+            "e.bev:1: file 7 is used before its 'file 7 SIZE PATH' line"
+        );
+        assert!(err("file 1 10 x\nread - 0 1 3 1 0\n")
+            .contains("e.bev:2: expected 'read TIME THINK PID FD FILE OFFSET LEN'"));
+        assert!(err("mmap 1\n").contains("unknown event 'mmap'"));
+        assert!(err("file 1 10 x\nopen - -3 1 3 1\n").contains("THINK '-3'"));
+    }
+}
