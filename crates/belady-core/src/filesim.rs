@@ -19,11 +19,12 @@ use crate::io::{ClusterRules, Clusterer, DiskRequest, QueuedBlock};
 use crate::level::CacheLevel;
 use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
 use crate::policy::{Block, Policy, NEVER};
+use crate::prefetch::example::ExampleReadAhead;
 use crate::prefetch::linux24::Linux24;
 use crate::prefetch::{Desc, Lookup, NoReadAhead, PrefetchKind, ReadAhead, ReadCall};
 use crate::size::CacheSize;
 use crate::trace::dense;
-use crate::trace::file::{FileEventKind, FileTrace};
+use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -191,6 +192,7 @@ impl FileSimConfig {
                 self.block_size as u64,
                 self.departures.skip_partial_last_block,
             )),
+            PrefetchKind::Example => Box::new(ExampleReadAhead::new(self.block_size as u64)),
         }
     }
 }
@@ -338,7 +340,8 @@ pub struct IoStats {
 const NO_IO: u32 = u32::MAX;
 const QUEUED: u32 = u32::MAX - 1;
 
-struct Run<'a, P: Policy> {
+/// A file-level simulation in progress: feed it events with [`FileSim::step`].
+pub struct FileSim<'a, P: Policy> {
     cfg: &'a FileSimConfig,
     trace: &'a PreparedFileTrace,
     level: CacheLevel<P>,
@@ -353,9 +356,76 @@ struct Run<'a, P: Policy> {
     next_pos: Vec<u32>,
     unused_prefetch_rank: u64,
     io: IoStats,
+    /// Blocks queued by the current read() call (the group read-ahead must not evict).
+    call_group: Vec<Block>,
 }
 
-impl<P: Policy> Run<'_, P> {
+impl<'a, P: Policy> FileSim<'a, P> {
+    /// A simulation of `trace` through `policy` with `capacity` blocks.
+    pub fn new(
+        policy: P,
+        trace: &'a PreparedFileTrace,
+        capacity: usize,
+        cfg: &'a FileSimConfig,
+    ) -> Self {
+        let universe = trace.layout.universe();
+        let mut sim = FileSim {
+            cfg,
+            trace,
+            level: CacheLevel::new(policy, capacity, universe),
+            ra: cfg.read_ahead(),
+            cluster: Clusterer::new(cfg.cluster_rules()),
+            io_of: vec![NO_IO; universe],
+            requests: Vec::new(),
+            completions: BinaryHeap::new(),
+            now_ns: 0,
+            tick: 0,
+            next_pos: Vec::new(),
+            unused_prefetch_rank: 0,
+            io: IoStats::default(),
+            call_group: Vec::new(),
+        };
+        if sim.level.policy.needs_oracle() {
+            sim.next_pos = trace.oracle().1.clone();
+        }
+        sim
+    }
+
+    /// The cache level (frames and policy), for observers and tests.
+    pub fn level(&self) -> &CacheLevel<P> {
+        &self.level
+    }
+
+    /// Disk requests issued so far.
+    pub fn io_stats(&self) -> &IoStats {
+        &self.io
+    }
+
+    /// Processes one event of the trace.
+    pub fn step(&mut self, ev: &FileEvent) {
+        self.now_ns += ev.think_ns;
+        self.complete_until(self.now_ns);
+        let d = (ev.pid, ev.fd);
+        match ev.kind {
+            FileEventKind::Open => self.ra.reset(d),
+            FileEventKind::Close => self.ra.forget(d),
+            FileEventKind::Exit => {}
+            FileEventKind::Seek { .. } => {}
+            FileEventKind::Write { .. } => self.ra.on_write(d),
+            FileEventKind::Read { offset, len } => self.read(d, ev.file, offset, len, ev.file_size),
+        }
+    }
+
+    /// Issues what is still queued, lets every request complete, and returns the counters.
+    pub fn finish(mut self) -> (crate::level::LevelStats, IoStats) {
+        let rest = self.cluster.flush();
+        let end = self.issue(rest);
+        self.complete_until(end.max(self.now_ns));
+        let stats = self.level.stats().clone();
+        self.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
+        (stats, self.io)
+    }
+
     fn next_use(&self, b: Block) -> u64 {
         if !self.level.policy.needs_oracle() {
             return NEVER;
@@ -381,11 +451,12 @@ impl<P: Policy> Run<'_, P> {
         }
     }
 
-    fn queue(&mut self, file: u64, index: u64, b: Block, demand: bool) {
+    fn queue(&mut self, file: u64, index: u64, b: Block, demand: bool, pin: bool) {
         self.io_of[b as usize] = QUEUED;
-        if !self.cfg.departures.evict_in_flight {
+        if pin && !self.cfg.departures.evict_in_flight {
             self.level.set_pinned(b, true);
         }
+        self.call_group.push(b);
         self.cluster.push(QueuedBlock {
             file,
             index,
@@ -437,6 +508,9 @@ impl<P: Policy> Run<'_, P> {
                 file_size,
             },
         );
+        self.call_group.clear();
+        let stop_at_cached = self.ra.stops_at_first_cached();
+        let guard_group = self.ra.stops_at_group_eviction();
         let (first, last) = (offset / bs, (offset + len - 1) / bs);
         let mut wait_until = self.now_ns;
         let oracle = self
@@ -485,7 +559,7 @@ impl<P: Policy> Run<'_, P> {
                     // Read on demand even when no frame can be freed (every one pinned).
                     self.level.access(b, next);
                     if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
-                        self.queue(file, index, b, true);
+                        self.queue(file, index, b, true, true);
                     }
                 }
             }
@@ -493,6 +567,9 @@ impl<P: Policy> Run<'_, P> {
             for j in ahead {
                 let pb = self.trace.layout.block(file, j);
                 if self.level.frames().is_resident(pb) {
+                    if stop_at_cached {
+                        break;
+                    }
                     continue;
                 }
                 let mut next_use = self.next_use(pb);
@@ -500,9 +577,15 @@ impl<P: Policy> Run<'_, P> {
                     self.unused_prefetch_rank += 1;
                     next_use = self.trace.refs.len() as u64 + self.unused_prefetch_rank;
                 }
+                if guard_group {
+                    let victim = self.level.peek_victim(pb, next_use);
+                    if victim.is_some_and(|v| self.call_group.contains(&v)) {
+                        break;
+                    }
+                }
                 if self.level.prefetch(pb, next_use) {
                     self.io.prefetched_blocks += 1;
-                    self.queue(file, j, pb, j <= last);
+                    self.queue(file, j, pb, j <= last, !guard_group);
                 }
             }
         }
@@ -520,44 +603,11 @@ pub fn simulate_file<P: Policy>(
     capacity: usize,
     cfg: &FileSimConfig,
 ) -> (crate::level::LevelStats, IoStats) {
-    let universe = trace.layout.universe();
-    let mut run = Run {
-        cfg,
-        trace,
-        level: CacheLevel::new(policy, capacity, universe),
-        ra: cfg.read_ahead(),
-        cluster: Clusterer::new(cfg.cluster_rules()),
-        io_of: vec![NO_IO; universe],
-        requests: Vec::new(),
-        completions: BinaryHeap::new(),
-        now_ns: 0,
-        tick: 0,
-        next_pos: Vec::new(),
-        unused_prefetch_rank: 0,
-        io: IoStats::default(),
-    };
-    if run.level.policy.needs_oracle() {
-        run.next_pos = trace.oracle().1.clone();
-    }
+    let mut sim = FileSim::new(policy, trace, capacity, cfg);
     for ev in &trace.trace.events {
-        run.now_ns += ev.think_ns;
-        run.complete_until(run.now_ns);
-        let d = (ev.pid, ev.fd);
-        match ev.kind {
-            FileEventKind::Open => run.ra.reset(d),
-            FileEventKind::Close => run.ra.forget(d),
-            FileEventKind::Exit => {}
-            FileEventKind::Seek { .. } => {}
-            FileEventKind::Write { .. } => run.ra.on_write(d),
-            FileEventKind::Read { offset, len } => run.read(d, ev.file, offset, len, ev.file_size),
-        }
+        sim.step(ev);
     }
-    let rest = run.cluster.flush();
-    let end = run.issue(rest);
-    run.complete_until(end.max(run.now_ns));
-    let stats = run.level.stats().clone();
-    run.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
-    (stats, run.io)
+    sim.finish()
 }
 
 struct SimulateFile<'a> {

@@ -146,6 +146,21 @@ impl<P: Policy> CacheLevel<P> {
         true
     }
 
+    /// The block the policy would evict to make room for `incoming`, without evicting it; `None`
+    /// when the level has room or every block is pinned. Like `select_victim`, it may advance the
+    /// policy's internal order (a clock hand), so use it with order-free policies.
+    pub fn peek_victim(&mut self, incoming: Block, next_use: u64) -> Option<Block> {
+        if !self.frames.is_full() {
+            return None;
+        }
+        let cx = Access {
+            tick: self.tick,
+            next_use,
+            first_use: false,
+        };
+        self.policy.select_victim(incoming, &self.frames, &cx)
+    }
+
     /// Pins or unpins resident `b` (its I/O is in flight); pinned blocks are never evicted.
     pub fn set_pinned(&mut self, b: Block, pinned: bool) {
         if self.frames.is_resident(b) {

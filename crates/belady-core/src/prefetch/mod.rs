@@ -4,6 +4,7 @@
 //! cache lookup found; it answers with the file blocks to read ahead. It never touches the cache:
 //! the engine skips blocks already resident, inserts the rest as prefetches and queues their I/O.
 
+pub mod example;
 pub mod linux24;
 
 use crate::error::{Error, Result};
@@ -52,6 +53,19 @@ pub trait ReadAhead: Send {
     /// ahead (possibly empty). Blocks already resident in the range are skipped by the engine but
     /// still count as read ahead, as in the kernel.
     fn after_lookup(&mut self, d: Desc, index: u64, lookup: Lookup) -> Range<u64>;
+
+    /// Read ahead only up to the first block already cached (so the read stays one cluster);
+    /// the kernel engines skip cached blocks and go on.
+    fn stops_at_first_cached(&self) -> bool {
+        false
+    }
+
+    /// Stop reading ahead at a block whose insertion would evict the demand block or a block read
+    /// ahead by the same call. The engine then leaves the read-ahead blocks unpinned and asks the
+    /// policy for its victim before each insertion.
+    fn stops_at_group_eviction(&self) -> bool {
+        false
+    }
 }
 
 /// No read-ahead: only demand blocks are read.
@@ -77,10 +91,12 @@ pub enum PrefetchKind {
     None,
     /// Linux 2.4 `generic_file_readahead` (the prefetching study's).
     Linux24,
+    /// The simplified prefetcher of the study's Table 1 example.
+    Example,
 }
 
 /// Names accepted by [`PrefetchKind::parse`].
-pub const PREFETCH_NAMES: &[&str] = &["none", "linux24"];
+pub const PREFETCH_NAMES: &[&str] = &["none", "linux24", "example"];
 
 impl PrefetchKind {
     /// Parses a `--prefetch` value.
@@ -88,6 +104,7 @@ impl PrefetchKind {
         match s {
             "none" | "off" => Ok(PrefetchKind::None),
             "linux24" | "linux-2.4" => Ok(PrefetchKind::Linux24),
+            "example" => Ok(PrefetchKind::Example),
             _ => Err(Error::config(
                 "--prefetch",
                 s,
@@ -104,6 +121,7 @@ impl PrefetchKind {
         match self {
             PrefetchKind::None => "none",
             PrefetchKind::Linux24 => "linux24",
+            PrefetchKind::Example => "example",
         }
     }
 }
