@@ -19,8 +19,11 @@ use crate::io::{ClusterRules, Clusterer, DiskRequest, QueuedBlock};
 use crate::level::CacheLevel;
 use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
 use crate::policy::{Block, Policy, NEVER};
+use crate::prefetch::bsd::Bsd;
 use crate::prefetch::example::ExampleReadAhead;
 use crate::prefetch::linux24::Linux24;
+use crate::prefetch::linux26::Linux26;
+use crate::prefetch::ondemand::Ondemand;
 use crate::prefetch::{Desc, Lookup, NoReadAhead, PrefetchKind, ReadAhead, ReadCall};
 use crate::size::CacheSize;
 use crate::trace::dense;
@@ -193,6 +196,13 @@ impl FileSimConfig {
                 self.departures.skip_partial_last_block,
             )),
             PrefetchKind::Example => Box::new(ExampleReadAhead::new(self.block_size as u64)),
+            PrefetchKind::Linux26 => {
+                Box::new(Linux26::new(4, self.readahead_max, self.block_size as u64))
+            }
+            PrefetchKind::Ondemand => {
+                Box::new(Ondemand::new(self.readahead_max, self.block_size as u64))
+            }
+            PrefetchKind::Bsd => Box::new(Bsd::new(self.readahead_max, self.block_size as u64)),
         }
     }
 }
@@ -236,6 +246,12 @@ impl Layout {
         }
         layout.universe = next as u32;
         Ok(layout)
+    }
+
+    /// First dense id and number of blocks of `file`.
+    #[inline]
+    pub fn range(&self, file: u64) -> (Block, u32) {
+        self.base[&file]
     }
 
     /// Dense id of block `index` of `file`.
@@ -534,37 +550,46 @@ impl<'a, P: Policy> FileSim<'a, P> {
             };
             self.tick += 1;
             let pending = self.io_of[b as usize];
-            let lookup = if !self.level.frames().is_resident(b) {
-                Lookup::Miss
-            } else if pending != NO_IO {
-                Lookup::InFlight
-            } else {
-                Lookup::Hit
+            let resident = self.level.frames().is_resident(b);
+            let marked = resident && self.level.take_marker(b);
+            let in_flight = resident && pending != NO_IO;
+            let lookup = match (resident, marked, in_flight) {
+                (false, _, _) => Lookup::Miss,
+                (true, true, _) => Lookup::HitMarked,
+                (true, false, true) => Lookup::InFlight,
+                (true, false, false) => Lookup::Hit,
             };
-            match lookup {
-                Lookup::Hit => {
-                    if self.level.frames().is_unused_prefetch(b) {
-                        self.io.prefetch_hits += 1;
-                    }
-                    self.level.access(b, next);
+            if !resident {
+                // Read on demand even when no frame can be freed (every one pinned).
+                self.level.access(b, next);
+                if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
+                    self.queue(file, index, b, true, true);
                 }
-                Lookup::InFlight => {
-                    self.level.access_in_flight(b, next);
-                    if pending != QUEUED {
-                        self.io.late += 1;
-                        wait_until = wait_until.max(self.requests[pending as usize].0);
-                    }
+            } else if in_flight {
+                self.level.access_in_flight(b, next);
+                if pending != QUEUED {
+                    self.io.late += 1;
+                    wait_until = wait_until.max(self.requests[pending as usize].0);
                 }
-                Lookup::Miss => {
-                    // Read on demand even when no frame can be freed (every one pinned).
-                    self.level.access(b, next);
-                    if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
-                        self.queue(file, index, b, true, true);
-                    }
+            } else {
+                if self.level.frames().is_unused_prefetch(b) {
+                    self.io.prefetch_hits += 1;
                 }
+                self.level.access(b, next);
             }
-            let ahead = self.ra.after_lookup(d, index, lookup);
-            for j in ahead {
+            let (base, blocks) = self.trace.layout.range(file);
+            let plan = {
+                let frames = self.level.frames();
+                let cached = |j: u64| j < blocks as u64 && frames.is_resident(base + j as Block);
+                self.ra.after_lookup(d, index, lookup, &cached)
+            };
+            // The file's end bounds every plan: the layout holds the largest size the trace shows.
+            let end = plan
+                .range
+                .end
+                .min(blocks as u64)
+                .min(file_size.div_ceil(bs).max(last + 1));
+            for j in plan.range.start..end {
                 let pb = self.trace.layout.block(file, j);
                 if self.level.frames().is_resident(pb) {
                     if stop_at_cached {
@@ -586,6 +611,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 if self.level.prefetch(pb, next_use) {
                     self.io.prefetched_blocks += 1;
                     self.queue(file, j, pb, j <= last, !guard_group);
+                    if plan.marker == Some(j) {
+                        self.level.set_marker(pb);
+                    }
                 }
             }
         }

@@ -8,6 +8,7 @@ use crate::policy::Block;
 const RESIDENT: u8 = 1;
 const UNUSED_PREFETCH: u8 = 2;
 const PINNED: u8 = 4;
+const MARKED: u8 = 8;
 
 /// Per-block state of one cache level, indexed by dense block id.
 #[derive(Clone, Debug)]
@@ -95,6 +96,20 @@ impl Frames {
         let unused = self.is_unused_prefetch(b);
         self.flags[b as usize] &= !UNUSED_PREFETCH;
         unused
+    }
+
+    /// Flags resident `b` as a read-ahead trigger (Linux's PG_readahead).
+    pub(crate) fn set_marker(&mut self, b: Block) {
+        if self.is_resident(b) {
+            self.flags[b as usize] |= MARKED;
+        }
+    }
+
+    /// Clears `b`'s read-ahead trigger; returns whether it was set.
+    pub(crate) fn take_marker(&mut self, b: Block) -> bool {
+        let was = self.flags[b as usize] & MARKED != 0;
+        self.flags[b as usize] &= !MARKED;
+        was
     }
 
     pub(crate) fn set_pinned(&mut self, b: Block, pinned: bool) {

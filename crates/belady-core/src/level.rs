@@ -161,6 +161,16 @@ impl<P: Policy> CacheLevel<P> {
         self.policy.select_victim(incoming, &self.frames, &cx)
     }
 
+    /// Flags resident `b` as a read-ahead trigger.
+    pub fn set_marker(&mut self, b: Block) {
+        self.frames.set_marker(b);
+    }
+
+    /// Clears `b`'s read-ahead trigger; returns whether it was set.
+    pub fn take_marker(&mut self, b: Block) -> bool {
+        self.frames.take_marker(b)
+    }
+
     /// Pins or unpins resident `b` (its I/O is in flight); pinned blocks are never evicted.
     pub fn set_pinned(&mut self, b: Block, pinned: bool) {
         if self.frames.is_resident(b) {

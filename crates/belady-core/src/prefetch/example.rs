@@ -9,7 +9,7 @@
 //! the file, and — enforced by the engine, see [`ReadAhead::stops_at_group_eviction`] — at a block
 //! whose insertion would evict the demand block or another block of the same read.
 
-use super::{Desc, Lookup, ReadAhead, ReadCall};
+use super::{Desc, Lookup, Plan, ReadAhead, ReadCall};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 
@@ -68,7 +68,13 @@ impl ReadAhead for ExampleReadAhead {
         s.end = call.file_size.div_ceil(bs);
     }
 
-    fn after_lookup(&mut self, d: Desc, index: u64, lookup: Lookup) -> Range<u64> {
+    fn after_lookup(
+        &mut self,
+        d: Desc,
+        index: u64,
+        lookup: Lookup,
+        _cached: &dyn Fn(u64) -> bool,
+    ) -> Plan {
         let s = self.files.entry(d).or_insert_with(|| State {
             n: FIRST,
             ..State::default()
@@ -78,15 +84,15 @@ impl ReadAhead for ExampleReadAhead {
                 s.n = SEQUENTIAL;
             }
         }
-        if lookup == Lookup::Hit {
-            return 0..0;
+        if matches!(lookup, Lookup::Hit | Lookup::HitMarked) {
+            return Plan::nothing();
         }
         if index == 0 {
             s.n = FIRST;
         }
         let ahead = index + 1..(index + s.n).min(s.end).max(index + 1);
         s.last_group = Some(ahead.clone());
-        ahead
+        Plan::read(ahead)
     }
 
     fn stops_at_first_cached(&self) -> bool {

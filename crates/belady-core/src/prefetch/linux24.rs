@@ -14,9 +14,8 @@
 //! read ahead), the paper's description reads ahead to the end of the file; `skip_partial_last`
 //! selects the kernel's (and AccuSim's) behaviour.
 
-use super::{Desc, Lookup, ReadAhead, ReadCall};
+use super::{Desc, Lookup, Plan, ReadAhead, ReadCall};
 use rustc_hash::FxHashMap;
-use std::ops::Range;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Window {
@@ -96,12 +95,18 @@ impl ReadAhead for Linux24 {
         };
     }
 
-    fn after_lookup(&mut self, d: Desc, index: u64, lookup: Lookup) -> Range<u64> {
+    fn after_lookup(
+        &mut self,
+        d: Desc,
+        index: u64,
+        lookup: Lookup,
+        _cached: &dyn Fn(u64) -> bool,
+    ) -> Plan {
         let w = self.files.entry(d).or_default();
         let (base, max_ahead) = match lookup {
             Lookup::Miss | Lookup::InFlight => {
                 if !(w.ralen == 0 || index >= w.raend || index + w.rawin < w.raend) {
-                    return 0..0;
+                    return Plan::nothing();
                 }
                 let max_ahead = if index < w.end_index { w.ramax } else { 0 };
                 w.rawin = 0;
@@ -109,22 +114,22 @@ impl ReadAhead for Linux24 {
                 if max_ahead == 0 {
                     w.raend = index + w.ralen;
                     w.rawin += w.ralen;
-                    return 0..0;
+                    return Plan::nothing();
                 }
                 (index, max_ahead)
             }
-            Lookup::Hit => {
+            Lookup::Hit | Lookup::HitMarked => {
                 let sequential = w.reada_ok
                     && w.ramax > 0
                     && w.raend >= 1
                     && index <= w.raend
                     && index + w.ralen >= w.raend;
                 if !sequential {
-                    return 0..0;
+                    return Plan::nothing();
                 }
                 let base = w.raend - 1;
                 if base >= w.end_index {
-                    return 0..0;
+                    return Plan::nothing();
                 }
                 w.rawin = w.ralen;
                 w.ralen = 0;
@@ -145,7 +150,7 @@ impl ReadAhead for Linux24 {
         w.rawin += w.ralen;
         w.raend = base + ahead + 1;
         w.ramax = (2 * w.ramax).min(self.max);
-        base + 1..base + 1 + read
+        Plan::read(base + 1..base + 1 + read)
     }
 }
 
@@ -178,7 +183,7 @@ mod tests {
                 Lookup::Miss
             };
             cached.insert(index);
-            let r = ra.after_lookup(D, index, lookup);
+            let r = ra.after_lookup(D, index, lookup, &|_| false).range;
             if !r.is_empty() {
                 issued.push((index, r.start, r.end - 1));
                 cached.extend(r);
@@ -209,7 +214,10 @@ mod tests {
                 file_size: 200 * 4096,
             },
         );
-        assert_eq!(ra.after_lookup(D, 100, Lookup::Miss), 101..103);
+        assert_eq!(
+            ra.after_lookup(D, 100, Lookup::Miss, &|_| false).range,
+            101..103
+        );
         assert_eq!(ra.window(D), (103, 3, 3, 4));
         // A 10-block file read in 8 KB pieces: the async group stops at block 9.
         ra.reset(D);
@@ -221,8 +229,11 @@ mod tests {
                 file_size: 40960,
             },
         );
-        assert_eq!(ra.after_lookup(D, 0, Lookup::Miss), 1..4);
-        assert_eq!(ra.after_lookup(D, 1, Lookup::InFlight), 0..0);
+        assert_eq!(ra.after_lookup(D, 0, Lookup::Miss, &|_| false).range, 1..4);
+        assert_eq!(
+            ra.after_lookup(D, 1, Lookup::InFlight, &|_| false).range,
+            0..0
+        );
         ra.begin_read(
             D,
             &ReadCall {
@@ -231,7 +242,7 @@ mod tests {
                 file_size: 40960,
             },
         );
-        assert_eq!(ra.after_lookup(D, 2, Lookup::Hit), 4..10);
+        assert_eq!(ra.after_lookup(D, 2, Lookup::Hit, &|_| false).range, 4..10);
         // The partial last block: 7965 bytes hold blocks 0 and 1, block 1 partial.
         ra.reset(D);
         ra.begin_read(
@@ -242,7 +253,10 @@ mod tests {
                 file_size: 7965,
             },
         );
-        assert!(ra.after_lookup(D, 0, Lookup::Miss).is_empty());
+        assert!(ra
+            .after_lookup(D, 0, Lookup::Miss, &|_| false)
+            .range
+            .is_empty());
         let mut paper = Linux24::new(3, 32, 4096, false);
         paper.reset(D);
         paper.begin_read(
@@ -253,6 +267,9 @@ mod tests {
                 file_size: 7965,
             },
         );
-        assert_eq!(paper.after_lookup(D, 0, Lookup::Miss), 1..2);
+        assert_eq!(
+            paper.after_lookup(D, 0, Lookup::Miss, &|_| false).range,
+            1..2
+        );
     }
 }

@@ -4,8 +4,11 @@
 //! cache lookup found; it answers with the file blocks to read ahead. It never touches the cache:
 //! the engine skips blocks already resident, inserts the rest as prefetches and queues their I/O.
 
+pub mod bsd;
 pub mod example;
 pub mod linux24;
+pub mod linux26;
+pub mod ondemand;
 
 use crate::error::{Error, Result};
 use std::ops::Range;
@@ -18,6 +21,8 @@ pub type Desc = (u32, u32);
 pub enum Lookup {
     /// Resident and its I/O complete.
     Hit,
+    /// Resident and flagged as a read-ahead trigger (Linux's PG_readahead); the flag is now clear.
+    HitMarked,
     /// Resident but its I/O not complete (Linux: the page is locked).
     InFlight,
     /// Not resident.
@@ -35,6 +40,31 @@ pub struct ReadCall {
     pub file_size: u64,
 }
 
+/// What a read-ahead engine asks for after a lookup.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// File blocks to read ahead; cached ones are skipped (or end the read, see
+    /// [`ReadAhead::stops_at_first_cached`]).
+    pub range: Range<u64>,
+    /// A block of the range to flag as the next asynchronous trigger, if newly read.
+    pub marker: Option<u64>,
+}
+
+impl Plan {
+    /// Read `range`, no trigger.
+    pub fn read(range: Range<u64>) -> Plan {
+        Plan {
+            range,
+            marker: None,
+        }
+    }
+
+    /// Nothing to read.
+    pub fn nothing() -> Plan {
+        Plan::default()
+    }
+}
+
 /// A read-ahead policy, with state per open file.
 pub trait ReadAhead: Send {
     /// Registry name.
@@ -49,10 +79,16 @@ pub trait ReadAhead: Send {
     }
     /// A read() call begins.
     fn begin_read(&mut self, d: Desc, call: &ReadCall);
-    /// Demand block `index` of the current call was looked up; returns the file blocks to read
-    /// ahead (possibly empty). Blocks already resident in the range are skipped by the engine but
-    /// still count as read ahead, as in the kernel.
-    fn after_lookup(&mut self, d: Desc, index: u64, lookup: Lookup) -> Range<u64>;
+    /// Demand block `index` of the current call was looked up; returns what to read ahead.
+    /// `cached(j)` tells whether block `j` of the same file is resident. Blocks already resident
+    /// in the range are skipped by the engine but still count as read ahead, as in the kernel.
+    fn after_lookup(
+        &mut self,
+        d: Desc,
+        index: u64,
+        lookup: Lookup,
+        cached: &dyn Fn(u64) -> bool,
+    ) -> Plan;
 
     /// Read ahead only up to the first block already cached (so the read stays one cluster);
     /// the kernel engines skip cached blocks and go on.
@@ -79,8 +115,14 @@ impl ReadAhead for NoReadAhead {
     fn reset(&mut self, _d: Desc) {}
     fn forget(&mut self, _d: Desc) {}
     fn begin_read(&mut self, _d: Desc, _call: &ReadCall) {}
-    fn after_lookup(&mut self, _d: Desc, _index: u64, _lookup: Lookup) -> Range<u64> {
-        0..0
+    fn after_lookup(
+        &mut self,
+        _d: Desc,
+        _index: u64,
+        _lookup: Lookup,
+        _cached: &dyn Fn(u64) -> bool,
+    ) -> Plan {
+        Plan::nothing()
     }
 }
 
@@ -93,10 +135,16 @@ pub enum PrefetchKind {
     Linux24,
     /// The simplified prefetcher of the study's Table 1 example.
     Example,
+    /// Linux 2.6.11 current/ahead windows (`page_cache_readahead`).
+    Linux26,
+    /// Modern Linux on-demand read-ahead with PG_readahead markers (`ondemand_readahead`).
+    Ondemand,
+    /// 4.4BSD `cluster_read`.
+    Bsd,
 }
 
 /// Names accepted by [`PrefetchKind::parse`].
-pub const PREFETCH_NAMES: &[&str] = &["none", "linux24", "example"];
+pub const PREFETCH_NAMES: &[&str] = &["none", "linux24", "linux26", "ondemand", "bsd", "example"];
 
 impl PrefetchKind {
     /// Parses a `--prefetch` value.
@@ -105,6 +153,9 @@ impl PrefetchKind {
             "none" | "off" => Ok(PrefetchKind::None),
             "linux24" | "linux-2.4" => Ok(PrefetchKind::Linux24),
             "example" => Ok(PrefetchKind::Example),
+            "linux26" | "linux-2.6" => Ok(PrefetchKind::Linux26),
+            "ondemand" => Ok(PrefetchKind::Ondemand),
+            "bsd" | "4.4bsd" => Ok(PrefetchKind::Bsd),
             _ => Err(Error::config(
                 "--prefetch",
                 s,
@@ -122,6 +173,9 @@ impl PrefetchKind {
             PrefetchKind::None => "none",
             PrefetchKind::Linux24 => "linux24",
             PrefetchKind::Example => "example",
+            PrefetchKind::Linux26 => "linux26",
+            PrefetchKind::Ondemand => "ondemand",
+            PrefetchKind::Bsd => "bsd",
         }
     }
 }

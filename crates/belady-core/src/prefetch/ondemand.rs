@@ -1,0 +1,260 @@
+//! Modern Linux on-demand read-ahead (`ondemand_readahead`, 2.6.23 onwards, as of about v6.8).
+//!
+//! Read-ahead runs only on a miss (synchronous) or on a hit to a block flagged PG_readahead
+//! (asynchronous). A window `[start, start + size)` is submitted with the flag on block
+//! `start + size - async_size`, so the reader triggers the next window while the current one is
+//! still ahead of it. A sequential miss or a read at block 0 starts an initial window; an expected
+//! marker hit ramps the window up (4x while small, then 2x, capped at `read_ahead_kb`); a marker hit
+//! that belongs to another stream searches for the first uncached block; a random miss with
+//! enough cached history before it reads ahead from the history; any other random miss reads just
+//! what was asked.
+
+use super::{Desc, Lookup, Plan, ReadAhead, ReadCall};
+use rustc_hash::FxHashMap;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Window {
+    start: u64,
+    size: u64,
+    async_size: u64,
+    prev_index: Option<u64>,
+    last_index: u64,
+}
+
+/// On-demand read-ahead state for every open file.
+pub struct Ondemand {
+    max: u64,
+    block_size: u64,
+    files: FxHashMap<Desc, Window>,
+}
+
+impl Ondemand {
+    /// `max` blocks per window (`read_ahead_kb` / block size; 128 KB gives 32 pages).
+    pub fn new(max: u64, block_size: u64) -> Self {
+        Ondemand {
+            max,
+            block_size,
+            files: FxHashMap::default(),
+        }
+    }
+
+    fn init(&self, req: u64) -> u64 {
+        let r = req.next_power_of_two();
+        if r <= self.max / 32 {
+            4 * r
+        } else if r <= self.max / 4 {
+            2 * r
+        } else {
+            self.max
+        }
+    }
+
+    fn next(&self, cur: u64) -> u64 {
+        if cur < self.max / 16 {
+            4 * cur
+        } else if cur <= self.max / 2 {
+            2 * cur
+        } else {
+            self.max
+        }
+    }
+
+    fn submit(&self, w: &mut Window, index: u64) -> Plan {
+        if index == w.start && w.size == w.async_size {
+            let add = self.next(w.size);
+            if w.size + add <= self.max {
+                w.async_size = add;
+                w.size += add;
+            } else {
+                w.size = self.max;
+                w.async_size = self.max / 2;
+            }
+        }
+        Plan {
+            range: w.start..w.start + w.size,
+            marker: Some(w.start + w.size - w.async_size),
+        }
+    }
+}
+
+impl ReadAhead for Ondemand {
+    fn name(&self) -> &'static str {
+        "ondemand"
+    }
+
+    fn reset(&mut self, d: Desc) {
+        self.files.insert(d, Window::default());
+    }
+
+    fn forget(&mut self, d: Desc) {
+        self.files.remove(&d);
+    }
+
+    fn begin_read(&mut self, d: Desc, call: &ReadCall) {
+        let bs = self.block_size;
+        self.files.entry(d).or_default().last_index = (call.offset + call.len.max(1) - 1) / bs;
+    }
+
+    fn after_lookup(
+        &mut self,
+        d: Desc,
+        index: u64,
+        lookup: Lookup,
+        cached: &dyn Fn(u64) -> bool,
+    ) -> Plan {
+        let mut w = self.files.get(&d).copied().unwrap_or_default();
+        let marker = lookup == Lookup::HitMarked;
+        let plan = if lookup != Lookup::Miss && !marker {
+            Plan::nothing()
+        } else {
+            let req = w.last_index.saturating_sub(index) + 1;
+            let initial = |w: &mut Window| {
+                w.start = index;
+                w.size = self.init(req);
+                w.async_size = if w.size > req { w.size - req } else { w.size };
+            };
+            if index == 0 {
+                initial(&mut w);
+                self.submit(&mut w, index)
+            } else if index == w.start + w.size - w.async_size || index == w.start + w.size {
+                w.start += w.size;
+                w.size = self.next(w.size);
+                w.async_size = w.size;
+                self.submit(&mut w, index)
+            } else if marker {
+                match (index + 1..=index + self.max).find(|&j| !cached(j)) {
+                    None => Plan::nothing(),
+                    Some(s) => {
+                        w.start = s;
+                        w.size = self.next(s - index + req);
+                        w.async_size = w.size;
+                        self.submit(&mut w, index)
+                    }
+                }
+            } else if req > self.max || w.prev_index.is_some_and(|p| index <= p + 1) {
+                initial(&mut w);
+                self.submit(&mut w, index)
+            } else {
+                let history = (1..=index.min(self.max))
+                    .take_while(|&k| cached(index - k))
+                    .count() as u64;
+                if history > req {
+                    let count = if history == index {
+                        2 * history
+                    } else {
+                        history
+                    };
+                    w.start = index;
+                    w.size = (count + req).min(self.max);
+                    w.async_size = 1;
+                    self.submit(&mut w, index)
+                } else {
+                    Plan::read(index..index + req)
+                }
+            }
+        };
+        w.prev_index = Some(index);
+        self.files.insert(d, w);
+        plan
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One-block sequential reads, I/O instant: the reference model's trace (ra26_models.py),
+    /// windows and markers.
+    #[test]
+    fn sequential_reads_follow_the_reference_model() {
+        let d = (1, 3);
+        let mut ra = Ondemand::new(32, 4096);
+        ra.reset(d);
+        let mut cached = std::collections::BTreeSet::new();
+        let mut marked = std::collections::BTreeSet::new();
+        let mut log = Vec::new();
+        for index in 0..80u64 {
+            ra.begin_read(
+                d,
+                &ReadCall {
+                    offset: index * 4096,
+                    len: 4096,
+                    file_size: 300 * 4096,
+                },
+            );
+            let lookup = if !cached.contains(&index) {
+                Lookup::Miss
+            } else if marked.remove(&index) {
+                Lookup::HitMarked
+            } else {
+                Lookup::Hit
+            };
+            let snapshot = cached.clone();
+            let plan = ra.after_lookup(d, index, lookup, &|j| snapshot.contains(&j));
+            if !plan.range.is_empty() {
+                let m = plan.marker.unwrap();
+                log.push((index, plan.range.start, plan.range.end - 1, m));
+                if !snapshot.contains(&m) {
+                    marked.insert(m);
+                }
+                cached.extend(plan.range);
+            }
+            cached.insert(index);
+        }
+        assert_eq!(
+            log,
+            vec![
+                (0, 0, 3, 1),
+                (1, 4, 11, 4),
+                (4, 12, 27, 12),
+                (12, 28, 59, 28),
+                (28, 60, 91, 60),
+                (60, 92, 123, 92)
+            ]
+        );
+    }
+
+    #[test]
+    fn random_misses_read_only_what_is_asked() {
+        let d = (1, 3);
+        let mut ra = Ondemand::new(32, 4096);
+        ra.reset(d);
+        ra.begin_read(
+            d,
+            &ReadCall {
+                offset: 100 * 4096,
+                len: 4096,
+                file_size: 1 << 30,
+            },
+        );
+        assert_eq!(
+            ra.after_lookup(d, 100, Lookup::Miss, &|_| false),
+            Plan::read(100..101)
+        );
+        ra.begin_read(
+            d,
+            &ReadCall {
+                offset: 500 * 4096,
+                len: 4096,
+                file_size: 1 << 30,
+            },
+        );
+        assert_eq!(
+            ra.after_lookup(d, 500, Lookup::Miss, &|_| false),
+            Plan::read(500..501)
+        );
+        // A sequential miss right after starts a window.
+        ra.begin_read(
+            d,
+            &ReadCall {
+                offset: 501 * 4096,
+                len: 4096,
+                file_size: 1 << 30,
+            },
+        );
+        assert_eq!(
+            ra.after_lookup(d, 501, Lookup::Miss, &|_| false).range,
+            501..505
+        );
+    }
+}
