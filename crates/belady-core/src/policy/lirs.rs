@@ -27,7 +27,7 @@
 //! LIR set is filling). A non-resident entry it already had in S stays where it is. Its first
 //! demand access (`first_use`) is then an ordinary resident-HIR hit: LIR if it has an S entry,
 //! otherwise HIR pushed on S. A prefetched block evicted unused (`unused_prefetch`) leaves no
-//! non-resident entry (any S entry it had is dropped too).
+//! new non-resident entry; an old S entry is dropped too unless `unused_prefetch_entry=keep`.
 //!
 //! Documented choices (where implementations disagree):
 //! - `hir` / `min_hir`: `Lhirs = max(floor(hir * c), min_hir)`, capped at `c - 1` so at least
@@ -44,6 +44,16 @@
 //!   counted as a hit and changes nothing); without this a second consecutive reference to a
 //!   resident HIR block makes it LIR. Default on (the paper's numbers come from that code);
 //!   off under the `study` preset (AccuSim does not skip).
+//! - `warmup`: when a missed block becomes LIR before the LIR set is full. `lir-count` (the
+//!   paper's description, default): while fewer than `Llirs` blocks are LIR. `free-frames`
+//!   (AccuSim's `lirs.cc` and the authors' `lirs.c`): only if no eviction was needed and more
+//!   than `Lhirs` frames are free, i.e. fewer than `Llirs` blocks are resident. The same without
+//!   prefetching; with it, resident prefetched HIR blocks use up the room, and the LIR set then
+//!   grows only through re-references of HIR blocks in S.
+//! - `unused_prefetch_entry`: a block with a non-resident entry in S that is prefetched and then
+//!   evicted unused loses the entry (`drop`, default: unused prefetches leave no history) or
+//!   keeps it as a non-resident entry (`keep`, AccuSim, which only clears the resident flag of
+//!   the block it evicts), so that its next reference makes it LIR.
 //! - Pinned blocks: the victim is the front-most unpinned block of Q. If every resident HIR block
 //!   is pinned, the unpinned LIR block nearest the bottom of S is evicted and forgotten (the
 //!   paper has no non-resident LIR state); the LIR set then refills from later misses.
@@ -87,6 +97,11 @@ pub struct LirsPolicy {
     cap: usize,
     skip_dup: bool,
     last: Option<Block>,
+    /// A missed block becomes LIR while fewer than `llirs` blocks are resident (AccuSim), not
+    /// while fewer than `llirs` blocks are LIR (the paper).
+    fill_by_frames: bool,
+    /// An unused prefetched block that is evicted keeps the S entry it had (AccuSim).
+    keep_unused_entry: bool,
 }
 
 impl LirsPolicy {
@@ -105,9 +120,27 @@ impl LirsPolicy {
         };
         let factor = spec.f64("bound_size", 1.0, 1e6)?;
         let skip_dup = spec.bool("skip_dup")?;
-        Ok(Self::new(
-            capacity, universe, hir, min_hir, bound, factor, skip_dup,
-        ))
+        let warmup = spec.choice("warmup", &["lir-count", "free-frames"])?;
+        let entry = spec.choice("unused_prefetch_entry", &["drop", "keep"])?;
+        Ok(
+            Self::new(capacity, universe, hir, min_hir, bound, factor, skip_dup)
+                .with_free_frames_warmup(warmup == "free-frames")
+                .with_unused_prefetch_entry_kept(entry == "keep"),
+        )
+    }
+
+    /// `warmup=free-frames` when `yes`: a missed block becomes LIR only while more than `Lhirs`
+    /// frames are free, so resident prefetched (HIR) blocks use up the warm-up room.
+    pub fn with_free_frames_warmup(mut self, yes: bool) -> Self {
+        self.fill_by_frames = yes;
+        self
+    }
+
+    /// `unused_prefetch_entry=keep` when `yes`: an unused prefetched block that is evicted
+    /// stays in S as a non-resident entry if it had an S entry.
+    pub fn with_unused_prefetch_entry_kept(mut self, yes: bool) -> Self {
+        self.keep_unused_entry = yes;
+        self
     }
 
     /// LIRS for `capacity` blocks with the given parameters (see the module notes).
@@ -139,6 +172,8 @@ impl LirsPolicy {
             cap: (bound_size * capacity as f64) as usize,
             skip_dup,
             last: None,
+            fill_by_frames: false,
+            keep_unused_entry: false,
         }
     }
 
@@ -318,7 +353,7 @@ impl Policy for LirsPolicy {
             }
             _ => {
                 self.queue.remove(b);
-                if self.stack.contains(L, b) && !ev.unused_prefetch {
+                if self.stack.contains(L, b) && (!ev.unused_prefetch || self.keep_unused_entry) {
                     self.state[b as usize] = GHOST;
                     self.ghosts.push_front(L, b);
                     if self.bound == Bound::NonResident {
@@ -343,7 +378,12 @@ impl Policy for LirsPolicy {
             return;
         }
         self.last = Some(b);
-        if self.n_lir < self.llirs {
+        let filling = if self.fill_by_frames {
+            self.n_lir + self.queue.len(L) < self.llirs
+        } else {
+            self.n_lir < self.llirs
+        };
+        if filling {
             self.stack.move_to_front(L, b);
             self.state[b as usize] = LIR;
             self.n_lir += 1;
@@ -548,6 +588,72 @@ mod tests {
         level.check().unwrap();
         assert!(level.policy.is_lir(3));
         assert_eq!(level.stats().prefetch_used, 1);
+    }
+
+    #[test]
+    fn free_frames_warmup_counts_resident_prefetches() {
+        // c = 4, Lhirs = 1, Llirs = 3. Prefetch 7 and 8 (resident HIR in Q, not on S), then
+        // demand misses 1 and 2, no eviction needed. lir-count: 0 and 1 LIR blocks < 3, so both
+        // become LIR. free-frames: 1 finds 2 blocks resident (< 3): LIR; 2 finds 3 resident
+        // (free frames 1, not more than Lhirs): resident HIR on S and at Q's end.
+        let make = |frames| {
+            LirsPolicy::new(4, 10, 0.0, 1, Bound::None, 2.0, false).with_free_frames_warmup(frames)
+        };
+        for frames in [false, true] {
+            let mut level = CacheLevel::new(make(frames), 4, 10);
+            assert!(level.prefetch(7, NEVER));
+            assert!(level.prefetch(8, NEVER));
+            level.access(1, NEVER);
+            level.access(2, NEVER);
+            level.check().unwrap();
+            assert!(level.policy.is_lir(1));
+            assert_eq!(level.policy.is_lir(2), !frames);
+            let q = dump_of(&level.policy, "q_front_to_end");
+            assert_eq!(q, if frames { vec![7, 8, 2] } else { vec![7, 8] });
+            assert_eq!(dump_of(&level.policy, "s_top_to_bottom"), vec![2, 1]);
+            // First use of 7: not in S, so a resident-HIR hit pushes it on S and it stays HIR.
+            level.access(7, NEVER);
+            level.check().unwrap();
+            assert!(!level.policy.is_lir(7));
+            assert_eq!(dump_of(&level.policy, "s_top_to_bottom"), vec![7, 2, 1]);
+        }
+        // Without prefetches the two rules agree.
+        let refs = [1, 2, 3, 4, 5, 1, 6, 2, 3, 7, 1];
+        let a = run(make(false), 4, &refs).stats().hits;
+        assert_eq!(run(make(true), 4, &refs).stats().hits, a);
+    }
+
+    #[test]
+    fn evicted_unused_prefetch_keeps_its_old_stack_entry_only_when_asked() {
+        // small(): c = 3, Llirs 2, Lhirs 1. 1 2 LIR; 3 HIR; 4 evicts 3 (non-resident in S).
+        // Prefetch 3: evicts 4 (non-resident in S); 3 resident HIR, S untouched: 4 3 2 1.
+        // 5 evicts the unused 3. keep: 3 stays non-resident in S; drop: its entry goes.
+        // Then 3 misses (evicting 5, non-resident in S): keep -> 3 has an S entry, becomes LIR
+        // and the bottom LIR 1 goes to Q; drop -> 3 is new to S and stays HIR.
+        for keep in [false, true] {
+            let mut level = CacheLevel::new(small().with_unused_prefetch_entry_kept(keep), 3, 10);
+            for b in [1, 2, 3, 4] {
+                level.access(b, NEVER);
+            }
+            assert!(level.prefetch(3, NEVER));
+            level.access(5, NEVER);
+            level.check().unwrap();
+            let ghosts = dump_of(&level.policy, "nonresident_newest_first");
+            assert_eq!(ghosts, if keep { vec![3, 4] } else { vec![4] });
+            level.access(3, NEVER);
+            level.check().unwrap();
+            assert_eq!(level.policy.is_lir(3), keep);
+            if keep {
+                assert_eq!(dump_of(&level.policy, "s_top_to_bottom"), vec![3, 5, 4, 2]);
+                assert_eq!(dump_of(&level.policy, "q_front_to_end"), vec![1]);
+            } else {
+                assert_eq!(
+                    dump_of(&level.policy, "s_top_to_bottom"),
+                    vec![3, 5, 4, 2, 1]
+                );
+                assert_eq!(dump_of(&level.policy, "q_front_to_end"), vec![3]);
+            }
+        }
     }
 
     #[test]
