@@ -215,6 +215,10 @@ pub struct DriveCache {
     pub read_ahead_sectors: u32,
     /// Writes complete once their data is in the buffer.
     pub write_back: bool,
+    /// Read-ahead stops at the end of the track holding the request's last sector (DiskSim's
+    /// prefetch to the end of the track); a later read that runs past it is a partial hit.
+    #[serde(default)]
+    pub read_ahead_to_track_end: bool,
 }
 
 /// Parameters of [`HddModel`].
@@ -422,6 +426,7 @@ impl HddParams {
                 segment_sectors: 561,
                 read_ahead_sectors: 561,
                 write_back: true,
+                read_ahead_to_track_end: true,
             }),
         }
     }
@@ -484,6 +489,7 @@ impl HddParams {
                 segment_sectors: 32_768,
                 read_ahead_sectors: 2048,
                 write_back: true,
+                read_ahead_to_track_end: false,
             }),
         }
     }
@@ -959,26 +965,45 @@ impl HddModel {
             .segments
             .iter()
             .position(|s| s.first <= lba && end <= s.coverage_end());
-        match hit {
-            Some(i) => self.read_hit(i, lba, n, start),
+        if let Some(i) = hit {
+            return self.read_hit(i, lba, n, start);
+        }
+        let partial = self
+            .segments
+            .iter()
+            .position(|s| s.first <= lba && lba < s.coverage_end());
+        match partial {
+            Some(i) => self.read_partial(i, lba, n, start),
             None => self.read_miss(lba, n, start),
         }
     }
 
-    fn read_hit(&mut self, i: usize, lba: u64, n: u64, start: f64) -> f64 {
-        let ovh = ms_to_ns(self.overhead_ms(false, true));
-        let ready = start + ovh;
-        let end = lba + n;
-        let seg = self.segments[i].clone();
+    /// Where a read-ahead after a media read of `[lba, end)` stops.
+    fn read_ahead_limit(&self, cache: &DriveCache, lba: u64, end: u64) -> u64 {
+        let room = u64::from(cache.segment_sectors).saturating_sub(end - lba);
+        let mut limit = (end + u64::from(cache.read_ahead_sectors).min(room)).min(self.capacity);
+        if cache.read_ahead_to_track_end {
+            let last = self.locate(end - 1);
+            let spt = self.zones[last.zone].spt;
+            limit = limit.min(end + (spt - 1 - last.sector));
+        }
+        limit
+    }
+
+    /// Bus pipeline for the part `[lba, end)` of segment `seg` (all of it held or coming):
+    /// returns when the last sector left the bus, sending from `ready` on, and when the
+    /// segment's read-ahead reached `end`.
+    fn buffered_out(&self, seg: &Segment, lba: u64, end: u64, ready: f64) -> (f64, f64) {
         let b = ms_to_ns(self.params.bus_ms_per_sector);
         // Sectors already in the buffer leave at bus speed.
         let valid = seg.valid_end.clamp(lba, end) - lba;
         let mut out = ready + valid as f64 * b;
+        let mut reached = ready;
         if let Some(run) = seg.run {
             if end > run.lba {
                 let from = lba.max(run.lba);
                 let mut at = run.lba;
-                self.walk(
+                let (t_end, _, _, _) = self.walk(
                     run.head,
                     run.t0,
                     run.lba,
@@ -995,12 +1020,81 @@ impl HddModel {
                         true
                     },
                 );
+                reached = reached.max(t_end);
             }
         }
+        (out, reached)
+    }
+
+    /// A read whose first sectors are in segment `i` and the rest not: the held part goes out
+    /// over the bus while the mechanism reads the rest, which continues the segment.
+    fn read_partial(&mut self, i: usize, lba: u64, n: u64, start: f64) -> f64 {
+        let ovh = ms_to_ns(self.overhead_ms(false, true));
+        let ready = start + ovh;
+        let end = lba + n;
+        let seg = self.segments[i].clone();
+        let held_end = seg.coverage_end();
+        let (mut out, reached) = self.buffered_out(&seg, lba, held_end, ready);
+        let t = ready.max(reached);
+        self.stop_read_ahead(t);
+        let (media_end, head, seek, rot) = self.walk(
+            self.head,
+            t,
+            held_end,
+            end - held_end,
+            false,
+            |s, k, d, _| {
+                out = self.bus_out(out, s, k, d);
+                true
+            },
+        );
+        self.head = head;
+        let cache = self
+            .params
+            .cache
+            .clone()
+            .expect("partial hits need a cache");
+        let limit = self.read_ahead_limit(&cache, lba, end);
+        let seg = &mut self.segments[i];
+        seg.valid_end = end;
+        seg.run = (limit > end).then_some(Run {
+            head,
+            t0: media_end,
+            lba: end,
+            limit,
+        });
+        seg.first = seg.first.max(
+            limit
+                .saturating_sub(u64::from(cache.segment_sectors))
+                .min(lba),
+        );
+        seg.stamp = self.clock;
+        self.last_op = Op::Read;
+        let total = out + ms_to_ns(self.params.completion_ms) - start;
+        self.last = Breakdown {
+            hit: false,
+            overhead_ns: ovh,
+            seek_ns: seek,
+            rotation_ns: rot,
+            transfer_ns: total - ovh - seek - rot,
+        };
+        total
+    }
+
+    fn read_hit(&mut self, i: usize, lba: u64, n: u64, start: f64) -> f64 {
+        let ovh = ms_to_ns(self.overhead_ms(false, true));
+        let ready = start + ovh;
+        let end = lba + n;
+        let seg = self.segments[i].clone();
+        let (out, _) = self.buffered_out(&seg, lba, end, ready);
         let cache = self.params.cache.clone().expect("hits need a cache");
         // The buffer works as a ring: consumed sectors make room for more read-ahead.
         let ahead = u64::from(cache.read_ahead_sectors.min(cache.segment_sectors));
-        let want = (end + ahead).min(self.capacity);
+        let mut want = (end + ahead).min(self.capacity);
+        if cache.read_ahead_to_track_end {
+            // The read-ahead never goes past its track: nothing to extend.
+            want = 0;
+        }
         let progress = seg.run.map(|run| self.progress(&run, start));
         let seg = &mut self.segments[i];
         if let (Some(mut run), Some((done, head))) = (seg.run, progress) {
@@ -1046,8 +1140,7 @@ impl HddModel {
         self.head = head;
         if let Some(cache) = self.params.cache.clone() {
             let end = lba + n;
-            let room = u64::from(cache.segment_sectors).saturating_sub(n);
-            let limit = (end + u64::from(cache.read_ahead_sectors).min(room)).min(self.capacity);
+            let limit = self.read_ahead_limit(&cache, lba, end);
             let seg = Segment {
                 first: lba,
                 valid_end: end,
@@ -1370,7 +1463,11 @@ mod tests {
 
     #[test]
     fn sequential_small_reads_hit_the_drive_buffer() {
-        let mut m = cheetah();
+        // With read-ahead that runs on as the buffer drains (not stopping at the track end),
+        // every read after the first is a hit.
+        let mut p = HddParams::cheetah9lp();
+        p.cache.as_mut().unwrap().read_ahead_to_track_end = false;
+        let mut m = HddModel::new("c", p).unwrap();
         let mut t = 0;
         let first = m.service_ns(&read(5000, 8), t);
         assert!(!m.last_breakdown().hit);
@@ -1481,10 +1578,22 @@ mod tests {
                 12.138 - 0.004,
             ),
         ];
+        let mut errors = Vec::new();
         for (name, reqs, gap, accusim) in cases {
             let mut m = cheetah();
             let ours = replay(&mut m, &reqs, gap);
             eprintln!("{name}: model {ours:.3} ms, AccuSim/DiskSim {accusim:.3} ms");
+            errors.push(ours / accusim - 1.0);
         }
+        // micro-rnd1 (two positioned misses, three hits) and micro-tiny (a miss, three hits and a
+        // partial hit across a track boundary) agree to the microsecond: geometry, skew, the
+        // angle at time 0, overheads, bus pipeline and the track-end read-ahead are DiskSim's.
+        assert!(
+            errors[1].abs() < 1e-3 && errors[2].abs() < 1e-3,
+            "{errors:?}"
+        );
+        // micro-seq1 crosses four track boundaries with 2 ms between reads; DiskSim charges less
+        // for them than this model does (+9.8%): a read-ahead rule not yet identified.
+        assert!(errors[0].abs() < 0.11, "{errors:?}");
     }
 }
