@@ -1,6 +1,7 @@
 //! `belady`: the command-line front end of the belady simulator.
 
 mod demo;
+mod disk_cmd;
 mod table;
 
 use anyhow::{Context, Result};
@@ -43,6 +44,8 @@ enum Command {
     },
     /// Run the built-in demonstration on the shipped sample traces.
     Demo(demo::DemoArgs),
+    /// Print a disk model's service-time distribution under random or sequential requests.
+    Disk(disk_cmd::DiskArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -449,6 +452,7 @@ fn main() {
         Command::Convert(args) => convert(args),
         Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),
+        Command::Disk(args) => disk_cmd::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

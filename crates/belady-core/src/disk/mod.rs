@@ -171,7 +171,7 @@ pub fn load_config(name_or_path: &str) -> Result<DiskConfig> {
     }
     let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
     Err(Error::config(
-        "--disk",
+        "disk model",
         name_or_path,
         format!(
             "expected a preset ({}) or the path of a TOML file",
