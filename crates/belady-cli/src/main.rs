@@ -1,6 +1,7 @@
 //! `belady`: the command-line front end of the belady simulator.
 
 mod demo;
+mod disk_cmd;
 mod record;
 mod table;
 
@@ -47,6 +48,8 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Record a program's file reads with strace, or convert an strace log, into a file-level trace.
     Record(record::RecordArgs),
+    /// Print a disk model's service-time distribution under random or sequential requests.
+    Disk(disk_cmd::DiskArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -454,6 +457,7 @@ fn main() {
         Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),
         Command::Record(args) => record::run(args),
+        Command::Disk(args) => disk_cmd::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

@@ -353,3 +353,46 @@ fn accusim_text_converts_and_simulates() {
         "bad.evt:1: descriptor 3 of process 1 was never opened",
     );
 }
+
+#[test]
+fn disk_command_is_deterministic_for_a_seed() {
+    let args = [
+        "disk",
+        "--model",
+        "cheetah9lp",
+        "--pattern",
+        "random",
+        "--size",
+        "4KiB",
+        "--count",
+        "500",
+        "--seed",
+        "3",
+        "--json",
+    ];
+    let a = belady(&args);
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, belady(&args).stdout);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let mean = v["mean_ms"].as_f64().unwrap();
+    assert!((8.5..11.0).contains(&mean), "{mean}");
+    assert!(v["p99_ms"].as_f64().unwrap() >= v["p50_ms"].as_f64().unwrap());
+    let seq = belady(&[
+        "disk",
+        "--model",
+        "cheetah9lp",
+        "--pattern",
+        "sequential",
+        "--size",
+        "64KiB",
+        "--json",
+        "--count",
+        "200",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&seq.stdout).unwrap();
+    let rate = v["mb_per_s"].as_f64().unwrap();
+    assert!((4.0..4.9).contains(&rate), "{rate}");
+    let bad = belady(&["disk", "--model", "no-such-disk"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("cheetah9lp"));
+}
