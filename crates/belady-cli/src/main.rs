@@ -155,6 +155,9 @@ struct SimArgs {
     /// Largest disk request for I/O clustering, in bytes (64KiB); `--compat accusim` uses 33 blocks.
     #[arg(long, default_value = "64KiB")]
     max_request: String,
+    /// Device model for timing: a preset (cheetah9lp, hdd7200, nvme, fixed) or a TOML file.
+    #[arg(long)]
+    disk: Option<String>,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -224,6 +227,9 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
             .into())
         }
     };
+    if let Some(disk) = &args.disk {
+        cfg.disk = Some(belady_core::disk::load_config(disk)?);
+    }
     cfg.validate()?;
     Ok(cfg)
 }
@@ -260,9 +266,10 @@ fn sim(args: SimArgs) -> Result<()> {
     if args.prefetch.as_deref().is_some_and(|p| p != "none")
         || args.compat.is_some()
         || !args.compat_rules.is_empty()
+        || args.disk.is_some()
     {
         anyhow::bail!(
-            "read-ahead and --compat need a file-level trace (--format accusim, accusim-text or events), not {}",
+            "read-ahead, --disk and --compat need a file-level trace (--format accusim, accusim-text or events), not {}",
             format.name()
         );
     }

@@ -6,13 +6,14 @@
 //! read-ahead blocks are inserted and queued; at the end of the call the clusterer turns the queue
 //! into disk requests, which are issued at the current time. The application then waits for its
 //! synchronous requests. Think time between calls advances the clock, and requests complete when
-//! the completion model says. With [`Completion::Instant`] every request completes when issued,
-//! so a prefetch is never late: the untimed mode.
+//! the device model says (one request at a time, first come first served). Without a device
+//! model every request completes when issued, so a prefetch is never late: the untimed mode.
 //!
 //! Accounting: a demand reference to a resident block whose I/O has not completed is a miss (and
 //! "late" when its request was issued by an earlier call: the application waits for it); the
 //! first demand reference to a completed prefetched block is a hit and a prefetch hit.
 
+use crate::disk::{DiskAccess, DiskConfig, DiskModel, SECTOR_BYTES};
 use crate::engine::RunResult;
 use crate::error::{Error, Result};
 use crate::io::{ClusterRules, Clusterer, DiskRequest, QueuedBlock};
@@ -54,6 +55,12 @@ pub struct Departures {
     pub opt_unused_prefetch_after_end: bool,
     /// Blocks whose I/O is queued or in flight may be evicted (the kernel locks them instead).
     pub evict_in_flight: bool,
+    /// Block `b` of the file with inode `i` lives at sector `(i * 2048 + 8b) mod 17,783,240`
+    /// (1 MB per inode, in 32-bit arithmetic) instead of files laid out one after another.
+    pub inode_spaced_layout: bool,
+    /// AccuSim's clock: each read record adds its compute time plus 1 µs, and nothing is counted
+    /// until the first wait for the disk.
+    pub accusim_clock: bool,
 }
 
 /// Names of the departures, as `--compat-rule` takes them.
@@ -65,6 +72,8 @@ pub const DEPARTURE_NAMES: &[&str] = &[
     "block0-sentinel",
     "opt-unused-prefetch-after-end",
     "evict-in-flight",
+    "inode-spaced-layout",
+    "accusim-clock",
 ];
 
 impl Departures {
@@ -78,6 +87,8 @@ impl Departures {
             block0_sentinel: true,
             opt_unused_prefetch_after_end: true,
             evict_in_flight: true,
+            inode_spaced_layout: true,
+            accusim_clock: true,
         }
     }
 
@@ -91,6 +102,8 @@ impl Departures {
             "block0-sentinel" => self.block0_sentinel = true,
             "opt-unused-prefetch-after-end" => self.opt_unused_prefetch_after_end = true,
             "evict-in-flight" => self.evict_in_flight = true,
+            "inode-spaced-layout" => self.inode_spaced_layout = true,
+            "accusim-clock" => self.accusim_clock = true,
             _ => {
                 return Err(Error::config(
                     "--compat-rule",
@@ -104,13 +117,6 @@ impl Departures {
         }
         Ok(())
     }
-}
-
-/// When issued requests complete.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Completion {
-    /// Immediately: no disk clock.
-    Instant,
 }
 
 /// Everything a file-level run needs besides the policy and the cache size.
@@ -128,8 +134,8 @@ pub struct FileSimConfig {
     pub readahead_min: u64,
     /// See `readahead_min`.
     pub readahead_max: u64,
-    /// When requests complete.
-    pub completion: Completion,
+    /// The device serving requests; without one a request completes when it is issued.
+    pub disk: Option<DiskConfig>,
 }
 
 impl Default for FileSimConfig {
@@ -141,7 +147,7 @@ impl Default for FileSimConfig {
             max_request_bytes: 64 * 1024,
             readahead_min: 3,
             readahead_max: 32,
-            completion: Completion::Instant,
+            disk: None,
         }
     }
 }
@@ -158,6 +164,9 @@ impl FileSimConfig {
                 self.max_request_bytes,
                 format!("is less than one {}-byte block", self.block_size),
             ));
+        }
+        if let Some(disk) = &self.disk {
+            disk.validate()?;
         }
         if self.readahead_min > self.readahead_max || self.readahead_max == 0 {
             return Err(Error::config(
@@ -331,7 +340,7 @@ impl PreparedFileTrace {
 }
 
 /// Counters of a file-level run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IoStats {
     /// Demand references that waited for a request issued by an earlier call.
     pub late: u64,
@@ -351,6 +360,27 @@ pub struct IoStats {
     pub prefetched_blocks: u64,
     /// Read-ahead blocks evicted before any demand reference.
     pub prefetch_unused_evicted: u64,
+    /// With a disk model: the program's run time, seconds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub exec_time_s: Option<f64>,
+    /// With a disk model: computation (think) time, seconds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub proc_time_s: Option<f64>,
+    /// With a disk model: time spent waiting for the disk (run time less computation), seconds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub io_time_s: Option<f64>,
+    /// With a disk model: time the device was busy, seconds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub disk_busy_s: Option<f64>,
+    /// With a disk model: busy time over run time (the device may stay busy after the program ends).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub disk_utilization: Option<f64>,
+    /// With a disk model: mean time from issue to completion of a request, ms.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mean_response_ms: Option<f64>,
+    /// With a disk model: 99th percentile of that time, ms.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub p99_response_ms: Option<f64>,
 }
 
 const NO_IO: u32 = u32::MAX;
@@ -374,6 +404,11 @@ pub struct FileSim<'a, P: Policy> {
     io: IoStats,
     /// Blocks queued by the current read() call (the group read-ahead must not evict).
     call_group: Vec<Block>,
+    disk: Option<Box<dyn DiskModel>>,
+    disk_free_ns: u64,
+    disk_busy_ns: u64,
+    proc_ns: u64,
+    responses_ns: Vec<u64>,
 }
 
 impl<'a, P: Policy> FileSim<'a, P> {
@@ -400,6 +435,14 @@ impl<'a, P: Policy> FileSim<'a, P> {
             unused_prefetch_rank: 0,
             io: IoStats::default(),
             call_group: Vec::new(),
+            disk: cfg
+                .disk
+                .as_ref()
+                .map(|d| d.build("disk").expect("validated before the run")),
+            disk_free_ns: 0,
+            disk_busy_ns: 0,
+            proc_ns: 0,
+            responses_ns: Vec::new(),
         };
         if sim.level.policy.needs_oracle() {
             sim.next_pos = trace.oracle().1.clone();
@@ -419,7 +462,15 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     /// Processes one event of the trace.
     pub fn step(&mut self, ev: &FileEvent) {
-        self.now_ns += ev.think_ns;
+        let is_read = matches!(ev.kind, FileEventKind::Read { .. });
+        if !self.cfg.departures.accusim_clock {
+            self.now_ns += ev.think_ns;
+            self.proc_ns += ev.think_ns;
+        } else if is_read && self.now_ns > 0 {
+            // AccuSim: a read record's compute time and 1 µs, once the clock has started.
+            self.now_ns += ev.think_ns + 1000;
+            self.proc_ns += ev.think_ns;
+        }
         self.complete_until(self.now_ns);
         let d = (ev.pid, ev.fd);
         match ev.kind {
@@ -435,11 +486,60 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// Issues what is still queued, lets every request complete, and returns the counters.
     pub fn finish(mut self) -> (crate::level::LevelStats, IoStats) {
         let rest = self.cluster.flush();
-        let end = self.issue(rest);
-        self.complete_until(end.max(self.now_ns));
+        self.issue(rest);
+        let exec_ns = self.now_ns;
+        self.complete_until(u64::MAX);
         let stats = self.level.stats().clone();
         self.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
+        if self.disk.is_some() {
+            let s = |ns: u64| ns as f64 / 1e9;
+            self.io.exec_time_s = Some(s(exec_ns));
+            self.io.proc_time_s = Some(s(self.proc_ns));
+            self.io.io_time_s = Some(s(exec_ns.saturating_sub(self.proc_ns)));
+            self.io.disk_busy_s = Some(s(self.disk_busy_ns));
+            self.io.disk_utilization = Some(if exec_ns == 0 {
+                0.0
+            } else {
+                self.disk_busy_ns as f64 / exec_ns as f64
+            });
+            let r = &mut self.responses_ns;
+            r.sort_unstable();
+            let mean = if r.is_empty() {
+                0.0
+            } else {
+                r.iter().sum::<u64>() as f64 / r.len() as f64
+            };
+            self.io.mean_response_ms = Some(mean / 1e6);
+            let p99 = r
+                .get((r.len() * 99).div_ceil(100).saturating_sub(1))
+                .copied()
+                .unwrap_or(0);
+            self.io.p99_response_ms = Some(p99 as f64 / 1e6);
+        }
         (stats, self.io)
+    }
+
+    /// The device address of the request's first block, and its length in sectors.
+    fn disk_access(&self, r: &DiskRequest) -> DiskAccess {
+        let spb = (self.cfg.block_size as u64 / SECTOR_BYTES).max(1);
+        let (mut first, mut count) = (r.first_index, r.blocks.len() as u64);
+        if self.cfg.departures.block0_sentinel && first == 0 && count > 1 {
+            // AccuSim sends a request starting at file block 0 from block 1.
+            first = 1;
+            count -= 1;
+        }
+        let lba = if self.cfg.departures.inode_spaced_layout {
+            (r.file.wrapping_mul(2048).wrapping_add(first * 8) as u32 % 17_783_240) as u64
+                * (spb / 8).max(1)
+        } else {
+            let (base, _) = self.trace.layout.range(r.file);
+            (base as u64 + first) * spb
+        };
+        DiskAccess {
+            lba,
+            sectors: (count * spb).min(u32::MAX as u64) as u32,
+            write: false,
+        }
     }
 
     fn next_use(&self, b: Block) -> u64 {
@@ -494,8 +594,17 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 self.io.async_requests += 1;
                 self.io.async_blocks += n;
             }
-            let done = match self.cfg.completion {
-                Completion::Instant => self.now_ns,
+            let access = self.disk.is_some().then(|| self.disk_access(&r));
+            let done = match (&mut self.disk, access) {
+                (Some(disk), Some(access)) => {
+                    let start = self.now_ns.max(self.disk_free_ns);
+                    let service = disk.service_ns(&access, start);
+                    self.disk_free_ns = start + service;
+                    self.disk_busy_ns += service;
+                    self.responses_ns.push(self.disk_free_ns - self.now_ns);
+                    self.disk_free_ns
+                }
+                _ => self.now_ns,
             };
             for &b in &r.blocks {
                 if self.io_of[b as usize] == QUEUED {
