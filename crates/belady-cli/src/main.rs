@@ -32,7 +32,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Simulate replacement policies over a trace at one or more cache sizes.
-    Sim(SimArgs),
+    Sim(Box<SimArgs>),
     /// Convert a trace to belady's native format (or to another tool's format).
     Convert(ConvertArgs),
     /// List the replacement policies and their parameters.
@@ -459,7 +459,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Sim(args) => sim(args),
+        Command::Sim(args) => sim(*args),
         Command::Convert(args) => convert(args),
         Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),
