@@ -369,6 +369,9 @@ pub struct IoStats {
     /// With a disk model: time spent waiting for the disk (run time less computation), seconds.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub io_time_s: Option<f64>,
+    /// With a disk model: the same waiting time under the name the timing work uses.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub io_wait_s: Option<f64>,
     /// With a disk model: time the device was busy, seconds.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub disk_busy_s: Option<f64>,
@@ -496,6 +499,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.io.exec_time_s = Some(s(exec_ns));
             self.io.proc_time_s = Some(s(self.proc_ns));
             self.io.io_time_s = Some(s(exec_ns.saturating_sub(self.proc_ns)));
+            self.io.io_wait_s = self.io.io_time_s;
             self.io.disk_busy_s = Some(s(self.disk_busy_ns));
             self.io.disk_utilization = Some(if exec_ns == 0 {
                 0.0
