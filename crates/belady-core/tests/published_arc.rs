@@ -4,7 +4,7 @@
 
 use belady_core::engine::PreparedTrace;
 use belady_core::trace::{BlockTrace, Format, OpFilter, ReadOptions};
-use belady_core::{run_one, PolicySpec};
+use belady_core::{run_one, PolicySpec, Preset};
 use std::path::PathBuf;
 
 fn trace(rel: &str) -> Option<PreparedTrace> {
@@ -83,10 +83,10 @@ fn accusim_parameters_reproduce_accusim_on_cpp() {
     )
     .unwrap();
     let t = PreparedTrace::new(t);
+    // The `accusim` preset (what `--compat accusim` selects); without prefetching only p0, delta
+    // and replace matter.
     let mut spec = PolicySpec::parse("arc").unwrap();
-    for (k, v) in [("p0", "0.5"), ("delta", "integer"), ("replace", "accusim")] {
-        spec.set(k, v).unwrap();
-    }
+    spec.preset = Preset::Accusim;
     for (c, hits) in [
         (100, 6942),
         (200, 7625),

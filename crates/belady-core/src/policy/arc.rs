@@ -24,6 +24,11 @@
 //!   (`ghost_prefetch=defer`); if it is then demand-accessed ("prefetched correctly") that first
 //!   access moves it to T2's MRU end. `p` is not adapted for it: a prefetch is not a reference
 //!   and the text adapts nothing. `ghost_prefetch=forget` instead treats it as a new block.
+//!   `ghost_prefetch=unmarked` is AccuSim's reading: the ghost is deleted without adapting `p`
+//!   and the block enters T1 as if fetched on demand (without the prefetch mark). Its first
+//!   demand access is then an ordinary T1 hit (to T2's MRU end, as with `defer`), and if it is
+//!   evicted before that access it goes to B1 like any T1 block, although the frame table
+//!   reports it as an unused prefetch.
 //! - `Access::first_use` on any other prefetched block counts as its first reference: the
 //!   block stays in T1 and moves to T1's MRU end (`first_use=mru`; `first_use=stay` leaves it
 //!   where it is, as AccuSim does).
@@ -41,6 +46,17 @@
 //!   do.
 //! - `replace` (`paper`, default): evict from T1 when |T1| >= 1 and (|T1| > p, or the missed
 //!   block is in B2 and |T1| = p). `accusim`: evict from T1 when |T1| >= max(1, p).
+//! - `first_use` (`mru`, default): the first demand access of a prefetched block moves it to
+//!   T1's MRU end. `stay` (AccuSim) clears the mark and leaves it where it is.
+//! - `ghost_prefetch` (`defer`, default; `forget`; `unmarked` for AccuSim), above.
+//!
+//! `--compat accusim` (preset `accusim`) sets `p0=0.5 delta=integer replace=accusim
+//! first_use=stay ghost_prefetch=unmarked`. Two things AccuSim does are beyond the policy
+//! contract and are not reproduced: (1) for a prefetch of a ghost block it runs REPLACE with
+//! the unadapted `p` (here the adapted one, see above); (2) it counts the first demand access
+//! of an unmarked block as a hit even while the block's read is in flight, and it triggers
+//! REPLACE from the directory counts (case IV), so it can evict while fewer than c blocks are
+//! resident; the level here evicts only when full and counts in-flight accesses as misses.
 //!
 //! Pinned blocks are passed over: REPLACE takes the LRU-most unpinned block of the list it
 //! chose, else of the other list, else reports that every block is pinned.
@@ -110,6 +126,9 @@ pub enum GhostPrefetch {
     Defer,
     /// Enter T1 as a new block; the ghost history is dropped.
     Forget,
+    /// Enter T1 as an ordinary (not prefetched) block: the first demand access is a re-reference
+    /// that moves it to T2, and if it leaves before that it is remembered in B1 (AccuSim).
+    Unmarked,
 }
 
 /// Adaptive Replacement Cache.
@@ -121,7 +140,8 @@ pub struct ArcPolicy {
     replace: ReplaceTest,
     first_use_to_mru: bool,
     ghost_prefetch: GhostPrefetch,
-    /// Prefetched while in a ghost list and not yet demand-accessed (`GhostPrefetch::Defer`).
+    /// Prefetched while in a ghost list and not yet demand-accessed (`GhostPrefetch::Defer` and
+    /// `GhostPrefetch::Unmarked`): the first demand access moves it to T2.
     promote_on_use: Vec<bool>,
     /// The target computed in `select_victim` for a miss on a ghost block, committed on insert.
     pending: Option<(Block, f64)>,
@@ -137,10 +157,12 @@ impl ArcPolicy {
             _ => ReplaceTest::AtLeastP,
         };
         let first_use_to_mru = spec.choice("first_use", &["mru", "stay"])? == "mru";
-        let ghost_prefetch = match spec.choice("ghost_prefetch", &["defer", "forget"])? {
-            "defer" => GhostPrefetch::Defer,
-            _ => GhostPrefetch::Forget,
-        };
+        let ghost_prefetch =
+            match spec.choice("ghost_prefetch", &["defer", "forget", "unmarked"])? {
+                "defer" => GhostPrefetch::Defer,
+                "forget" => GhostPrefetch::Forget,
+                _ => GhostPrefetch::Unmarked,
+            };
         Ok(ArcPolicy {
             lists: Lists::new(4, universe),
             capacity,
@@ -252,8 +274,9 @@ impl Policy for ArcPolicy {
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let from = self.lists.remove(b);
-        self.promote_on_use[b as usize] = false;
-        if ev.unused_prefetch {
+        let unmarked = std::mem::take(&mut self.promote_on_use[b as usize])
+            && self.ghost_prefetch == GhostPrefetch::Unmarked;
+        if ev.unused_prefetch && !unmarked {
             return;
         }
         match from {
@@ -279,7 +302,7 @@ impl Policy for ArcPolicy {
                 InsertKind::Prefetch => {
                     self.lists.remove(b);
                     self.lists.push_front(T1, b);
-                    self.promote_on_use[b as usize] = self.ghost_prefetch == GhostPrefetch::Defer;
+                    self.promote_on_use[b as usize] = self.ghost_prefetch != GhostPrefetch::Forget;
                 }
             }
         } else {
@@ -384,6 +407,32 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn accusim_preset_selects_accusim_behaviour() {
+        use crate::policy::registry::Preset;
+        let mut spec = PolicySpec::parse("arc").unwrap();
+        spec.preset = Preset::Accusim;
+        let want = [
+            ("p0", "0.5"),
+            ("delta", "integer"),
+            ("replace", "accusim"),
+            ("first_use", "stay"),
+            ("ghost_prefetch", "unmarked"),
+        ];
+        for (k, v) in want {
+            assert_eq!(spec.raw(k), v, "{k}");
+        }
+        let p = ArcPolicy::from_spec(&spec, 7, 8).unwrap();
+        assert_eq!(p.p(), 3.0);
+        assert_eq!(p.ghost_prefetch, GhostPrefetch::Unmarked);
+        assert!(!p.first_use_to_mru);
+        // The paper preset is unchanged.
+        let paper = ArcPolicy::from_spec(&PolicySpec::parse("arc").unwrap(), 7, 8).unwrap();
+        assert_eq!(paper.p(), 0.0);
+        assert_eq!(paper.ghost_prefetch, GhostPrefetch::Defer);
+        assert!(paper.first_use_to_mru);
+    }
+
+    #[test]
     fn real_and_integer_delta() {
         assert_eq!(Delta::Real.step(3, 2), 1.5);
         assert_eq!(Delta::Integer.step(3, 2), 1.0);
@@ -400,6 +449,7 @@ pub(crate) mod tests {
             ("delta", "float"),
             ("replace", "x"),
             ("first_use", ""),
+            ("ghost_prefetch", "marked"),
         ] {
             let mut spec = PolicySpec::parse("arc").unwrap();
             spec.set(k, v).unwrap();
@@ -470,6 +520,53 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn unmarked_ghost_prefetch_evicted_unused_is_remembered() {
+        // c = 3, p = 0. 1 1 puts 1 in T2; 2 3 fill T1; 4 sends T1's LRU 2 to B1. Prefetching 2
+        // takes it out of B1 into T1 (REPLACE evicts 3 to B1), p stays 0: T1 [2 4], B1 [3].
+        // 5: T1's LRU 4 goes to B1 and 3 is trimmed (|T1| + |B1| <= 3): B1 [4].
+        // 6: T1's LRU is the prefetched 2, never accessed. `defer` drops it; `unmarked` treats
+        // it as a block fetched on demand and remembers it in B1 (4 is then trimmed).
+        let run_to = |mode: &str| {
+            let mut level = CacheLevel::new(arc(&[("ghost_prefetch", mode)], 3, 8), 3, 8);
+            for b in [1, 1, 2, 3, 4] {
+                level.access(b, NEVER);
+            }
+            assert!(level.prefetch(2, NEVER));
+            level.check().unwrap();
+            assert_eq!(
+                lists(&level.policy),
+                vec![vec![2, 4], vec![1], vec![3], vec![]],
+                "{mode}"
+            );
+            assert_eq!(level.policy.p(), 0.0);
+            for b in [5, 6] {
+                level.access(b, NEVER);
+                level.check().unwrap();
+            }
+            level
+        };
+        let defer = run_to("defer");
+        assert_eq!(
+            lists(&defer.policy),
+            vec![vec![6, 5], vec![1], vec![4], vec![]]
+        );
+        let mut unmarked = run_to("unmarked");
+        assert_eq!(
+            lists(&unmarked.policy),
+            vec![vec![6, 5], vec![1], vec![2], vec![]]
+        );
+        // 2 returns: a ghost hit in B1 (p = 0 + max(0/1, 1) = 1), a miss; REPLACE sends T1's
+        // LRU 5 to B1 (|T1| = 2 > p) and 2 enters T2.
+        assert_eq!(unmarked.access(2, NEVER), crate::level::Outcome::Miss);
+        unmarked.check().unwrap();
+        assert_eq!(unmarked.policy.p(), 1.0);
+        assert_eq!(
+            lists(&unmarked.policy),
+            vec![vec![6], vec![2, 1], vec![5], vec![]]
+        );
+    }
+
+    #[test]
     fn prefetched_ghost_enters_t1_and_is_promoted_on_use() {
         // c = 2: 1 1 2 3 leaves T1 = [3], T2 = [1], B1 = [2]. Prefetching 2 takes it out of B1
         // into T1 (REPLACE, run as if for a demand hit in B1, evicts T2's 1); p stays 0.
@@ -489,10 +586,13 @@ pub(crate) mod tests {
             level.check().unwrap();
             level
         };
-        assert_eq!(
-            lists(&setup("defer").policy),
-            vec![vec![3], vec![2], vec![], vec![1]]
-        );
+        for mode in ["defer", "unmarked"] {
+            assert_eq!(
+                lists(&setup(mode).policy),
+                vec![vec![3], vec![2], vec![], vec![1]],
+                "{mode}"
+            );
+        }
         assert_eq!(
             lists(&setup("forget").policy),
             vec![vec![2, 3], vec![], vec![], vec![1]]
@@ -665,7 +765,7 @@ pub(crate) mod tests {
         #[test]
         fn every_variant_keeps_the_contract(
             cap in 1usize..7,
-            variant in 0usize..6,
+            variant in 0usize..7,
             ops in ops(16),
         ) {
             let params: &[(&str, &str)] = match variant {
@@ -674,6 +774,13 @@ pub(crate) mod tests {
                 2 => &[("p0", "0.5"), ("replace", "accusim")],
                 3 => &[("first_use", "stay")],
                 4 => &[("ghost_prefetch", "forget")],
+                5 => &[
+                    ("p0", "0.5"),
+                    ("delta", "integer"),
+                    ("replace", "accusim"),
+                    ("first_use", "stay"),
+                    ("ghost_prefetch", "unmarked"),
+                ],
                 _ => &[("p0", "1"), ("delta", "integer"), ("replace", "accusim")],
             };
             exercise(arc(params, cap, 16), cap, &ops);

@@ -31,6 +31,14 @@
 //! demand access (`Evicted::unused_prefetch`) is dropped without an `A1out` entry, so a later
 //! demand access to it is an ordinary first-time miss.
 //!
+//! AccuSim (the study's simulator, `--compat accusim`) needs no parameter beyond the `study`
+//! preset (Kin = c/4, Kout = c): its A1in hits do not move, prefetched blocks enter A1in or, when
+//! their id is in A1out, Am (marked), Am evictions are not remembered, and unused prefetches
+//! leave no A1out entry, all as coded here. It trims A1out only on misses for new blocks, not in
+//! `reclaimfor`, so A1out can briefly hold Kout + 1 ids while an A1out hit pushes the victim
+//! before the hit's own id leaves. Here that id leaves first, so the push never overflows and the
+//! list holds the same ids afterwards: no parameter distinguishes the two.
+//!
 //! Documented choices:
 //! - Pinned blocks (I/O in flight) are passed over: the victim is the back-most unpinned block of
 //!   the list `reclaimfor` chooses; if that list holds only pinned blocks the other list's
