@@ -58,6 +58,24 @@
 //! penultimate reference. A prefetched block evicted unused (`Evicted::unused_prefetch`) loses
 //! all history and leaves no retained entry.
 //!
+//! AccuSim departures (`--compat accusim`; the study's `lru2.cc`), each a parameter:
+//! - `ties=heap` (default `hist1`): eligible blocks live in AccuSim's binary max-heap keyed by
+//!   `MAXINT - HIST(K)` with an insertion stamp ([`StampedHeap`]): sift-up compares keys only,
+//!   sift-down prefers the older stamp among equal keys, removal fills the hole with the last
+//!   entry and sifts it down then up. Equal `HIST(K)` leave mostly in promotion order.
+//! - `ineligible=entry` (default `last`): the ineligible list keeps order of entry (a correlated
+//!   reference does not move a block); the scan that promotes blocks walks it from the newest
+//!   entry, and the no-eligible fallback evicts the earliest entered block.
+//! - `first_use=correlated` (default `fetch`): the first use of a prefetched block sets
+//!   `HIST(1) = now` only if unset and `LAST = now`, and leaves the block where it is (an
+//!   eligible one stays on the heap); retained history is not shifted.
+//! - `prefetch_time=trigger` (default `next`): a prefetch carries the time of the demand
+//!   reference that triggered it (AccuSim's clock moves only on demand references).
+//!
+//! The promotion scan runs before each reference is applied, as in AccuSim. Victim selection
+//! cannot tell a prefetch from a demand miss, so for a prefetch it scans at the next demand
+//! time, where AccuSim scans at the trigger's time (an engine-side gap).
+//!
 //! libCacheSim's `LRU_K` has neither CRP nor retained history (history is erased on eviction) and
 //! orders blocks with fewer than K references by insertion (FIFO). With `k = 2`, `crp = 0` and
 //! `history = 0` the two definitions coincide and agree hit for hit (asserted in
@@ -80,20 +98,144 @@ const ELIGIBLE: usize = 2;
 /// Largest K accepted.
 pub const MAX_K: usize = 16;
 
+const NOT_IN_HEAP: u32 = u32::MAX;
+
+/// AccuSim's binary max-heap of eligible blocks (1-based in AccuSim, 0-based here), keyed by
+/// `MAXINT - HIST(K)`, i.e. smallest `HIST(K)` on top, with an insertion stamp per entry.
+/// Sifting up compares keys only (an entry never passes an equal key); sifting down prefers,
+/// among equal keys, the older stamp. Removal swaps the last entry into the hole, sifts it down,
+/// then up. Equal keys therefore leave mostly, but not strictly, in insertion order.
+#[derive(Default)]
+struct StampedHeap {
+    /// (HIST(K), stamp, block)
+    slots: Vec<(u64, u64, Block)>,
+    pos: Vec<u32>,
+    stamps: u64,
+}
+
+impl StampedHeap {
+    fn new(universe: usize) -> Self {
+        StampedHeap {
+            slots: Vec::new(),
+            pos: vec![NOT_IN_HEAP; universe],
+            stamps: 0,
+        }
+    }
+
+    #[inline]
+    fn swap(&mut self, i: usize, j: usize) {
+        self.slots.swap(i, j);
+        self.pos[self.slots[i].2 as usize] = i as u32;
+        self.pos[self.slots[j].2 as usize] = j as u32;
+    }
+
+    /// Whether slot `a` belongs above slot `b` when sifting down.
+    #[inline]
+    fn above(&self, a: usize, b: usize) -> bool {
+        let (x, y) = (self.slots[a], self.slots[b]);
+        x.0 < y.0 || (x.0 == y.0 && x.1 < y.1)
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.slots[p].0 > self.slots[i].0 {
+                self.swap(i, p);
+                i = p;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut top = i;
+            if l < self.slots.len() && self.above(l, top) {
+                top = l;
+            }
+            if r < self.slots.len() && self.above(r, top) {
+                top = r;
+            }
+            if top == i {
+                break;
+            }
+            self.swap(i, top);
+            i = top;
+        }
+    }
+
+    fn insert(&mut self, b: Block, hist_k: u64) {
+        self.stamps += 1;
+        self.slots.push((hist_k, self.stamps, b));
+        let i = self.slots.len() - 1;
+        self.pos[b as usize] = i as u32;
+        self.sift_up(i);
+    }
+
+    fn remove(&mut self, b: Block) {
+        let i = self.pos[b as usize];
+        if i == NOT_IN_HEAP {
+            return;
+        }
+        let i = i as usize;
+        let last = self.slots.len() - 1;
+        self.swap(i, last);
+        self.slots.pop();
+        self.pos[b as usize] = NOT_IN_HEAP;
+        if i < self.slots.len() {
+            self.sift_down(i);
+            self.sift_up(i);
+        }
+    }
+
+    fn top(&self) -> Option<Block> {
+        self.slots.first().map(|s| s.2)
+    }
+
+    /// The best unpinned entry by (HIST(K), stamp), when the top is pinned.
+    fn best_unpinned(&self, frames: &Frames) -> Option<Block> {
+        self.slots
+            .iter()
+            .filter(|s| !frames.is_pinned(s.2))
+            .min_by_key(|s| (s.0, s.1))
+            .map(|s| s.2)
+    }
+}
+
 /// LRU-K with correlated reference period and retained history.
 pub struct LruKPolicy {
     k: usize,
     crp: u64,
     retain: usize,
+    /// `ties=heap`: eligible blocks in AccuSim's stamped heap instead of the total order.
+    heap_ties: bool,
+    /// `ineligible=entry`: the ineligible list is kept in order of entry.
+    ineligible_by_entry: bool,
+    /// `first_use=correlated`: a prefetch's first use is a correlated reference in place.
+    first_use_correlated: bool,
+    /// `prefetch_time=trigger`: a prefetch happens at the time of its triggering reference.
+    prefetch_at_trigger: bool,
     /// `hist[b * k + i]` = `HIST(b, i + 1)`.
     hist: Vec<u64>,
     last: Vec<u64>,
     /// Ineligible (ordered by LAST), retained (newest evicted first), eligible (membership only).
     lists: Lists,
+    /// Ineligible blocks in order of entry, newest first (`ineligible=entry` only).
+    entry: Lists,
+    /// Order of entry onto the ineligible list (`ineligible=entry` only).
+    entered: Vec<u64>,
+    entries: u64,
     /// Eligible resident blocks by `(HIST(K), HIST(1), id)`, smallest on top, with lazy
     /// deletion: an entry counts only while its block is on the eligible list with that key.
     eligible: BinaryHeap<Reverse<(u64, u64, Block)>>,
-    /// Scratch for pinned entries passed over during victim selection.
+    /// `HIST(1)` of each eligible block as of its promotion (the second key of `eligible`).
+    tie: Vec<u64>,
+    /// Eligible blocks under `ties=heap`.
+    stamped: StampedHeap,
+    /// Scratch: blocks promoted by one scan; pinned entries passed over.
+    batch: Vec<Block>,
     skipped: Vec<Reverse<(u64, u64, Block)>>,
     /// A missed block whose retained history was claimed before the eviction.
     claimed: Option<Block>,
@@ -107,16 +249,42 @@ impl LruKPolicy {
             k,
             crp,
             retain,
+            heap_ties: false,
+            ineligible_by_entry: false,
+            first_use_correlated: false,
+            prefetch_at_trigger: false,
             hist: vec![0; universe * k],
             last: vec![0; universe],
             lists: Lists::new(3, universe),
+            entry: Lists::new(1, universe),
+            entered: vec![0; universe],
+            entries: 0,
             eligible: BinaryHeap::new(),
+            tie: vec![0; universe],
+            stamped: StampedHeap::new(universe),
+            batch: Vec::new(),
             skipped: Vec::new(),
             claimed: None,
         }
     }
 
-    /// Reads `k`, `crp` and `history` from `spec`.
+    /// Turns on AccuSim's departures one by one (see the module header): `heap_ties`,
+    /// `ineligible_by_entry`, `first_use_correlated`, `prefetch_at_trigger`.
+    pub fn with_departures(
+        mut self,
+        heap_ties: bool,
+        ineligible_by_entry: bool,
+        first_use_correlated: bool,
+        prefetch_at_trigger: bool,
+    ) -> Self {
+        self.heap_ties = heap_ties;
+        self.ineligible_by_entry = ineligible_by_entry;
+        self.first_use_correlated = first_use_correlated;
+        self.prefetch_at_trigger = prefetch_at_trigger;
+        self
+    }
+
+    /// Reads `k`, `crp`, `history`, `ties`, `ineligible`, `first_use` and `prefetch_time`.
     pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> CoreResult<Self> {
         let k = spec.usize("k", 1, MAX_K)?;
         let crp = spec.usize("crp", 0, u32::MAX as usize)?;
@@ -126,6 +294,12 @@ impl LruKPolicy {
             crp as u64,
             (history * capacity as f64).floor() as usize,
             universe,
+        )
+        .with_departures(
+            spec.choice("ties", &["hist1", "heap"])? == "heap",
+            spec.choice("ineligible", &["last", "entry"])? == "entry",
+            spec.choice("first_use", &["fetch", "correlated"])? == "correlated",
+            spec.choice("prefetch_time", &["next", "trigger"])? == "trigger",
         ))
     }
 
@@ -147,14 +321,35 @@ impl LruKPolicy {
 
     #[inline]
     fn key(&self, b: Block) -> (u64, u64, Block) {
-        let i = b as usize * self.k;
-        (self.hist[i + self.k - 1], self.hist[i], b)
+        (
+            self.hist[b as usize * self.k + self.k - 1],
+            self.tie[b as usize],
+            b,
+        )
     }
 
-    /// Takes resident `b` off the ineligible or eligible list (its heap entry goes stale).
+    /// Takes resident `b` off the ineligible or eligible set.
     #[inline]
     fn unlink(&mut self, b: Block) {
         self.lists.remove(b);
+        self.entry.remove(b);
+        self.stamped.remove(b);
+    }
+
+    /// Puts resident `b`, just referenced or inserted at `LAST(b)`, at the new end of the
+    /// ineligible list. Under `ineligible=entry` a block already there keeps its entry position.
+    #[inline]
+    fn make_ineligible(&mut self, b: Block) {
+        let already = self.lists.contains(INELIGIBLE, b);
+        if !already {
+            self.unlink(b);
+        }
+        self.lists.move_to_front(INELIGIBLE, b);
+        if self.ineligible_by_entry && !already {
+            self.entries += 1;
+            self.entered[b as usize] = self.entries;
+            self.entry.push_front(0, b);
+        }
     }
 
     /// Whether a heap entry still describes an eligible block.
@@ -164,16 +359,38 @@ impl LruKPolicy {
     }
 
     /// Moves every block whose last reference is more than CRP before `now` to the eligible set.
+    /// Under `ineligible=entry` the blocks of one scan enter the eligible set newest entry
+    /// first (AccuSim walks its list from the MRU end), otherwise oldest `LAST` first.
     #[inline]
     fn promote_eligible(&mut self, now: u64) {
+        self.batch.clear();
         while let Some(b) = self.lists.back(INELIGIBLE) {
             if now.saturating_sub(self.last[b as usize]) <= self.crp {
                 break;
             }
             self.lists.remove(b);
+            self.entry.remove(b);
+            self.batch.push(b);
+        }
+        if self.batch.is_empty() {
+            return;
+        }
+        if self.ineligible_by_entry {
+            let entered = &self.entered;
+            self.batch
+                .sort_unstable_by_key(|&b| Reverse(entered[b as usize]));
+        }
+        for i in 0..self.batch.len() {
+            let b = self.batch[i];
             self.lists.push_front(ELIGIBLE, b);
-            let key = self.key(b);
-            self.eligible.push(Reverse(key));
+            self.tie[b as usize] = self.hist[b as usize * self.k];
+            if self.heap_ties {
+                let hk = self.hist[b as usize * self.k + self.k - 1];
+                self.stamped.insert(b, hk);
+            } else {
+                let key = self.key(b);
+                self.eligible.push(Reverse(key));
+            }
         }
         // Drop stale entries once they outnumber the live ones (amortised O(1) per push).
         if self.eligible.len() > 2 * self.lists.len(ELIGIBLE) + 64 {
@@ -200,44 +417,16 @@ impl LruKPolicy {
         self.hist[b as usize * self.k..(b as usize + 1) * self.k].fill(0);
         self.last[b as usize] = 0;
     }
-}
 
-impl Policy for LruKPolicy {
-    fn name(&self) -> &'static str {
-        "lru-k"
-    }
-
-    #[inline]
-    fn on_hit(&mut self, b: Block, cx: &Access) {
-        let now = cx.tick + 1;
-        self.unlink(b);
-        if cx.first_use {
-            self.fetch_reference(b, now);
-        } else if now - self.last[b as usize] > self.crp {
-            let last = self.last[b as usize];
-            let h = &mut self.hist[b as usize * self.k..(b as usize + 1) * self.k];
-            let corr = last - h[0];
-            for i in (1..h.len()).rev() {
-                h[i] = if h[i - 1] == 0 { 0 } else { h[i - 1] + corr };
-            }
-            h[0] = now;
-            self.last[b as usize] = now;
-        } else {
-            self.last[b as usize] = now;
+    /// The unpinned eligible block with the smallest key, if any.
+    fn eligible_victim(&mut self, frames: &Frames) -> Option<Block> {
+        if self.heap_ties {
+            return match self.stamped.top() {
+                Some(b) if !frames.is_pinned(b) => Some(b),
+                Some(_) => self.stamped.best_unpinned(frames),
+                None => None,
+            };
         }
-        self.lists.push_front(INELIGIBLE, b);
-        self.promote_eligible(now);
-    }
-
-    #[inline]
-    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
-        // The missed block's retained history is looked up when its reference arrives, before
-        // the victim's history joins the bounded retained list and possibly pushes it out.
-        if self.lists.contains(RETAINED, incoming) {
-            self.lists.remove(incoming);
-            self.claimed = Some(incoming);
-        }
-        self.promote_eligible(cx.tick + 1);
         let mut found = None;
         while let Some(&Reverse(e)) = self.eligible.peek() {
             if !self.is_live(e) {
@@ -251,7 +440,70 @@ impl Policy for LruKPolicy {
             }
         }
         self.eligible.extend(self.skipped.drain(..));
-        let victim = found.or_else(|| last_unpinned(&self.lists, INELIGIBLE, frames));
+        found
+    }
+}
+
+impl Policy for LruKPolicy {
+    fn name(&self) -> &'static str {
+        "lru-k"
+    }
+
+    #[inline]
+    fn on_hit(&mut self, b: Block, cx: &Access) {
+        let now = cx.tick + 1;
+        // The scan precedes the reference, as in AccuSim (the outcome is the same either way
+        // unless `ties=heap`, where heap operations depend on their order).
+        self.promote_eligible(now);
+        let i = b as usize;
+        if cx.first_use && self.first_use_correlated {
+            // AccuSim: HIST(1) only if the block has none, LAST = now, no list movement.
+            if self.hist[i * self.k] == 0 {
+                self.hist[i * self.k] = now;
+            }
+            self.last[i] = now;
+            if self.lists.contains(INELIGIBLE, b) {
+                self.lists.move_to_front(INELIGIBLE, b);
+            }
+        } else if cx.first_use {
+            self.fetch_reference(b, now);
+            self.make_ineligible(b);
+        } else if now - self.last[i] > self.crp {
+            let last = self.last[i];
+            let h = &mut self.hist[i * self.k..(i + 1) * self.k];
+            let corr = last - h[0];
+            for j in (1..h.len()).rev() {
+                h[j] = if h[j - 1] == 0 { 0 } else { h[j - 1] + corr };
+            }
+            h[0] = now;
+            self.last[i] = now;
+            self.make_ineligible(b);
+        } else {
+            // Correlated: LAST only. A block can be eligible here only after a correlated
+            // first use (`first_use=correlated`), and then it stays eligible, as in AccuSim.
+            self.last[i] = now;
+            if !self.lists.contains(ELIGIBLE, b) {
+                self.make_ineligible(b);
+            }
+        }
+    }
+
+    #[inline]
+    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
+        // The missed block's retained history is looked up when its reference arrives, before
+        // the victim's history joins the bounded retained list and possibly pushes it out.
+        if self.lists.contains(RETAINED, incoming) {
+            self.lists.remove(incoming);
+            self.claimed = Some(incoming);
+        }
+        self.promote_eligible(cx.tick + 1);
+        let victim = self.eligible_victim(frames).or_else(|| {
+            if self.ineligible_by_entry {
+                last_unpinned(&self.entry, 0, frames)
+            } else {
+                last_unpinned(&self.lists, INELIGIBLE, frames)
+            }
+        });
         if victim.is_none() {
             // Bypass (every frame pinned): the history stays retained.
             if let Some(x) = self.claimed.take() {
@@ -280,15 +532,20 @@ impl Policy for LruKPolicy {
 
     #[inline]
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
-        let now = cx.tick + 1;
+        let mut now = cx.tick + 1;
         // Retained history stays in place; a block without any is already all zeros.
         self.claimed = None;
         self.lists.remove(b);
         match kind {
             InsertKind::Demand => self.fetch_reference(b, now),
-            InsertKind::Prefetch => self.last[b as usize] = now,
+            InsertKind::Prefetch => {
+                if self.prefetch_at_trigger {
+                    now = cx.tick.max(1);
+                }
+                self.last[b as usize] = now;
+            }
         }
-        self.lists.push_front(INELIGIBLE, b);
+        self.make_ineligible(b);
         self.promote_eligible(now);
     }
 
@@ -298,22 +555,51 @@ impl Policy for LruKPolicy {
 
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
+        self.entry.check()?;
         check_same_residents(
             self.lists.iter(INELIGIBLE).chain(self.lists.iter(ELIGIBLE)),
             frames,
         )?;
-        let live: std::collections::BTreeSet<_> = self
-            .eligible
-            .iter()
-            .map(|&Reverse(e)| e)
-            .filter(|&e| self.is_live(e))
-            .collect();
-        if let Some(b) = self
-            .lists
-            .iter(ELIGIBLE)
-            .find(|&b| !live.contains(&self.key(b)))
-        {
-            return Err(format!("eligible block {b} has no live heap entry"));
+        if self.heap_ties {
+            if self.stamped.slots.len() != self.lists.len(ELIGIBLE) {
+                return Err("stamped heap and eligible list differ in size".into());
+            }
+            for (i, s) in self.stamped.slots.iter().enumerate() {
+                if !self.lists.contains(ELIGIBLE, s.2)
+                    || self.stamped.pos[s.2 as usize] as usize != i
+                {
+                    return Err(format!("stamped heap slot {i} (block {}) is stale", s.2));
+                }
+                if i > 0 && self.stamped.slots[(i - 1) / 2].0 > s.0 {
+                    return Err(format!("stamped heap order broken at slot {i}"));
+                }
+            }
+        } else {
+            let live: std::collections::BTreeSet<_> = self
+                .eligible
+                .iter()
+                .map(|&Reverse(e)| e)
+                .filter(|&e| self.is_live(e))
+                .collect();
+            if let Some(b) = self
+                .lists
+                .iter(ELIGIBLE)
+                .find(|&b| !live.contains(&self.key(b)))
+            {
+                return Err(format!("eligible block {b} has no live heap entry"));
+            }
+        }
+        if self.ineligible_by_entry {
+            if self.entry.len(0) != self.lists.len(INELIGIBLE) {
+                return Err("entry list and ineligible list differ".into());
+            }
+            let mut prev = u64::MAX;
+            for b in self.entry.iter(0) {
+                if !self.lists.contains(INELIGIBLE, b) || self.entered[b as usize] >= prev {
+                    return Err(format!("entry list out of order at block {b}"));
+                }
+                prev = self.entered[b as usize];
+            }
         }
         let mut prev = u64::MAX;
         for b in self.lists.iter(INELIGIBLE) {
@@ -353,16 +639,23 @@ impl Policy for LruKPolicy {
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
+        let eligible = if self.heap_ties {
+            let mut s = self.stamped.slots.clone();
+            s.sort_unstable_by_key(|e| (e.0, e.1));
+            s.into_iter().map(|e| e.2).collect()
+        } else {
+            let mut live: Vec<_> = self.lists.iter(ELIGIBLE).map(|b| self.key(b)).collect();
+            live.sort_unstable();
+            live.into_iter().map(|(_, _, b)| b).collect()
+        };
+        let ineligible = if self.ineligible_by_entry {
+            self.entry.iter(0).collect()
+        } else {
+            self.lists.iter(INELIGIBLE).collect()
+        };
         vec![
-            ("eligible_victim_first", {
-                let mut live: Vec<_> = self.lists.iter(ELIGIBLE).map(|b| self.key(b)).collect();
-                live.sort_unstable();
-                live.into_iter().map(|(_, _, b)| b).collect()
-            }),
-            (
-                "ineligible_newest_first",
-                self.lists.iter(INELIGIBLE).collect(),
-            ),
+            ("eligible_victim_first", eligible),
+            ("ineligible_newest_first", ineligible),
             ("retained_newest_first", self.lists.iter(RETAINED).collect()),
         ]
     }
@@ -595,6 +888,73 @@ mod tests {
                 proptest::prop_assert_eq!(level.policy.hist(b), &hist[b as usize][..], "block {}", b);
             }
         }
+    }
+
+    fn accusim(k: usize, crp: u64, retain: usize, universe: usize) -> LruKPolicy {
+        LruKPolicy::new(k, crp, retain, universe).with_departures(true, true, true, true)
+    }
+
+    #[test]
+    fn stamped_heap_ties_are_mostly_by_insertion() {
+        // Keys HIST(K) 1 2 1 1 1 0 0 for blocks 0..6 (stamps 1..7). Array after the inserts
+        // (sifting up on keys only): [5, 3, 6, 1, 4, 2, 0]. Removing 1 moves 0 (the last
+        // slot) into its hole, a leaf under 3, where it stays (sifting up does not compare
+        // stamps): [5, 3, 6, 0, 4, 2]. Popping then gives 5 6 2 0 3 4: block 2 (stamp 3)
+        // leaves before block 0 (stamp 1) with an equal key.
+        let mut h = StampedHeap::new(8);
+        for (b, k) in [1, 2, 1, 1, 1, 0, 0].into_iter().enumerate() {
+            h.insert(b as Block, k);
+        }
+        h.remove(1);
+        let mut order = Vec::new();
+        while let Some(b) = h.top() {
+            order.push(b);
+            h.remove(b);
+        }
+        assert_eq!(order, vec![5, 6, 2, 0, 3, 4]);
+    }
+
+    #[test]
+    fn ineligible_entry_order_survives_correlated_references() {
+        // CRP 5, 2 frames: t1 1, t2 2, t3 1 (correlated), t4 3: nothing is eligible.
+        // By LAST the LRU block is 2; AccuSim's list keeps 1 where it entered, so 1 goes.
+        let refs = [1, 2, 1, 3];
+        let level = run(LruKPolicy::new(2, 5, 2, 4), 2, &refs);
+        assert!(level.frames().is_resident(1) && !level.frames().is_resident(2));
+        let level = run(accusim(2, 5, 2, 4), 2, &refs);
+        assert!(!level.frames().is_resident(1) && level.frames().is_resident(2));
+        assert_eq!(level.policy.dump()[1].1, vec![3, 2]);
+    }
+
+    #[test]
+    fn accusim_prefetch_and_first_use() {
+        // K 2, CRP 0, 2 frames, 4 retained histories; the same sequence in both modes:
+        // t1 1, t2 1 (HIST (2, 1)), t3 2, t4 3 evicts 2 (HIST(2) 0 < 1), t5 4 evicts 3,
+        // then 2 (retained history (3, 0)) is prefetched, evicting 4; t6 uses 2; t7 5 misses.
+        let steps = |p: LruKPolicy| {
+            let mut level = CacheLevel::new(p, 2, 8);
+            for b in [1, 1, 2, 3, 4] {
+                level.access(b, u64::MAX);
+            }
+            level.prefetch(2, u64::MAX);
+            let last = level.policy.last(2);
+            level.access(2, u64::MAX);
+            let hist = level.policy.hist(2).to_vec();
+            level.access(5, u64::MAX);
+            level.check().unwrap();
+            (last, hist, level)
+        };
+        // Paper: the prefetch is stamped 6 (the next reference's time), the first use shifts
+        // the retained history: (6, 3). At t7, 2 (HIST(2) 3) outranks 1 (HIST(2) 1): 1 goes.
+        let (last, hist, level) = steps(LruKPolicy::new(2, 0, 4, 8));
+        assert_eq!((last, hist), (6, vec![6, 3]));
+        assert!(!level.frames().is_resident(1) && level.frames().is_resident(2));
+        // AccuSim: stamped 5 (the triggering reference t5). At t6 the scan first makes 2
+        // eligible (6 - 5 > 0, heap key HIST(2) = 0); the first use only sets LAST = 6 and
+        // leaves it on the heap with its retained history (3, 0). At t7 it is the heap top.
+        let (last, hist, level) = steps(accusim(2, 0, 4, 8));
+        assert_eq!((last, hist), (5, vec![3, 0]));
+        assert!(level.frames().is_resident(1) && !level.frames().is_resident(2));
     }
 
     #[test]
