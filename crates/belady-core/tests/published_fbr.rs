@@ -3,30 +3,14 @@
 //! checks that FBR with an old section of the whole cache and no new section, with counts capped
 //! at 1, is LRU (every block then has count 1 and ties go to the least recently used).
 
-use belady_core::{run_one, BlockTrace, Format, OpFilter, PolicySpec, PreparedTrace, ReadOptions};
-use std::path::PathBuf;
-
-fn trace(rel: &str, format: Format) -> Option<PreparedTrace> {
-    let dir = std::env::var_os("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
-        });
-    let path = dir.join(rel);
-    if !path.exists() {
-        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
-        return None;
-    }
-    let t = BlockTrace::load(&path, &format, &ReadOptions::default(), OpFilter::Read).unwrap();
-    Some(PreparedTrace::new(t))
-}
+mod common;
+use belady_core::{run_one, Format, PreparedTrace, Preset};
+use common::trace;
 
 fn hits(policy: &str, params: &[(&str, &str)], t: &PreparedTrace, size: usize) -> u64 {
-    let mut spec = PolicySpec::parse(policy).unwrap();
-    for (k, v) in params {
-        spec.set(k, v).unwrap();
-    }
-    run_one(&spec, t, size).unwrap().hits
+    run_one(&common::spec(policy, Preset::Paper, params), t, size)
+        .unwrap()
+        .hits
 }
 
 const CPP_SIZES: [usize; 13] = [20, 35, 50, 80, 100, 200, 300, 400, 500, 600, 700, 800, 900];

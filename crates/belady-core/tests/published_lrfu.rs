@@ -3,31 +3,14 @@
 //! spectrum against LRU on the same trace, and runs a long trace (OLTP, 914,145 references) to
 //! show that nothing underflows at lambda = 0.001.
 
-use belady_core::{run_one, PolicySpec, PreparedTrace};
-use belady_core::{BlockTrace, Format, OpFilter, ReadOptions};
-use std::path::PathBuf;
-
-fn trace(rel: &str, format: Format) -> Option<PreparedTrace> {
-    let dir = std::env::var_os("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
-        });
-    let path = dir.join(rel);
-    if !path.exists() {
-        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
-        return None;
-    }
-    let t = BlockTrace::load(&path, &format, &ReadOptions::default(), OpFilter::Read).unwrap();
-    Some(PreparedTrace::new(t))
-}
+mod common;
+use belady_core::{run_one, Format, PreparedTrace, Preset};
+use common::trace;
 
 fn hits(policy: &str, params: &[(&str, &str)], t: &PreparedTrace, size: usize) -> u64 {
-    let mut spec = PolicySpec::parse(policy).unwrap();
-    for (k, v) in params {
-        spec.set(k, v).unwrap();
-    }
-    run_one(&spec, t, size).unwrap().hits
+    run_one(&common::spec(policy, Preset::Paper, params), t, size)
+        .unwrap()
+        .hits
 }
 
 const CPP_SIZES: [usize; 13] = [20, 35, 50, 80, 100, 200, 300, 400, 500, 600, 700, 800, 900];

@@ -2,53 +2,10 @@
 //! published tables cover OPT, LRU, LIRS, CLOCK-Pro, CAR, CLOCK and ARC), so this file checks a
 //! definitional identity on real traces and pins the measured values (docs/policies/lru-k.md).
 
-use belady_core::{
-    run_one, BlockTrace, Format, OpFilter, PolicySpec, PreparedTrace, Preset, ReadOptions,
-};
-use std::path::PathBuf;
+mod common;
+use belady_core::Preset;
 
-/// The shared traces folder: BELADY_TRACES, else `../shared/traces` beside the checkout.
-fn traces() -> PathBuf {
-    std::env::var_os("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"))
-}
-
-/// `lirs/<name>` prepared for simulation, or `None` (with a message) when it is absent.
-fn lirs_trace(name: &str) -> Option<PreparedTrace> {
-    let path = traces().join("lirs").join(name);
-    if !path.exists() {
-        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
-        return None;
-    }
-    let trace = BlockTrace::load(
-        &path,
-        &Format::Lirs,
-        &ReadOptions::default(),
-        OpFilter::Read,
-    )
-    .expect("shared trace loads");
-    Some(PreparedTrace::new(trace))
-}
-
-/// Hits of `policy` (with `preset` and `params`) at each size.
-fn hits(
-    trace: &PreparedTrace,
-    policy: &str,
-    preset: Preset,
-    params: &[(&str, &str)],
-    sizes: &[usize],
-) -> Vec<u64> {
-    let mut spec = PolicySpec::parse(policy).unwrap();
-    spec.preset = preset;
-    for (k, v) in params {
-        spec.set(k, v).unwrap();
-    }
-    sizes
-        .iter()
-        .map(|&c| run_one(&spec, trace, c).unwrap().hits)
-        .collect()
-}
+use common::{hits_at as hits, lirs_trace};
 
 /// The cache sizes of the CLOCK-Pro paper's Table 1 (cpp).
 const CPP_SIZES: [usize; 10] = [20, 35, 50, 80, 100, 200, 300, 500, 700, 900];
