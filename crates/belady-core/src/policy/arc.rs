@@ -100,6 +100,24 @@ impl Delta {
         }
     }
 
+    /// The target after a demand miss in a ghost list: up by the step on a B1 hit, down on a B2
+    /// hit, kept within `[0, capacity]`.
+    #[inline]
+    pub(crate) fn adapted(
+        self,
+        p: f64,
+        capacity: usize,
+        b1: usize,
+        b2: usize,
+        hit_in_b1: bool,
+    ) -> f64 {
+        if hit_in_b1 {
+            (p + self.step(b2, b1)).min(capacity as f64)
+        } else {
+            (p - self.step(b1, b2)).max(0.0)
+        }
+    }
+
     /// The starting target for fraction `p0` of `capacity` blocks.
     pub(crate) fn initial(self, p0: f64, capacity: usize) -> f64 {
         let p = p0 * capacity as f64;
@@ -185,12 +203,8 @@ impl ArcPolicy {
     #[inline]
     fn adapted(&self, b: Block) -> f64 {
         let (b1, b2) = (self.lists.len(B1), self.lists.len(B2));
-        let c = self.capacity as f64;
-        if self.lists.contains(B1, b) {
-            (self.p + self.delta.step(b2, b1)).min(c)
-        } else {
-            (self.p - self.delta.step(b1, b2)).max(0.0)
-        }
+        self.delta
+            .adapted(self.p, self.capacity, b1, b2, self.lists.contains(B1, b))
     }
 
     #[inline]
@@ -213,20 +227,28 @@ impl ArcPolicy {
         from_t1 || self.lists.is_empty(T2)
     }
 
-    /// Discards ghost entries beyond |T1| + |B1| <= c and |T1| + |T2| + |B1| + |B2| <= 2c.
     #[inline]
     fn trim_ghosts(&mut self) {
-        let c = self.capacity;
-        while self.lists.len(T1) + self.lists.len(B1) > c {
-            let Some(b) = self.lists.pop_back(B1) else {
-                break;
-            };
-            self.promote_on_use[b as usize] = false;
-        }
-        while (0..4).map(|l| self.lists.len(l)).sum::<usize>() > 2 * c {
-            if self.lists.pop_back(B2).is_none() {
-                break;
-            }
+        let promote = &mut self.promote_on_use;
+        trim_ghosts(&mut self.lists, self.capacity, |b| {
+            promote[b as usize] = false
+        });
+    }
+}
+
+/// Discards ghost entries of lists T1, T2, B1, B2 (0 to 3) beyond |T1| + |B1| <= c and
+/// |T1| + |T2| + |B1| + |B2| <= 2c; `dropped_b1` sees each B1 entry dropped. ARC and CAR share it.
+#[inline]
+pub(crate) fn trim_ghosts(lists: &mut Lists, c: usize, mut dropped_b1: impl FnMut(Block)) {
+    while lists.len(T1) + lists.len(B1) > c {
+        let Some(b) = lists.pop_back(B1) else {
+            break;
+        };
+        dropped_b1(b);
+    }
+    while (0..4).map(|l| lists.len(l)).sum::<usize>() > 2 * c {
+        if lists.pop_back(B2).is_none() {
+            break;
         }
     }
 }

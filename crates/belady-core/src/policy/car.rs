@@ -40,7 +40,7 @@
 //! hand from finding a victim within 4(|T1|+|T2|)+4 steps (it needs at most 2c+1 without pins),
 //! the head-most unpinned page of T1, else of T2, is taken; with every page pinned, none is.
 
-use super::arc::Delta;
+use super::arc::{trim_ghosts, Delta};
 use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
@@ -103,11 +103,8 @@ impl CarPolicy {
     #[inline]
     fn adapted(&self, b: Block) -> f64 {
         let (b1, b2) = (self.lists.len(B1), self.lists.len(B2));
-        if self.lists.contains(B1, b) {
-            (self.p + self.delta.step(b2, b1)).min(self.capacity as f64)
-        } else {
-            (self.p - self.delta.step(b1, b2)).max(0.0)
-        }
+        self.delta
+            .adapted(self.p, self.capacity, b1, b2, self.lists.contains(B1, b))
     }
 
     /// The paper's `replace()` with target `p`, up to choosing the page to demote.
@@ -133,20 +130,9 @@ impl CarPolicy {
         last_unpinned(&self.lists, T1, frames).or_else(|| last_unpinned(&self.lists, T2, frames))
     }
 
-    /// Discards ghost entries beyond |T1| + |B1| <= c and |T1| + |T2| + |B1| + |B2| <= 2c.
     #[inline]
     fn trim_ghosts(&mut self) {
-        let c = self.capacity;
-        while self.lists.len(T1) + self.lists.len(B1) > c {
-            if self.lists.pop_back(B1).is_none() {
-                break;
-            }
-        }
-        while (0..4).map(|l| self.lists.len(l)).sum::<usize>() > 2 * c {
-            if self.lists.pop_back(B2).is_none() {
-                break;
-            }
-        }
+        trim_ghosts(&mut self.lists, self.capacity, |_| {});
     }
 }
 
