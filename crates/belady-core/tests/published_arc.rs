@@ -2,25 +2,12 @@
 //! Table III's P3 cell. The paper prints two decimals; its Figure 4 algorithm (p real, starting at
 //! 0) lands within 0.02 percentage points of each cell (reference notes, published-tables.md).
 
+mod common;
 use belady_core::engine::PreparedTrace;
 use belady_core::trace::{BlockTrace, Format, OpFilter, ReadOptions};
 use belady_core::{run_one, PolicySpec, Preset};
+use common::trace;
 use std::path::PathBuf;
-
-fn trace(rel: &str) -> Option<PreparedTrace> {
-    let dir = std::env::var_os("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
-        });
-    let path = dir.join(rel);
-    if !path.exists() {
-        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
-        return None;
-    }
-    let t = BlockTrace::load(&path, &Format::Arc, &ReadOptions::default(), OpFilter::Read).unwrap();
-    Some(PreparedTrace::new(t))
-}
 
 fn hit_pct(spec: &PolicySpec, t: &PreparedTrace, c: usize) -> f64 {
     100.0 * run_one(spec, t, c).unwrap().hit_ratio
@@ -28,7 +15,7 @@ fn hit_pct(spec: &PolicySpec, t: &PreparedTrace, c: usize) -> f64 {
 
 #[test]
 fn oltp_table_iv() {
-    let Some(t) = trace("arc/OLTP.lis.zst") else {
+    let Some(t) = trace("arc/OLTP.lis.zst", Format::Arc) else {
         return;
     };
     assert_eq!(t.trace.refs.len(), 914_145);
@@ -51,7 +38,7 @@ fn oltp_table_iv() {
 
 #[test]
 fn p3_table_iii() {
-    let Some(t) = trace("arc/P3.lis.zst") else {
+    let Some(t) = trace("arc/P3.lis.zst", Format::Arc) else {
         return;
     };
     assert_eq!(t.trace.refs.len(), 3_912_296);

@@ -2,31 +2,14 @@
 //! workload cpp. A faithful CAR (p real, adapted after replace()) lands within 0.3 percentage
 //! points of every cell (published-tables.md); the issue asks for 1.0.
 
-use belady_core::engine::PreparedTrace;
-use belady_core::trace::{BlockTrace, Format, OpFilter, ReadOptions};
+mod common;
 use belady_core::{run_one, PolicySpec};
-use std::path::PathBuf;
 
 #[test]
 fn cpp_table_1() {
-    let dir = std::env::var_os("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
-        });
-    let path = dir.join("lirs/cpp.trace.gz");
-    if !path.exists() {
-        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
+    let Some(t) = common::lirs_trace("cpp.trace.gz") else {
         return;
-    }
-    let t = BlockTrace::load(
-        &path,
-        &Format::Lirs,
-        &ReadOptions::default(),
-        OpFilter::Read,
-    )
-    .unwrap();
-    let t = PreparedTrace::new(t);
+    };
     let spec = PolicySpec::parse("car").unwrap();
     for (c, published) in [
         (20, 17.6),

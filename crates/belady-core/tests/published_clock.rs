@@ -7,32 +7,14 @@
 //! CLOCK" while LRU gives 9.3% at 50 blocks against the column's 18.6%. So the cells are asserted
 //! as measured, and those within 1.0 percentage point of the paper are checked to stay so.
 
-use belady_core::trace::{Format, OpFilter, ReadOptions};
-use belady_core::{run_one, BlockTrace, PolicySpec, PreparedTrace};
-use std::path::{Path, PathBuf};
+mod common;
+use belady_core::{run_one, PolicySpec};
 
 #[test]
 fn clock_on_cpp_against_clock_pro_table_1() {
-    let root = std::env::var("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"));
-    let path = root.join("lirs/cpp.trace.gz");
-    if !path.is_file() {
-        eprintln!(
-            "skipped: shared traces not found at {} (set BELADY_TRACES)",
-            root.display()
-        );
+    let Some(trace) = common::lirs_trace("cpp.trace.gz") else {
         return;
-    }
-    let trace = PreparedTrace::new(
-        BlockTrace::load(
-            &path,
-            &Format::Lirs,
-            &ReadOptions::default(),
-            OpFilter::Read,
-        )
-        .unwrap(),
-    );
+    };
     // (size, published %, measured hits, within 1 pp of the paper)
     let cells = [
         (20, 0.6, 56, true),

@@ -7,31 +7,8 @@
 //! The paper's cells at 20 … 100 blocks are not met by the authors' own code either; those cells
 //! assert the measured values (docs/policies/clock-pro.md explains each).
 
-use belady_core::{run_one, BlockTrace, Format, OpFilter, PolicySpec, PreparedTrace, ReadOptions};
-use std::path::PathBuf;
-
-fn trace() -> Option<PreparedTrace> {
-    let dir = std::env::var_os("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
-        });
-    let path = dir.join("lirs/cpp.trace.gz");
-    if !path.is_file() {
-        eprintln!(
-            "skipping: shared traces not found at {} (set BELADY_TRACES)",
-            dir.display()
-        );
-        return None;
-    }
-    let t = BlockTrace::load(
-        &path,
-        &Format::Lirs,
-        &ReadOptions::default(),
-        OpFilter::Read,
-    );
-    Some(PreparedTrace::new(t.unwrap()))
-}
+mod common;
+use belady_core::{run_one, PolicySpec, PreparedTrace};
 
 const SIZES: [usize; 9] = [20, 35, 50, 80, 100, 300, 500, 700, 900];
 /// Table 1, CLOCK-Pro column.
@@ -55,7 +32,9 @@ fn ratios(trace: &PreparedTrace, params: &[(&str, &str)]) -> Vec<f64> {
 
 #[test]
 fn clock_pro_against_table_1_on_cpp() {
-    let Some(trace) = trace() else { return };
+    let Some(trace) = common::lirs_trace("cpp.trace.gz") else {
+        return;
+    };
 
     // Default: adaptive, band [1 %, 100 %], at least 2 cold pages, non-resident <= m.
     let got = ratios(&trace, &[]);

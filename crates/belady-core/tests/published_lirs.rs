@@ -4,17 +4,8 @@
 //! (1 %, at least 2 HIR blocks); the exact hit counts are asserted too, so any change in the
 //! algorithm shows up here.
 
-use belady_core::{run_one, BlockTrace, Format, OpFilter, PolicySpec, PreparedTrace, ReadOptions};
-use std::path::PathBuf;
-
-fn traces() -> Option<PathBuf> {
-    let dir = std::env::var_os("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
-        });
-    dir.join("lirs/cpp.trace.gz").is_file().then_some(dir)
-}
+mod common;
+use belady_core::{run_one, PolicySpec, PreparedTrace};
 
 const SIZES: [usize; 9] = [20, 35, 50, 80, 100, 300, 500, 700, 900];
 /// Table 1, LIRS column.
@@ -29,19 +20,10 @@ fn hits(spec: &PolicySpec, trace: &PreparedTrace) -> Vec<u64> {
 
 #[test]
 fn lirs_meets_clock_pro_table_1_on_cpp() {
-    let Some(dir) = traces() else {
-        eprintln!("skipping: shared traces not found (set BELADY_TRACES)");
+    let Some(trace) = common::lirs_trace("cpp.trace.gz") else {
         return;
     };
-    let trace = BlockTrace::load(
-        &dir.join("lirs/cpp.trace.gz"),
-        &Format::Lirs,
-        &ReadOptions::default(),
-        OpFilter::Read,
-    )
-    .unwrap();
-    let n = trace.refs.len() as f64;
-    let trace = PreparedTrace::new(trace);
+    let n = trace.trace.refs.len() as f64;
     let spec = PolicySpec::parse("lirs").unwrap();
     let got = hits(&spec, &trace);
     for ((&size, &paper), &h) in SIZES.iter().zip(&PAPER).zip(&got) {

@@ -1,36 +1,14 @@
 //! OPT reproduces the OPT column of the CLOCK-Pro paper's Table 1 (workload cpp).
 
-use belady_core::trace::{Format, OpFilter, ReadOptions};
-use belady_core::{run_one, BlockTrace, PolicySpec, PreparedTrace};
-use std::path::{Path, PathBuf};
-
-fn traces() -> Option<PathBuf> {
-    let root = std::env::var("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"));
-    if root.join("lirs/cpp.trace.gz").is_file() {
-        Some(root)
-    } else {
-        eprintln!(
-            "skipped: shared traces not found at {} (set BELADY_TRACES)",
-            root.display()
-        );
-        None
-    }
-}
+mod common;
+use belady_core::{run_one, PolicySpec};
 
 #[test]
 fn opt_matches_clock_pro_table_1_on_cpp() {
-    let Some(root) = traces() else { return };
-    let trace = BlockTrace::load(
-        &root.join("lirs/cpp.trace.gz"),
-        &Format::Lirs,
-        &ReadOptions::default(),
-        OpFilter::Read,
-    )
-    .unwrap();
-    assert_eq!((trace.refs.len(), trace.unique()), (9047, 1223));
-    let trace = PreparedTrace::new(trace);
+    let Some(trace) = common::lirs_trace("cpp.trace.gz") else {
+        return;
+    };
+    assert_eq!((trace.trace.refs.len(), trace.unique()), (9047, 1223));
     let published = [
         (20, 26.4),
         (35, 46.5),
@@ -57,7 +35,6 @@ fn opt_matches_clock_pro_table_1_on_cpp() {
 
 #[test]
 fn lirs_trace_counts_match_the_readme() {
-    let Some(root) = traces() else { return };
     let expected = [
         ("cpp", 9047, 1223),
         ("gli", 6015, 2529),
@@ -71,13 +48,9 @@ fn lirs_trace_counts_match_the_readme() {
         ("backf", 9000, 751),
     ];
     for (name, refs, unique) in expected {
-        let t = BlockTrace::load(
-            &root.join(format!("lirs/{name}.trace.gz")),
-            &Format::Lirs,
-            &ReadOptions::default(),
-            OpFilter::Read,
-        )
-        .unwrap();
-        assert_eq!((t.refs.len(), t.unique()), (refs, unique), "{name}");
+        let Some(t) = common::lirs_trace(&format!("{name}.trace.gz")) else {
+            return;
+        };
+        assert_eq!((t.trace.refs.len(), t.unique()), (refs, unique), "{name}");
     }
 }
