@@ -158,6 +158,9 @@ struct SimArgs {
     /// Device model for timing: a preset (cheetah9lp, hdd7200, nvme, fixed) or a TOML file.
     #[arg(long)]
     disk: Option<String>,
+    /// How the device orders waiting requests: fcfs, clook (seek-aware elevator) or sstf.
+    #[arg(long, default_value = "fcfs")]
+    scheduler: String,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -230,6 +233,7 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
     if let Some(disk) = &args.disk {
         cfg.disk = Some(belady_core::disk::load_config(disk)?);
     }
+    cfg.scheduler = belady_core::disk::queue::Scheduler::parse(&args.scheduler)?;
     cfg.validate()?;
     Ok(cfg)
 }
@@ -267,9 +271,10 @@ fn sim(args: SimArgs) -> Result<()> {
         || args.compat.is_some()
         || !args.compat_rules.is_empty()
         || args.disk.is_some()
+        || args.scheduler != "fcfs"
     {
         anyhow::bail!(
-            "read-ahead, --disk and --compat need a file-level trace (--format accusim, accusim-text or events), not {}",
+            "read-ahead, --disk, --scheduler and --compat need a file-level trace (--format accusim, accusim-text or events), not {}",
             format.name()
         );
     }

@@ -5,15 +5,18 @@
 //! (a hit, a block whose I/O is still in flight, or a miss) and may trigger read-ahead; missed and
 //! read-ahead blocks are inserted and queued; at the end of the call the clusterer turns the queue
 //! into disk requests, which are issued at the current time. The application then waits for its
-//! synchronous requests. Think time between calls advances the clock, and requests complete when
-//! the device model says (one request at a time, first come first served). Without a device
-//! model every request completes when issued, so a prefetch is never late: the untimed mode.
+//! synchronous requests and for in-flight blocks it referenced. Think time between calls advances
+//! the clock. Requests wait in the device queue ([`crate::disk::queue`]) and are served one at a
+//! time in the order the scheduler picks (first come first served by default); each completes
+//! when the device model says. Without a device model every request completes when issued, so a
+//! prefetch is never late: the untimed mode.
 //!
 //! Accounting: a demand reference to a resident block whose I/O has not completed is a miss (and
 //! "late" when its request was issued by an earlier call: the application waits for it); the
 //! first demand reference to a completed prefetched block is a hit and a prefetch hit.
 
-use crate::disk::{DiskAccess, DiskConfig, DiskModel, SECTOR_BYTES};
+use crate::disk::queue::{DeviceQueue, Dispatched, Scheduler};
+use crate::disk::{DiskAccess, DiskConfig, SECTOR_BYTES};
 use crate::engine::RunResult;
 use crate::error::{Error, Result};
 use crate::io::{ClusterRules, Clusterer, DiskRequest, QueuedBlock};
@@ -136,6 +139,8 @@ pub struct FileSimConfig {
     pub readahead_max: u64,
     /// The device serving requests; without one a request completes when it is issued.
     pub disk: Option<DiskConfig>,
+    /// How the device orders waiting requests.
+    pub scheduler: Scheduler,
 }
 
 impl Default for FileSimConfig {
@@ -148,6 +153,7 @@ impl Default for FileSimConfig {
             readahead_min: 3,
             readahead_max: 32,
             disk: None,
+            scheduler: Scheduler::Fcfs,
         }
     }
 }
@@ -167,6 +173,12 @@ impl FileSimConfig {
         }
         if let Some(disk) = &self.disk {
             disk.validate()?;
+        } else if self.scheduler != Scheduler::Fcfs {
+            return Err(Error::config(
+                "--scheduler",
+                self.scheduler.name(),
+                "orders a device queue, so it needs --disk",
+            ));
         }
         if self.readahead_min > self.readahead_max || self.readahead_max == 0 {
             return Err(Error::config(
@@ -388,6 +400,17 @@ pub struct IoStats {
 
 const NO_IO: u32 = u32::MAX;
 const QUEUED: u32 = u32::MAX - 1;
+/// Completion time of a request the device has not started yet.
+const NOT_STARTED: u64 = u64::MAX;
+
+/// One disk request of the run.
+struct Request {
+    /// Completion time, or `NOT_STARTED`.
+    done_ns: u64,
+    /// Whether its completion has been processed (each request completes exactly once).
+    completed: bool,
+    blocks: Vec<Block>,
+}
 
 /// A file-level simulation in progress: feed it events with [`FileSim::step`].
 pub struct FileSim<'a, P: Policy> {
@@ -398,8 +421,9 @@ pub struct FileSim<'a, P: Policy> {
     cluster: Clusterer,
     /// Request holding each block's pending I/O (NO_IO, QUEUED, or an index into `requests`).
     io_of: Vec<u32>,
-    requests: Vec<(u64, Vec<Block>)>,
+    requests: Vec<Request>,
     completions: BinaryHeap<Reverse<(u64, u32)>>,
+    dispatched: Vec<Dispatched>,
     now_ns: u64,
     tick: usize,
     next_pos: Vec<u32>,
@@ -407,10 +431,15 @@ pub struct FileSim<'a, P: Policy> {
     io: IoStats,
     /// Blocks queued by the current read() call (the group read-ahead must not evict).
     call_group: Vec<Block>,
-    disk: Option<Box<dyn DiskModel>>,
-    disk_free_ns: u64,
-    disk_busy_ns: u64,
+    disk: Option<DeviceQueue>,
     proc_ns: u64,
+    /// Time the program spent blocked on the disk (run time = `proc_ns` + this).
+    wait_ns: u64,
+    /// Earlier requests the current call referenced while in flight (it waits for them).
+    awaited: Vec<u32>,
+    /// Every request the device started, in order (for the event-engine properties).
+    #[cfg(test)]
+    service_log: Vec<Dispatched>,
     responses_ns: Vec<u64>,
 }
 
@@ -432,19 +461,22 @@ impl<'a, P: Policy> FileSim<'a, P> {
             io_of: vec![NO_IO; universe],
             requests: Vec::new(),
             completions: BinaryHeap::new(),
+            dispatched: Vec::new(),
             now_ns: 0,
             tick: 0,
             next_pos: Vec::new(),
             unused_prefetch_rank: 0,
             io: IoStats::default(),
             call_group: Vec::new(),
-            disk: cfg
-                .disk
-                .as_ref()
-                .map(|d| d.build("disk").expect("validated before the run")),
-            disk_free_ns: 0,
-            disk_busy_ns: 0,
+            disk: cfg.disk.as_ref().map(|d| {
+                let model = d.build("disk").expect("validated before the run");
+                DeviceQueue::new(model, cfg.scheduler)
+            }),
             proc_ns: 0,
+            wait_ns: 0,
+            awaited: Vec::new(),
+            #[cfg(test)]
+            service_log: Vec::new(),
             responses_ns: Vec::new(),
         };
         if sim.level.policy.needs_oracle() {
@@ -488,23 +520,24 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     /// Issues what is still queued, lets every request complete, and returns the counters.
     pub fn finish(mut self) -> (crate::level::LevelStats, IoStats) {
-        let rest = self.cluster.flush();
-        self.issue(rest);
-        let exec_ns = self.now_ns;
-        self.complete_until(u64::MAX);
+        let exec_ns = self.drain();
+        debug_assert!(self.requests.iter().all(|r| r.completed));
+        // AccuSim's clock also adds 1 µs per read record, which is neither think time nor waiting.
+        debug_assert!(self.cfg.departures.accusim_clock || exec_ns == self.proc_ns + self.wait_ns);
         let stats = self.level.stats().clone();
         self.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
-        if self.disk.is_some() {
+        if let Some(disk) = &self.disk {
+            let busy_ns = disk.busy_ns();
             let s = |ns: u64| ns as f64 / 1e9;
             self.io.exec_time_s = Some(s(exec_ns));
             self.io.proc_time_s = Some(s(self.proc_ns));
             self.io.io_time_s = Some(s(exec_ns.saturating_sub(self.proc_ns)));
             self.io.io_wait_s = self.io.io_time_s;
-            self.io.disk_busy_s = Some(s(self.disk_busy_ns));
+            self.io.disk_busy_s = Some(s(busy_ns));
             self.io.disk_utilization = Some(if exec_ns == 0 {
                 0.0
             } else {
-                self.disk_busy_ns as f64 / exec_ns as f64
+                busy_ns as f64 / exec_ns as f64
             });
             let r = &mut self.responses_ns;
             r.sort_unstable();
@@ -521,6 +554,16 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.io.p99_response_ms = Some(p99 as f64 / 1e6);
         }
         (stats, self.io)
+    }
+
+    /// Issues what is still queued and completes every request; returns the program's run time
+    /// (the device may finish later).
+    fn drain(&mut self) -> u64 {
+        let rest = self.cluster.flush();
+        self.issue(rest);
+        let exec_ns = self.now_ns;
+        self.complete_until(u64::MAX);
+        exec_ns
     }
 
     /// The device address of the request's first block, and its length in sectors.
@@ -556,19 +599,56 @@ impl<'a, P: Policy> FileSim<'a, P> {
         }
     }
 
+    /// Lets the device start what it would start before `t`, then completes every request done
+    /// by `t`. Decisions at `t` itself wait: the program may still submit requests at `t`.
     fn complete_until(&mut self, t: u64) {
+        if let Some(disk) = &mut self.disk {
+            disk.dispatch_before(t, &mut self.dispatched);
+            self.record_dispatches();
+        }
         while let Some(&Reverse((done, req))) = self.completions.peek() {
             if done > t {
                 break;
             }
             self.completions.pop();
-            for &b in &self.requests[req as usize].1 {
+            let r = &mut self.requests[req as usize];
+            debug_assert!(!r.completed, "request {req} completes twice");
+            r.completed = true;
+            for &b in &r.blocks {
                 if self.io_of[b as usize] == req {
                     self.io_of[b as usize] = NO_IO;
                     self.level.set_pinned(b, false);
                 }
             }
         }
+    }
+
+    /// Notes the completion times of requests the device has just started.
+    fn record_dispatches(&mut self) {
+        for d in self.dispatched.drain(..) {
+            #[cfg(test)]
+            self.service_log.push(d);
+            self.requests[d.id as usize].done_ns = d.done_ns;
+            self.responses_ns.push(d.done_ns - d.arrival_ns);
+            self.completions.push(Reverse((d.done_ns, d.id)));
+        }
+    }
+
+    /// When request `id` completes, letting the device run until it has started it. Only valid
+    /// while the program is blocked: no request can arrive before the answer.
+    fn done_of(&mut self, id: u32) -> u64 {
+        while self.requests[id as usize].done_ns == NOT_STARTED {
+            let disk = self
+                .disk
+                .as_mut()
+                .expect("only device requests wait to start");
+            let d = disk
+                .dispatch_next()
+                .expect("a request not started is waiting");
+            self.dispatched.push(d);
+            self.record_dispatches();
+        }
+        self.requests[id as usize].done_ns
     }
 
     fn queue(&mut self, file: u64, index: u64, b: Block, demand: bool, pin: bool) {
@@ -585,8 +665,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
         });
     }
 
-    fn issue(&mut self, reqs: Vec<DiskRequest>) -> u64 {
-        let mut wait_until = self.now_ns;
+    /// Submits `reqs` at the current time and returns the synchronous ones' ids.
+    fn issue(&mut self, reqs: Vec<DiskRequest>) -> Vec<u32> {
+        let mut sync = Vec::new();
         for r in reqs {
             let id = self.requests.len() as u32;
             let n = r.blocks.len() as u64;
@@ -598,30 +679,32 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 self.io.async_requests += 1;
                 self.io.async_blocks += n;
             }
-            let access = self.disk.is_some().then(|| self.disk_access(&r));
-            let done = match (&mut self.disk, access) {
-                (Some(disk), Some(access)) => {
-                    let start = self.now_ns.max(self.disk_free_ns);
-                    let service = disk.service_ns(&access, start);
-                    self.disk_free_ns = start + service;
-                    self.disk_busy_ns += service;
-                    self.responses_ns.push(self.disk_free_ns - self.now_ns);
-                    self.disk_free_ns
-                }
-                _ => self.now_ns,
-            };
             for &b in &r.blocks {
                 if self.io_of[b as usize] == QUEUED {
                     self.io_of[b as usize] = id;
                 }
             }
             if r.sync {
-                wait_until = wait_until.max(done);
+                sync.push(id);
             }
-            self.completions.push(Reverse((done, id)));
-            self.requests.push((done, r.blocks));
+            let access = self.disk.is_some().then(|| self.disk_access(&r));
+            let done_ns = match (&mut self.disk, access) {
+                (Some(disk), Some(access)) => {
+                    disk.submit(id, access, self.now_ns);
+                    NOT_STARTED
+                }
+                _ => {
+                    self.completions.push(Reverse((self.now_ns, id)));
+                    self.now_ns
+                }
+            };
+            self.requests.push(Request {
+                done_ns,
+                completed: false,
+                blocks: r.blocks,
+            });
         }
-        wait_until
+        sync
     }
 
     fn read(&mut self, d: Desc, file: u64, offset: u64, len: u64, file_size: u64) {
@@ -641,7 +724,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
         let stop_at_cached = self.ra.stops_at_first_cached();
         let guard_group = self.ra.stops_at_group_eviction();
         let (first, last) = (offset / bs, (offset + len - 1) / bs);
-        let mut wait_until = self.now_ns;
+        self.awaited.clear();
         let oracle = self
             .level
             .policy
@@ -682,7 +765,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 self.level.access_in_flight(b, next);
                 if pending != QUEUED {
                     self.io.late += 1;
-                    wait_until = wait_until.max(self.requests[pending as usize].0);
+                    self.awaited.push(pending);
                 }
             } else {
                 if self.level.frames().is_unused_prefetch(b) {
@@ -731,7 +814,15 @@ impl<'a, P: Policy> FileSim<'a, P> {
             }
         }
         let reqs = self.cluster.end_call();
-        wait_until = wait_until.max(self.issue(reqs));
+        let mut awaited = std::mem::take(&mut self.awaited);
+        awaited.extend(self.issue(reqs));
+        // The call's requests are all submitted before it blocks, so the device sees them together.
+        let mut wait_until = self.now_ns;
+        for &id in &awaited {
+            wait_until = wait_until.max(self.done_of(id));
+        }
+        self.awaited = awaited;
+        self.wait_ns += wait_until - self.now_ns;
         self.now_ns = wait_until;
         self.complete_until(self.now_ns);
     }
@@ -821,3 +912,7 @@ pub fn run_file_grid(
         .map(|&(spec, c)| run_file_one(spec, trace, c, cfg))
         .collect()
 }
+
+#[cfg(test)]
+#[path = "filesim_props.rs"]
+mod props;
