@@ -273,9 +273,18 @@ fn sim(args: SimArgs) -> Result<()> {
         || args.disk.is_some()
         || args.scheduler != "fcfs"
     {
-        anyhow::bail!(
-            "read-ahead, --disk, --scheduler and --compat need a file-level trace (--format accusim, accusim-text or events), not {}",
-            format.name()
+        // Read-ahead, clustering and timing on a block trace: runs of consecutive ids act as files.
+        let cfg = file_config(&args)?;
+        let trace = PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?;
+        let results = pool.install(|| run_file_grid(&specs, &sizes, &trace, &cfg))?;
+        return print_runs(
+            &args,
+            &results,
+            &format,
+            ops,
+            trace.refs.len(),
+            trace.distinct,
+            &trace.trace.source,
         );
     }
     let trace = PreparedTrace::new(args.input.load(ops)?);

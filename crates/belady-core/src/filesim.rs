@@ -336,6 +336,82 @@ impl PreparedFileTrace {
         })
     }
 
+    /// A block-level trace as a file-level one, so read-ahead, clustering and timing apply: each
+    /// maximal run of consecutive block ids among those referenced becomes one file (read through
+    /// its own descriptor, opened at its first reference), and every reference a one-block read.
+    /// Read-ahead and clustering therefore stop at the edges of runs: blocks the trace never
+    /// references are never read. Think time is the gap between reference times, when kept.
+    pub fn from_block_trace(blocks: &dense::BlockTrace) -> Result<Self> {
+        if blocks.writes() > 0 {
+            return Err(Error::config(
+                "--ops",
+                "all",
+                format!(
+                    "{} holds writes; read-ahead on a block-level trace simulates reads only (use --ops read)",
+                    blocks.source
+                ),
+            ));
+        }
+        let bs = blocks.block_size as u64;
+        let mut sorted: Vec<(u64, u32)> = blocks
+            .originals
+            .iter()
+            .enumerate()
+            .map(|(d, &o)| (o, d as u32))
+            .collect();
+        sorted.sort_unstable();
+        // Run (file) and index within it of each dense id.
+        let mut place = vec![(0u64, 0u64); sorted.len()];
+        let mut run_sizes: Vec<u64> = Vec::new();
+        for (i, &(orig, dense_id)) in sorted.iter().enumerate() {
+            if i == 0 || sorted[i - 1].0 + 1 != orig {
+                run_sizes.push(0);
+            }
+            let run = run_sizes.len() as u64 - 1;
+            place[dense_id as usize] = (run, run_sizes[run as usize]);
+            run_sizes[run as usize] += 1;
+        }
+        let mut opened = vec![false; run_sizes.len()];
+        let mut events = Vec::with_capacity(blocks.refs.len() + run_sizes.len());
+        let mut last_time = None;
+        for (i, &r) in blocks.refs.iter().enumerate() {
+            let (run, index) = place[r as usize];
+            let think_ns = match (&blocks.times, last_time) {
+                (Some(t), Some(prev)) => t[i].saturating_sub(prev),
+                _ => 0,
+            };
+            last_time = blocks.times.as_ref().map(|t| t[i]);
+            let fd = u32::try_from(run + 3).map_err(|_| {
+                Error::config("trace", &blocks.source, "has more than 2^32 runs of blocks")
+            })?;
+            let file_size = run_sizes[run as usize] * bs;
+            let event = |think_ns, kind| FileEvent {
+                think_ns,
+                pid: 1,
+                fd,
+                file: run,
+                file_size,
+                kind,
+            };
+            if !std::mem::replace(&mut opened[run as usize], true) {
+                events.push(event(0, FileEventKind::Open));
+            }
+            events.push(event(
+                think_ns,
+                FileEventKind::Read {
+                    offset: index * bs,
+                    len: bs,
+                },
+            ));
+        }
+        let trace = FileTrace {
+            source: blocks.source.clone(),
+            events,
+            names: Default::default(),
+        };
+        PreparedFileTrace::new(trace, blocks.block_size)
+    }
+
     /// Next reference of each demand reference, and each block's first reference.
     fn oracle(&self) -> &(Vec<u32>, Vec<u32>) {
         self.oracle.get_or_init(|| {
