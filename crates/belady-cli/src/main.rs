@@ -3,6 +3,7 @@
 mod demo;
 mod disk_cmd;
 mod record;
+mod sweep;
 mod table;
 
 use anyhow::{Context, Result};
@@ -50,6 +51,10 @@ enum Command {
     Record(record::RecordArgs),
     /// Print a disk model's service-time distribution under random or sequential requests.
     Disk(disk_cmd::DiskArgs),
+    /// Run an experiment grid (TOML) in parallel into a resumable SQLite results store.
+    Sweep(sweep::SweepArgs),
+    /// Work with a results store: `belady results export`.
+    Results(sweep::ResultsArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -203,37 +208,61 @@ struct SimRow<'a> {
 
 /// The file-level settings a `sim` call asks for, validated in one place.
 fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
-    let mut cfg = FileSimConfig {
+    file_config_from(&FileOptions {
         block_size: args.input.block_size,
-        prefetch: PrefetchKind::parse(args.prefetch.as_deref().unwrap_or("none"))?,
+        prefetch: args.prefetch.as_deref(),
+        compat: args.compat.as_deref(),
+        compat_rules: &args.compat_rules,
+        max_request: &args.max_request,
+        disk: args.disk.as_deref(),
+        scheduler: &args.scheduler,
+    })
+}
+
+/// File-level options as `sim` and `sweep` take them, before checking.
+struct FileOptions<'a> {
+    block_size: u32,
+    prefetch: Option<&'a str>,
+    compat: Option<&'a str>,
+    compat_rules: &'a [String],
+    max_request: &'a str,
+    disk: Option<&'a str>,
+    scheduler: &'a str,
+}
+
+/// Builds and checks the file-level configuration (the one place its options are validated).
+fn file_config_from(args: &FileOptions) -> Result<FileSimConfig> {
+    let mut cfg = FileSimConfig {
+        block_size: args.block_size,
+        prefetch: PrefetchKind::parse(args.prefetch.unwrap_or("none"))?,
         ..FileSimConfig::default()
     };
-    match args.compat.as_deref() {
+    match args.compat {
         None => {}
         Some("accusim") => cfg.departures = Departures::accusim(),
         Some(other) => {
             return Err(belady_core::Error::config("--compat", other, "expected accusim").into())
         }
     }
-    for rule in &args.compat_rules {
+    for rule in args.compat_rules {
         cfg.departures.enable(rule)?;
     }
-    cfg.max_request_bytes = match CacheSize::parse(&args.max_request)? {
+    cfg.max_request_bytes = match CacheSize::parse(args.max_request)? {
         CacheSize::Bytes(b) => b,
-        CacheSize::Blocks(b) => b.saturating_mul(args.input.block_size as u64),
+        CacheSize::Blocks(b) => b.saturating_mul(args.block_size as u64),
         CacheSize::Percent(_) => {
             return Err(belady_core::Error::config(
                 "--max-request",
-                &args.max_request,
+                args.max_request,
                 "expected a byte size such as 64KiB",
             )
             .into())
         }
     };
-    if let Some(disk) = &args.disk {
+    if let Some(disk) = args.disk {
         cfg.disk = Some(belady_core::disk::load_config(disk)?);
     }
-    cfg.scheduler = belady_core::disk::queue::Scheduler::parse(&args.scheduler)?;
+    cfg.scheduler = belady_core::disk::queue::Scheduler::parse(args.scheduler)?;
     cfg.validate()?;
     Ok(cfg)
 }
@@ -479,6 +508,8 @@ fn main() {
         Command::Demo(args) => demo::run(args),
         Command::Record(args) => record::run(args),
         Command::Disk(args) => disk_cmd::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Results(args) => sweep::results(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {
