@@ -3,6 +3,7 @@
 mod demo;
 mod disk_cmd;
 mod record;
+mod report;
 mod sweep;
 mod table;
 
@@ -55,6 +56,8 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Work with a results store: `belady results export`.
     Results(sweep::ResultsArgs),
+    /// Write an HTML report with charts (and SVG files) from a results store.
+    Report(report::ReportArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -510,6 +513,7 @@ fn main() {
         Command::Disk(args) => disk_cmd::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Results(args) => sweep::results(args),
+        Command::Report(args) => report::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {
