@@ -13,6 +13,10 @@ within 1%, run time within 5%), then a per-scheme summary. Extra arguments after
 
     scripts/accusim_compare.py [--bin target/release/belady] [--oracle DIR] [--table untimed|timed|both]
                                [--scheme LRU,ARC] [--all-rows]
+    scripts/accusim_compare.py --dump iodumps/seqloop_LIRS_c1000_pf1.txt.gz
+
+`--dump` compares one of AccuSim's request dumps (timed runs) with belady's request log, request by
+request, and prints where they first part.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import collections
 import csv
+import gzip
 import json
 import pathlib
 import statistics
@@ -135,6 +140,43 @@ def summarise(table, tally) -> None:
     print(line)
 
 
+SCHEME_IDS = {"1": "ARC", "2": "OPT", "3": "LRU", "4": "LIRS", "5": "LRFU", "6": "MQ", "7": "LRU-2", "8": "2Q"}
+
+
+def read_dump(path: pathlib.Path):
+    """(trace, cache, scheme, prefetch, requests) of an AccuSim dump; each request is
+    (record, sync, inode, first block queued, blocks queued)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    head, reqs = {}, []
+    with opener(path, "rt") as f:
+        for line in f:
+            if line.startswith("# AccuSim request dump:"):
+                head = dict(kv.split("=") for kv in line.split(":", 1)[1].split())
+            elif line.startswith("IO "):
+                r = dict(kv.split("=") for kv in line.split()[1:])
+                queued, last = int(r["queued"]), int(r["last"])
+                reqs.append((int(r["rec"]), r["kind"] == "sync", int(r["inode"]), last - queued + 1, queued))
+    if not head:
+        sys.exit(f"{path}: no '# AccuSim request dump:' header line")
+    return head["trace"], int(head["cache"]), SCHEME_IDS[head["scheme"]], head["prefetch"], reqs
+
+
+def compare_dump(binary, oracle, path, extra) -> None:
+    trace, cache, scheme, prefetch, theirs = read_dump(path)
+    got = run_group(binary, oracle, trace, prefetch, [cache], [scheme], True, extra + ["--log-requests"])
+    ours = [(r["event"], r["sync"], r["file"], r["first"], r["blocks"])
+            for r in got[(scheme, cache)].get("request_log", [])]
+    print(f"{path.name}: AccuSim {len(theirs)} requests, belady {len(ours)}")
+    for i, (a, b) in enumerate(zip(theirs, ours)):
+        if a != b:
+            print(f"first difference at request {i + 1} (record, sync, inode, first, blocks):")
+            for j in range(max(0, i - 3), min(len(theirs), len(ours), i + 6)):
+                mark = "  " if theirs[j] == ours[j] else "!="
+                print(f"  {j + 1:5} AccuSim {theirs[j]}  {mark}  belady {ours[j]}")
+            return
+    print("identical" if len(theirs) == len(ours) else "one is a prefix of the other")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "belady"), help="belady binary")
@@ -144,6 +186,7 @@ def main() -> None:
     ap.add_argument("--scheme", default=",".join(SCHEMES), help="AccuSim scheme names, comma-separated")
     ap.add_argument("--all-rows", action="store_true", help="print matching rows too")
     ap.add_argument("--no-compat", action="store_true", help="leave out --compat accusim")
+    ap.add_argument("--dump", help="an AccuSim request dump (iodumps/NAME) to compare request by request")
     ap.add_argument("extra", nargs="*", help="more belady arguments (after --)")
     args = ap.parse_args()
     schemes = [s for s in args.scheme.split(",") if s]
@@ -154,6 +197,10 @@ def main() -> None:
     if not (oracle / "untimed.tsv").is_file():
         sys.exit(f"no untimed.tsv in {oracle} (pass --oracle)")
     extra = ([] if args.no_compat else ["--compat", "accusim"]) + args.extra
+    if args.dump:
+        dump = pathlib.Path(args.dump)
+        compare_dump(args.bin, oracle, dump if dump.exists() else oracle / "iodumps" / dump, extra)
+        return
     tables = ["untimed", "timed"] if args.table == "both" else [args.table]
     tallies = [(t, compare(args.bin, oracle, t, schemes, extra, args.all_rows)) for t in tables]
     for t, tally in tallies:

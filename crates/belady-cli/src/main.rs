@@ -158,6 +158,10 @@ struct SimArgs {
     /// Device model for timing: a preset (cheetah9lp, hdd7200, nvme, fixed) or a TOML file.
     #[arg(long)]
     disk: Option<String>,
+    /// File-level runs: list every disk request (event, sync, file, first block, blocks, issue
+    /// time) in each JSON row's `request_log`.
+    #[arg(long)]
+    log_requests: bool,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -203,6 +207,7 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
     let mut cfg = FileSimConfig {
         block_size: args.input.block_size,
         prefetch: PrefetchKind::parse(args.prefetch.as_deref().unwrap_or("none"))?,
+        log_requests: args.log_requests,
         ..FileSimConfig::default()
     };
     match args.compat.as_deref() {

@@ -50,8 +50,9 @@ pub struct Departures {
     pub skip_partial_last_block: bool,
     /// A request starting at file block 0 takes its sync/async class from its second block.
     pub block0_sentinel: bool,
-    /// OPT gives a prefetched block that is never referenced a next reference just past the end
-    /// of the trace, increasing in prefetch order (so they go after never-again demand blocks).
+    /// OPT gives a prefetched block that the trace never references a next reference just past
+    /// the end of the trace, increasing in order of first prefetch and kept if it is prefetched
+    /// again (so they go after blocks with no further reference, which tie at "never").
     pub opt_unused_prefetch_after_end: bool,
     /// Blocks whose I/O is queued or in flight may be evicted (the kernel locks them instead).
     pub evict_in_flight: bool,
@@ -61,6 +62,11 @@ pub struct Departures {
     /// AccuSim's clock: each read record adds its compute time plus 1 µs, and nothing is counted
     /// until the first wait for the disk.
     pub accusim_clock: bool,
+    /// AccuSim's per-block read loop: after a demand block's read-ahead decision, the call's
+    /// further demand blocks inside the read-ahead window are referenced at once, without a
+    /// read-ahead decision of their own, and those the read-ahead itself reaches are referenced
+    /// as demand misses where it reaches them (not inserted as prefetches and accessed later).
+    pub window_covers_call: bool,
 }
 
 /// Names of the departures, as `--compat-rule` takes them.
@@ -74,6 +80,7 @@ pub const DEPARTURE_NAMES: &[&str] = &[
     "evict-in-flight",
     "inode-spaced-layout",
     "accusim-clock",
+    "window-covers-call",
 ];
 
 impl Departures {
@@ -89,6 +96,7 @@ impl Departures {
             evict_in_flight: true,
             inode_spaced_layout: true,
             accusim_clock: true,
+            window_covers_call: true,
         }
     }
 
@@ -104,6 +112,7 @@ impl Departures {
             "evict-in-flight" => self.evict_in_flight = true,
             "inode-spaced-layout" => self.inode_spaced_layout = true,
             "accusim-clock" => self.accusim_clock = true,
+            "window-covers-call" => self.window_covers_call = true,
             _ => {
                 return Err(Error::config(
                     "--compat-rule",
@@ -136,6 +145,8 @@ pub struct FileSimConfig {
     pub readahead_max: u64,
     /// The device serving requests; without one a request completes when it is issued.
     pub disk: Option<DiskConfig>,
+    /// Record every disk request in [`IoStats::request_log`].
+    pub log_requests: bool,
 }
 
 impl Default for FileSimConfig {
@@ -148,6 +159,7 @@ impl Default for FileSimConfig {
             readahead_min: 3,
             readahead_max: 32,
             disk: None,
+            log_requests: false,
         }
     }
 }
@@ -384,6 +396,26 @@ pub struct IoStats {
     /// With a disk model: 99th percentile of that time, ms.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub p99_response_ms: Option<f64>,
+    /// Every disk request in issue order, when [`FileSimConfig::log_requests`] is set.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub request_log: Vec<LoggedRequest>,
+}
+
+/// One disk request as issued, for comparing runs request by request.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LoggedRequest {
+    /// 1-based index of the trace event whose call issued it.
+    pub event: u64,
+    /// Synchronous (the application waits for it).
+    pub sync: bool,
+    /// File (inode).
+    pub file: u64,
+    /// First file block.
+    pub first: u64,
+    /// Number of blocks.
+    pub blocks: u64,
+    /// Issue time, ns (0 without a disk model).
+    pub issued_ns: u64,
 }
 
 const NO_IO: u32 = u32::MAX;
@@ -402,8 +434,11 @@ pub struct FileSim<'a, P: Policy> {
     completions: BinaryHeap<Reverse<(u64, u32)>>,
     now_ns: u64,
     tick: usize,
+    events: u64,
     next_pos: Vec<u32>,
     unused_prefetch_rank: u64,
+    /// Rank past the end given to each never-referenced block at its first prefetch.
+    unused_rank_of: FxHashMap<Block, u64>,
     io: IoStats,
     /// Blocks queued by the current read() call (the group read-ahead must not evict).
     call_group: Vec<Block>,
@@ -434,8 +469,10 @@ impl<'a, P: Policy> FileSim<'a, P> {
             completions: BinaryHeap::new(),
             now_ns: 0,
             tick: 0,
+            events: 0,
             next_pos: Vec::new(),
             unused_prefetch_rank: 0,
+            unused_rank_of: FxHashMap::default(),
             io: IoStats::default(),
             call_group: Vec::new(),
             disk: cfg
@@ -465,6 +502,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     /// Processes one event of the trace.
     pub fn step(&mut self, ev: &FileEvent) {
+        self.events += 1;
         let is_read = matches!(ev.kind, FileEventKind::Read { .. });
         if !self.cfg.departures.accusim_clock {
             self.now_ns += ev.think_ns;
@@ -598,6 +636,16 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 self.io.async_requests += 1;
                 self.io.async_blocks += n;
             }
+            if self.cfg.log_requests {
+                self.io.request_log.push(LoggedRequest {
+                    event: self.events,
+                    sync: r.sync,
+                    file: r.file,
+                    first: r.first_index,
+                    blocks: n,
+                    issued_ns: self.now_ns,
+                });
+            }
             let access = self.disk.is_some().then(|| self.disk_access(&r));
             let done = match (&mut self.disk, access) {
                 (Some(disk), Some(access)) => {
@@ -624,6 +672,53 @@ impl<'a, P: Policy> FileSim<'a, P> {
         wait_until
     }
 
+    /// One demand reference to block `index` of `file`: looks it up, counts it, and queues its
+    /// read if it missed. Returns what the lookup found, for the read-ahead engine.
+    fn demand(&mut self, file: u64, index: u64, wait_until: &mut u64) -> Lookup {
+        let b = self.trace.layout.block(file, index);
+        let next = if self.level.policy.needs_oracle() {
+            let n = self.trace.oracle().0[self.tick];
+            self.next_pos[b as usize] = n;
+            if n == dense::NEVER {
+                NEVER
+            } else {
+                n as u64
+            }
+        } else {
+            NEVER
+        };
+        self.tick += 1;
+        let pending = self.io_of[b as usize];
+        let resident = self.level.frames().is_resident(b);
+        let marked = resident && self.level.take_marker(b);
+        let in_flight = resident && pending != NO_IO;
+        let lookup = match (resident, marked, in_flight) {
+            (false, _, _) => Lookup::Miss,
+            (true, true, _) => Lookup::HitMarked,
+            (true, false, true) => Lookup::InFlight,
+            (true, false, false) => Lookup::Hit,
+        };
+        if !resident {
+            // Read on demand even when no frame can be freed (every one pinned).
+            self.level.access(b, next);
+            if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
+                self.queue(file, index, b, true, true);
+            }
+        } else if in_flight {
+            self.level.access_in_flight(b, next);
+            if pending != QUEUED {
+                self.io.late += 1;
+                *wait_until = (*wait_until).max(self.requests[pending as usize].0);
+            }
+        } else {
+            if self.level.frames().is_unused_prefetch(b) {
+                self.io.prefetch_hits += 1;
+            }
+            self.level.access(b, next);
+        }
+        lookup
+    }
+
     fn read(&mut self, d: Desc, file: u64, offset: u64, len: u64, file_size: u64) {
         let bs = self.cfg.block_size as u64;
         if len == 0 {
@@ -640,62 +735,29 @@ impl<'a, P: Policy> FileSim<'a, P> {
         self.call_group.clear();
         let stop_at_cached = self.ra.stops_at_first_cached();
         let guard_group = self.ra.stops_at_group_eviction();
+        let window_covers_call = self.cfg.departures.window_covers_call;
         let (first, last) = (offset / bs, (offset + len - 1) / bs);
         let mut wait_until = self.now_ns;
-        let oracle = self
-            .level
-            .policy
-            .needs_oracle()
-            .then(|| self.trace.oracle());
-        for index in first..=last {
-            let b = self.trace.layout.block(file, index);
-            let next = match oracle {
-                Some((next, _)) => {
-                    let n = next[self.tick];
-                    self.next_pos[b as usize] = n;
-                    if n == dense::NEVER {
-                        NEVER
-                    } else {
-                        n as u64
-                    }
-                }
-                None => NEVER,
-            };
-            self.tick += 1;
-            let pending = self.io_of[b as usize];
-            let resident = self.level.frames().is_resident(b);
-            let marked = resident && self.level.take_marker(b);
-            let in_flight = resident && pending != NO_IO;
-            let lookup = match (resident, marked, in_flight) {
-                (false, _, _) => Lookup::Miss,
-                (true, true, _) => Lookup::HitMarked,
-                (true, false, true) => Lookup::InFlight,
-                (true, false, false) => Lookup::Hit,
-            };
-            if !resident {
-                // Read on demand even when no frame can be freed (every one pinned).
-                self.level.access(b, next);
-                if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
-                    self.queue(file, index, b, true, true);
-                }
-            } else if in_flight {
-                self.level.access_in_flight(b, next);
-                if pending != QUEUED {
-                    self.io.late += 1;
-                    wait_until = wait_until.max(self.requests[pending as usize].0);
-                }
-            } else {
-                if self.level.frames().is_unused_prefetch(b) {
-                    self.io.prefetch_hits += 1;
-                }
-                self.level.access(b, next);
-            }
+        // The next demand block of the call not referenced yet.
+        let mut cb = first;
+        while cb <= last {
+            let index = cb;
+            cb += 1;
+            let lookup = self.demand(file, index, &mut wait_until);
             let (base, blocks) = self.trace.layout.range(file);
             let plan = {
                 let frames = self.level.frames();
                 let cached = |j: u64| j < blocks as u64 && frames.is_resident(base + j as Block);
                 self.ra.after_lookup(d, index, lookup, &cached)
             };
+            if window_covers_call {
+                if let Some(window_end) = plan.window_end {
+                    while cb <= window_end.min(last) {
+                        self.demand(file, cb, &mut wait_until);
+                        cb += 1;
+                    }
+                }
+            }
             // The file's end bounds every plan: the layout holds the largest size the trace shows.
             let end = plan
                 .range
@@ -704,16 +766,35 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 .min(file_size.div_ceil(bs).max(last + 1));
             for j in plan.range.start..end {
                 let pb = self.trace.layout.block(file, j);
+                // AccuSim: the read-ahead reaches the call's next demand block (it is always
+                // `cb` then) and references it on the spot.
+                let reaches_demand = window_covers_call && j >= cb && cb <= last;
                 if self.level.frames().is_resident(pb) {
+                    if reaches_demand {
+                        self.demand(file, j, &mut wait_until);
+                        cb += 1;
+                    }
                     if stop_at_cached {
                         break;
                     }
                     continue;
                 }
+                if reaches_demand {
+                    self.demand(file, j, &mut wait_until);
+                    cb += 1;
+                    continue;
+                }
                 let mut next_use = self.next_use(pb);
-                if next_use == NEVER && self.cfg.departures.opt_unused_prefetch_after_end {
-                    self.unused_prefetch_rank += 1;
-                    next_use = self.trace.refs.len() as u64 + self.unused_prefetch_rank;
+                if next_use == NEVER
+                    && self.cfg.departures.opt_unused_prefetch_after_end
+                    && self.level.policy.needs_oracle()
+                    && self.trace.oracle().1[pb as usize] == dense::NEVER
+                {
+                    let rank = self.unused_rank_of.entry(pb).or_insert_with(|| {
+                        self.unused_prefetch_rank += 1;
+                        self.unused_prefetch_rank
+                    });
+                    next_use = self.trace.refs.len() as u64 + *rank;
                 }
                 if guard_group {
                     let victim = self.level.peek_victim(pb, next_use);

@@ -85,6 +85,7 @@
 use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::stamped_heap::StampedHeap;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::error::Result as CoreResult;
 use crate::frames::Frames;
@@ -97,112 +98,6 @@ const ELIGIBLE: usize = 2;
 
 /// Largest K accepted.
 pub const MAX_K: usize = 16;
-
-const NOT_IN_HEAP: u32 = u32::MAX;
-
-/// AccuSim's binary max-heap of eligible blocks (1-based in AccuSim, 0-based here), keyed by
-/// `MAXINT - HIST(K)`, i.e. smallest `HIST(K)` on top, with an insertion stamp per entry.
-/// Sifting up compares keys only (an entry never passes an equal key); sifting down prefers,
-/// among equal keys, the older stamp. Removal swaps the last entry into the hole, sifts it down,
-/// then up. Equal keys therefore leave mostly, but not strictly, in insertion order.
-#[derive(Default)]
-struct StampedHeap {
-    /// (HIST(K), stamp, block)
-    slots: Vec<(u64, u64, Block)>,
-    pos: Vec<u32>,
-    stamps: u64,
-}
-
-impl StampedHeap {
-    fn new(universe: usize) -> Self {
-        StampedHeap {
-            slots: Vec::new(),
-            pos: vec![NOT_IN_HEAP; universe],
-            stamps: 0,
-        }
-    }
-
-    #[inline]
-    fn swap(&mut self, i: usize, j: usize) {
-        self.slots.swap(i, j);
-        self.pos[self.slots[i].2 as usize] = i as u32;
-        self.pos[self.slots[j].2 as usize] = j as u32;
-    }
-
-    /// Whether slot `a` belongs above slot `b` when sifting down.
-    #[inline]
-    fn above(&self, a: usize, b: usize) -> bool {
-        let (x, y) = (self.slots[a], self.slots[b]);
-        x.0 < y.0 || (x.0 == y.0 && x.1 < y.1)
-    }
-
-    fn sift_up(&mut self, mut i: usize) {
-        while i > 0 {
-            let p = (i - 1) / 2;
-            if self.slots[p].0 > self.slots[i].0 {
-                self.swap(i, p);
-                i = p;
-            } else {
-                break;
-            }
-        }
-    }
-
-    fn sift_down(&mut self, mut i: usize) {
-        loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut top = i;
-            if l < self.slots.len() && self.above(l, top) {
-                top = l;
-            }
-            if r < self.slots.len() && self.above(r, top) {
-                top = r;
-            }
-            if top == i {
-                break;
-            }
-            self.swap(i, top);
-            i = top;
-        }
-    }
-
-    fn insert(&mut self, b: Block, hist_k: u64) {
-        self.stamps += 1;
-        self.slots.push((hist_k, self.stamps, b));
-        let i = self.slots.len() - 1;
-        self.pos[b as usize] = i as u32;
-        self.sift_up(i);
-    }
-
-    fn remove(&mut self, b: Block) {
-        let i = self.pos[b as usize];
-        if i == NOT_IN_HEAP {
-            return;
-        }
-        let i = i as usize;
-        let last = self.slots.len() - 1;
-        self.swap(i, last);
-        self.slots.pop();
-        self.pos[b as usize] = NOT_IN_HEAP;
-        if i < self.slots.len() {
-            self.sift_down(i);
-            self.sift_up(i);
-        }
-    }
-
-    fn top(&self) -> Option<Block> {
-        self.slots.first().map(|s| s.2)
-    }
-
-    /// The best unpinned entry by (HIST(K), stamp), when the top is pinned.
-    fn best_unpinned(&self, frames: &Frames) -> Option<Block> {
-        self.slots
-            .iter()
-            .filter(|s| !frames.is_pinned(s.2))
-            .min_by_key(|s| (s.0, s.1))
-            .map(|s| s.2)
-    }
-}
 
 /// LRU-K with correlated reference period and retained history.
 pub struct LruKPolicy {
@@ -385,8 +280,9 @@ impl LruKPolicy {
             self.lists.push_front(ELIGIBLE, b);
             self.tie[b as usize] = self.hist[b as usize * self.k];
             if self.heap_ties {
+                // The heap is a max-heap: AccuSim keys it by MAXINT - HIST(K).
                 let hk = self.hist[b as usize * self.k + self.k - 1];
-                self.stamped.insert(b, hk);
+                self.stamped.insert(b, u64::MAX - hk);
             } else {
                 let key = self.key(b);
                 self.eligible.push(Reverse(key));
@@ -421,11 +317,7 @@ impl LruKPolicy {
     /// The unpinned eligible block with the smallest key, if any.
     fn eligible_victim(&mut self, frames: &Frames) -> Option<Block> {
         if self.heap_ties {
-            return match self.stamped.top() {
-                Some(b) if !frames.is_pinned(b) => Some(b),
-                Some(_) => self.stamped.best_unpinned(frames),
-                None => None,
-            };
+            return self.stamped.top_unpinned(frames);
         }
         let mut found = None;
         while let Some(&Reverse(e)) = self.eligible.peek() {
@@ -561,18 +453,18 @@ impl Policy for LruKPolicy {
             frames,
         )?;
         if self.heap_ties {
-            if self.stamped.slots.len() != self.lists.len(ELIGIBLE) {
+            if self.stamped.len() != self.lists.len(ELIGIBLE) {
                 return Err("stamped heap and eligible list differ in size".into());
             }
-            for (i, s) in self.stamped.slots.iter().enumerate() {
-                if !self.lists.contains(ELIGIBLE, s.2)
-                    || self.stamped.pos[s.2 as usize] as usize != i
-                {
-                    return Err(format!("stamped heap slot {i} (block {}) is stale", s.2));
-                }
-                if i > 0 && self.stamped.slots[(i - 1) / 2].0 > s.0 {
-                    return Err(format!("stamped heap order broken at slot {i}"));
-                }
+            self.stamped.check()?;
+            if let Some(b) = self
+                .stamped
+                .blocks()
+                .find(|&b| !self.lists.contains(ELIGIBLE, b))
+            {
+                return Err(format!(
+                    "stamped heap holds block {b}, which is not eligible"
+                ));
             }
         } else {
             let live: std::collections::BTreeSet<_> = self
@@ -640,9 +532,7 @@ impl Policy for LruKPolicy {
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
         let eligible = if self.heap_ties {
-            let mut s = self.stamped.slots.clone();
-            s.sort_unstable_by_key(|e| (e.0, e.1));
-            s.into_iter().map(|e| e.2).collect()
+            self.stamped.by_key()
         } else {
             let mut live: Vec<_> = self.lists.iter(ELIGIBLE).map(|b| self.key(b)).collect();
             live.sort_unstable();
@@ -892,26 +782,6 @@ mod tests {
 
     fn accusim(k: usize, crp: u64, retain: usize, universe: usize) -> LruKPolicy {
         LruKPolicy::new(k, crp, retain, universe).with_departures(true, true, true, true)
-    }
-
-    #[test]
-    fn stamped_heap_ties_are_mostly_by_insertion() {
-        // Keys HIST(K) 1 2 1 1 1 0 0 for blocks 0..6 (stamps 1..7). Array after the inserts
-        // (sifting up on keys only): [5, 3, 6, 1, 4, 2, 0]. Removing 1 moves 0 (the last
-        // slot) into its hole, a leaf under 3, where it stays (sifting up does not compare
-        // stamps): [5, 3, 6, 0, 4, 2]. Popping then gives 5 6 2 0 3 4: block 2 (stamp 3)
-        // leaves before block 0 (stamp 1) with an equal key.
-        let mut h = StampedHeap::new(8);
-        for (b, k) in [1, 2, 1, 1, 1, 0, 0].into_iter().enumerate() {
-            h.insert(b as Block, k);
-        }
-        h.remove(1);
-        let mut order = Vec::new();
-        while let Some(b) = h.top() {
-            order.push(b);
-            h.remove(b);
-        }
-        assert_eq!(order, vec![5, 6, 2, 0, 3, 4]);
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod lruk;
 pub mod mq;
 pub mod opt;
 pub mod registry;
+mod stamped_heap;
 pub mod twoq;
 
 #[cfg(test)]

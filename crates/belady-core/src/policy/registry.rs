@@ -185,7 +185,13 @@ pub static POLICIES: &[PolicyInfo] = &[
         name: "opt",
         aliases: &["belady", "min"],
         about: "Belady's MIN: evict the block referenced farthest in the future (offline)",
-        params: &[],
+        params: &[ParamInfo {
+            name: "ties",
+            default: "first",
+            study: None,
+            accusim: Some("heap"),
+            about: "blocks with equal next reference (never again): first (recorded earliest goes first) or heap (AccuSim's binary heap: mostly by insertion order)",
+        }],
     },
     PolicyInfo {
         name: "lrfu",
@@ -652,7 +658,7 @@ pub fn build<V: PolicyVisitor>(
         "lru" => visitor.visit(LruPolicy::new(universe)),
         "fifo" => visitor.visit(FifoPolicy::new(universe)),
         "clock" => visitor.visit(ClockPolicy::new(universe)),
-        "opt" => visitor.visit(OptPolicy::new(capacity, universe)),
+        "opt" => visitor.visit(OptPolicy::from_spec(spec, capacity, universe)?),
         "lrfu" => visitor.visit(LrfuPolicy::from_spec(spec, capacity, universe)?),
         "fbr" => visitor.visit(FbrPolicy::from_spec(spec, capacity, universe)?),
         "arc" => visitor.visit(ArcPolicy::from_spec(spec, capacity, universe)?),
