@@ -92,6 +92,9 @@ def main() -> None:
     ap.add_argument("--zipf-objects", type=int, default=1_000_000)
     ap.add_argument("--policies", default=",".join(SHARED), help="comma-separated; default: all shared")
     ap.add_argument("--sizes", default="1,10", help="percentages of unique blocks")
+    ap.add_argument("--sequential-accesses", type=int, default=10_000_000,
+                    help="block accesses of the file-level sequential workload timed with linux24")
+    ap.add_argument("--no-file-level", action="store_true", help="skip the read-ahead and AccuSim timings")
     args = ap.parse_args()
     if not pathlib.Path("/usr/bin/time").exists():
         sys.exit("GNU time (/usr/bin/time) is needed to measure peak memory: apt-get install time")
@@ -104,6 +107,8 @@ def main() -> None:
         sys.exit(f"not shared with libcachesim: {', '.join(unknown)}; choose from {', '.join(SHARED)}")
     with tempfile.TemporaryDirectory(prefix="belady-bench-") as tmp:
         run_all(args, belady, policies, pathlib.Path(tmp))
+        if not args.no_file_level:
+            run_file_level(args, belady, pathlib.Path(tmp))
 
 
 def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
@@ -149,6 +154,59 @@ def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
                 b_rate, l_rate = requests / wall, requests / lcs["seconds"]
                 print(f"{name:<10} {policy:<9} {size:>8} {b_rate:>14,.0f} {l_rate:>18,.0f} {b_rate / l_rate:>6.2f} "
                       f"{b_peak:>11.1f} {l_peak:>8.1f}  {agree}", flush=True)
+
+
+def write_sequential(path: pathlib.Path, accesses: int) -> None:
+    """A file-level trace of 100 files read whole in 16 KB reads, `accesses` block references in all."""
+    files, per_read = 100, 4
+    blocks_per_file = max(per_read, accesses // files // per_read * per_read)
+    size = blocks_per_file * 4096
+    with open(path, "w") as f:
+        f.write("# belady file-level trace v1\n")
+        for i in range(files):
+            f.write(f"file {i + 1} {size} /data/f{i}\n")
+        lines = []
+        for i in range(files):
+            lines.append(f"open - 0 1 3 {i + 1}\n")
+            lines.extend(f"read - 5 1 3 {i + 1} {off} 16384\n" for off in range(0, size, 16384))
+            lines.append(f"close - 0 1 3 {i + 1}\n")
+            f.writelines(lines)
+            lines.clear()
+
+
+def run_file_level(args, belady: str, work: pathlib.Path) -> None:
+    """Read-ahead throughput on a large sequential workload, and the AccuSim grid's wall time."""
+    seq = work / "sequential.bev"
+    write_sequential(seq, args.sequential_accesses)
+    print()
+    print(f"{'file-level run':<52} {'accesses':>12} {'seconds':>8} {'accesses/s':>14}")
+    for prefetch, disk in (("linux24", []), ("linux24", ["--disk", "cheetah9lp"])):
+        out, wall, _ = run_with_rusage([belady, "sim", "-t", str(seq), "-f", "events", "-p", "lru", "-c", "1000",
+                                        "--prefetch", prefetch, "--threads", "1", "--json", *disk])
+        row = json.loads(out)[0]
+        label = f"sequential, lru 1000 blocks, {prefetch}" + (", cheetah9lp" if disk else "")
+        print(f"{label:<52} {row['requests']:>12,} {wall:>8.2f} {row['requests'] / wall:>14,.0f}", flush=True)
+    oracle = pathlib.Path(args.traces).parent / "oracles" / "accusim"
+    if not (oracle / "untimed.tsv").exists():
+        print(f"note: {oracle} not found; AccuSim grid skipped", file=sys.stderr)
+        return
+    for table, disk in (("untimed.tsv", []), ("timed.tsv", ["--disk", "cheetah9lp"])):
+        groups: dict[tuple[str, str], set[int]] = {}
+        with open(oracle / table) as f:
+            header = f.readline().rstrip("\n").split("\t")
+            for line in f:
+                row = dict(zip(header, line.rstrip("\n").split("\t")))
+                prefetch = "linux24" if row["prefetch"] == "1" else "none"
+                groups.setdefault((row["trace"], prefetch), set()).add(int(row["cache_blocks"]))
+        start = time.perf_counter()
+        runs = 0
+        for (trace, prefetch), sizes in sorted(groups.items()):
+            cmd = [belady, "sim", "--trace", str(oracle / "inputs" / f"{trace}.bin.gz"), "--format", "accusim",
+                   "--compat", "accusim", "--policy", "opt,lru,lru2,lrfu,lirs,mq,2q,arc",
+                   "--cache-size", ",".join(map(str, sorted(sizes))), "--prefetch", prefetch, "--json", *disk]
+            runs += len(json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout))
+        wall = time.perf_counter() - start
+        print(f"{'AccuSim grid ' + table:<52} {runs:>9,} runs {wall:>8.2f}", flush=True)
 
 
 if __name__ == "__main__":

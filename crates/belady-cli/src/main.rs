@@ -158,6 +158,9 @@ struct SimArgs {
     /// Device model for timing: a preset (cheetah9lp, hdd7200, nvme, fixed) or a TOML file.
     #[arg(long)]
     disk: Option<String>,
+    /// How the device orders waiting requests: fcfs, clook (seek-aware elevator) or sstf.
+    #[arg(long, default_value = "fcfs")]
+    scheduler: String,
     /// File-level runs: list every disk request (event, sync, file, first block, blocks, issue
     /// time) in each JSON row's `request_log`.
     #[arg(long)]
@@ -235,6 +238,7 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
     if let Some(disk) = &args.disk {
         cfg.disk = Some(belady_core::disk::load_config(disk)?);
     }
+    cfg.scheduler = belady_core::disk::queue::Scheduler::parse(&args.scheduler)?;
     cfg.validate()?;
     Ok(cfg)
 }
@@ -272,10 +276,20 @@ fn sim(args: SimArgs) -> Result<()> {
         || args.compat.is_some()
         || !args.compat_rules.is_empty()
         || args.disk.is_some()
+        || args.scheduler != "fcfs"
     {
-        anyhow::bail!(
-            "read-ahead, --disk and --compat need a file-level trace (--format accusim, accusim-text or events), not {}",
-            format.name()
+        // Read-ahead, clustering and timing on a block trace: runs of consecutive ids act as files.
+        let cfg = file_config(&args)?;
+        let trace = PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?;
+        let results = pool.install(|| run_file_grid(&specs, &sizes, &trace, &cfg))?;
+        return print_runs(
+            &args,
+            &results,
+            &format,
+            ops,
+            trace.refs.len(),
+            trace.distinct,
+            &trace.trace.source,
         );
     }
     let trace = PreparedTrace::new(args.input.load(ops)?);

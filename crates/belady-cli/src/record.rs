@@ -18,6 +18,10 @@ pub struct RecordArgs {
     /// Keep strace's own log at this path.
     #[arg(long)]
     keep_log: Option<PathBuf>,
+    /// Keep only files under this path (a file or directory; repeatable). The time spent in calls on
+    /// other files (a program's start-up, its libraries) becomes think time.
+    #[arg(long)]
+    only: Vec<PathBuf>,
     /// The program and its arguments, after `--`.
     #[arg(last = true)]
     command: Vec<String>,
@@ -40,7 +44,18 @@ pub fn run(args: RecordArgs) -> Result<()> {
             path
         }
     };
-    let (trace, times) = strace::convert_file(&log)?;
+    // strace prints canonical paths, so compare with canonical prefixes.
+    let only: Vec<String> = args
+        .only
+        .iter()
+        .map(|p| {
+            std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string()
+        })
+        .collect();
+    let (trace, times) = strace::convert_file(&log, &only)?;
     write_events(&trace, &times, &args.output)?;
     let reads = trace
         .events

@@ -2,9 +2,13 @@
 
 use belady_core::RunResult;
 
-/// One line per run, aligned.
+/// One line per run, aligned; runs with read-ahead or a disk model add their I/O columns.
 pub fn runs(results: &[RunResult]) -> String {
-    let header = [
+    let with_io = results.iter().any(|r| r.io.is_some());
+    let timed = results
+        .iter()
+        .any(|r| r.io.as_ref().is_some_and(|io| io.exec_time_s.is_some()));
+    let mut header = vec![
         "policy",
         "cache_blocks",
         "requests",
@@ -12,20 +16,41 @@ pub fn runs(results: &[RunResult]) -> String {
         "misses",
         "hit_ratio_%",
     ];
-    let rows: Vec<[String; 6]> = results
+    if with_io {
+        header.extend(["disk_requests", "sync_req/blk", "async_req/blk", "late"]);
+    }
+    if timed {
+        header.extend(["exec_s", "io_wait_s"]);
+    }
+    let rows: Vec<Vec<String>> = results
         .iter()
         .map(|r| {
-            [
+            let mut row = vec![
                 r.policy.clone(),
                 r.cache_blocks.to_string(),
                 r.requests.to_string(),
                 r.hits.to_string(),
                 r.misses.to_string(),
                 format!("{:.2}", 100.0 * r.hit_ratio),
-            ]
+            ];
+            if with_io {
+                let io = r.io.clone().unwrap_or_default();
+                row.extend([
+                    io.disk_requests.to_string(),
+                    format!("{}/{}", io.sync_requests, io.sync_blocks),
+                    format!("{}/{}", io.async_requests, io.async_blocks),
+                    io.late.to_string(),
+                ]);
+            }
+            if timed {
+                let io = r.io.clone().unwrap_or_default();
+                let secs = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
+                row.extend([secs(io.exec_time_s), secs(io.io_wait_s)]);
+            }
+            row
         })
         .collect();
-    let mut widths = header.map(str::len);
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.len());
@@ -33,7 +58,7 @@ pub fn runs(results: &[RunResult]) -> String {
     }
     let mut out = String::new();
     let line = |cells: &[&str], out: &mut String| {
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+        for (i, (cell, &w)) in cells.iter().zip(&widths).enumerate() {
             if i == 0 {
                 out.push_str(&format!("{cell:<w$}"));
             } else {

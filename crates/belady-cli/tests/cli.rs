@@ -396,3 +396,51 @@ fn disk_command_is_deterministic_for_a_seed() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("cheetah9lp"));
 }
+
+#[test]
+fn scheduler_needs_a_disk_and_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let evt = write(
+        dir.path(),
+        "s.evt",
+        "open 1 3 9 400000 f\nread 1 3 9 8192 10 400000\npread 1 3 9 200000 4096 10 400000\n\
+         pread 1 3 9 40000 4096 10 400000\npread 1 3 9 300000 4096 10 400000\nclose 1 3 9\nexit 1\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "sim",
+            "-t",
+            &evt,
+            "-f",
+            "accusim-text",
+            "-p",
+            "lru",
+            "-c",
+            "16",
+            "--prefetch",
+            "linux24",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        belady(&args)
+    };
+    let exec = |out: &Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        rows[0]["exec_time_s"].as_f64().unwrap()
+    };
+    // A constant-latency device has no seeks to save: every scheduler gives the same run.
+    let fcfs = exec(&run(&["--disk", "fixed"]));
+    let clook = exec(&run(&["--disk", "fixed", "--scheduler", "clook"]));
+    assert!(fcfs > 0.0);
+    assert_eq!(fcfs, clook);
+    assert_error(&run(&["--scheduler", "clook"]), "needs --disk");
+    assert_error(
+        &run(&["--disk", "fixed", "--scheduler", "elevator"]),
+        "expected one of fcfs, clook, sstf",
+    );
+}

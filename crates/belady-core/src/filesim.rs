@@ -5,15 +5,18 @@
 //! (a hit, a block whose I/O is still in flight, or a miss) and may trigger read-ahead; missed and
 //! read-ahead blocks are inserted and queued; at the end of the call the clusterer turns the queue
 //! into disk requests, which are issued at the current time. The application then waits for its
-//! synchronous requests. Think time between calls advances the clock, and requests complete when
-//! the device model says (one request at a time, first come first served). Without a device
-//! model every request completes when issued, so a prefetch is never late: the untimed mode.
+//! synchronous requests and for in-flight blocks it referenced. Think time between calls advances
+//! the clock. Requests wait in the device queue ([`crate::disk::queue`]) and are served one at a
+//! time in the order the scheduler picks (first come first served by default); each completes
+//! when the device model says. Without a device model every request completes when issued, so a
+//! prefetch is never late: the untimed mode.
 //!
 //! Accounting: a demand reference to a resident block whose I/O has not completed is a miss (and
 //! "late" when its request was issued by an earlier call: the application waits for it); the
 //! first demand reference to a completed prefetched block is a hit and a prefetch hit.
 
-use crate::disk::{DiskAccess, DiskConfig, DiskModel, SECTOR_BYTES};
+use crate::disk::queue::{DeviceQueue, Dispatched, Scheduler};
+use crate::disk::{DiskAccess, DiskConfig, SECTOR_BYTES};
 use crate::engine::RunResult;
 use crate::error::{Error, Result};
 use crate::io::{ClusterRules, Clusterer, DiskRequest, QueuedBlock};
@@ -145,6 +148,8 @@ pub struct FileSimConfig {
     pub readahead_max: u64,
     /// The device serving requests; without one a request completes when it is issued.
     pub disk: Option<DiskConfig>,
+    /// How the device orders waiting requests.
+    pub scheduler: Scheduler,
     /// Record every disk request in [`IoStats::request_log`].
     pub log_requests: bool,
 }
@@ -159,6 +164,7 @@ impl Default for FileSimConfig {
             readahead_min: 3,
             readahead_max: 32,
             disk: None,
+            scheduler: Scheduler::Fcfs,
             log_requests: false,
         }
     }
@@ -179,6 +185,12 @@ impl FileSimConfig {
         }
         if let Some(disk) = &self.disk {
             disk.validate()?;
+        } else if self.scheduler != Scheduler::Fcfs {
+            return Err(Error::config(
+                "--scheduler",
+                self.scheduler.name(),
+                "orders a device queue, so it needs --disk",
+            ));
         }
         if self.readahead_min > self.readahead_max || self.readahead_max == 0 {
             return Err(Error::config(
@@ -336,6 +348,82 @@ impl PreparedFileTrace {
         })
     }
 
+    /// A block-level trace as a file-level one, so read-ahead, clustering and timing apply: each
+    /// maximal run of consecutive block ids among those referenced becomes one file (read through
+    /// its own descriptor, opened at its first reference), and every reference a one-block read.
+    /// Read-ahead and clustering therefore stop at the edges of runs: blocks the trace never
+    /// references are never read. Think time is the gap between reference times, when kept.
+    pub fn from_block_trace(blocks: &dense::BlockTrace) -> Result<Self> {
+        if blocks.writes() > 0 {
+            return Err(Error::config(
+                "--ops",
+                "all",
+                format!(
+                    "{} holds writes; read-ahead on a block-level trace simulates reads only (use --ops read)",
+                    blocks.source
+                ),
+            ));
+        }
+        let bs = blocks.block_size as u64;
+        let mut sorted: Vec<(u64, u32)> = blocks
+            .originals
+            .iter()
+            .enumerate()
+            .map(|(d, &o)| (o, d as u32))
+            .collect();
+        sorted.sort_unstable();
+        // Run (file) and index within it of each dense id.
+        let mut place = vec![(0u64, 0u64); sorted.len()];
+        let mut run_sizes: Vec<u64> = Vec::new();
+        for (i, &(orig, dense_id)) in sorted.iter().enumerate() {
+            if i == 0 || sorted[i - 1].0 + 1 != orig {
+                run_sizes.push(0);
+            }
+            let run = run_sizes.len() as u64 - 1;
+            place[dense_id as usize] = (run, run_sizes[run as usize]);
+            run_sizes[run as usize] += 1;
+        }
+        let mut opened = vec![false; run_sizes.len()];
+        let mut events = Vec::with_capacity(blocks.refs.len() + run_sizes.len());
+        let mut last_time = None;
+        for (i, &r) in blocks.refs.iter().enumerate() {
+            let (run, index) = place[r as usize];
+            let think_ns = match (&blocks.times, last_time) {
+                (Some(t), Some(prev)) => t[i].saturating_sub(prev),
+                _ => 0,
+            };
+            last_time = blocks.times.as_ref().map(|t| t[i]);
+            let fd = u32::try_from(run + 3).map_err(|_| {
+                Error::config("trace", &blocks.source, "has more than 2^32 runs of blocks")
+            })?;
+            let file_size = run_sizes[run as usize] * bs;
+            let event = |think_ns, kind| FileEvent {
+                think_ns,
+                pid: 1,
+                fd,
+                file: run,
+                file_size,
+                kind,
+            };
+            if !std::mem::replace(&mut opened[run as usize], true) {
+                events.push(event(0, FileEventKind::Open));
+            }
+            events.push(event(
+                think_ns,
+                FileEventKind::Read {
+                    offset: index * bs,
+                    len: bs,
+                },
+            ));
+        }
+        let trace = FileTrace {
+            source: blocks.source.clone(),
+            events,
+            names: Default::default(),
+        };
+        PreparedFileTrace::new(trace, blocks.block_size)
+    }
+
     /// Next reference of each demand reference, and each block's first reference.
     fn oracle(&self) -> &(Vec<u32>, Vec<u32>) {
         self.oracle.get_or_init(|| {
@@ -420,6 +508,17 @@ pub struct LoggedRequest {
 
 const NO_IO: u32 = u32::MAX;
 const QUEUED: u32 = u32::MAX - 1;
+/// Completion time of a request the device has not started yet.
+const NOT_STARTED: u64 = u64::MAX;
+
+/// One disk request of the run.
+struct Request {
+    /// Completion time, or `NOT_STARTED`.
+    done_ns: u64,
+    /// Whether its completion has been processed (each request completes exactly once).
+    completed: bool,
+    blocks: Vec<Block>,
+}
 
 /// A file-level simulation in progress: feed it events with [`FileSim::step`].
 pub struct FileSim<'a, P: Policy> {
@@ -430,8 +529,9 @@ pub struct FileSim<'a, P: Policy> {
     cluster: Clusterer,
     /// Request holding each block's pending I/O (NO_IO, QUEUED, or an index into `requests`).
     io_of: Vec<u32>,
-    requests: Vec<(u64, Vec<Block>)>,
+    requests: Vec<Request>,
     completions: BinaryHeap<Reverse<(u64, u32)>>,
+    dispatched: Vec<Dispatched>,
     now_ns: u64,
     tick: usize,
     events: u64,
@@ -442,10 +542,15 @@ pub struct FileSim<'a, P: Policy> {
     io: IoStats,
     /// Blocks queued by the current read() call (the group read-ahead must not evict).
     call_group: Vec<Block>,
-    disk: Option<Box<dyn DiskModel>>,
-    disk_free_ns: u64,
-    disk_busy_ns: u64,
+    disk: Option<DeviceQueue>,
     proc_ns: u64,
+    /// Time the program spent blocked on the disk (run time = `proc_ns` + this).
+    wait_ns: u64,
+    /// Earlier requests the current call referenced while in flight (it waits for them).
+    awaited: Vec<u32>,
+    /// Every request the device started, in order (for the event-engine properties).
+    #[cfg(test)]
+    service_log: Vec<Dispatched>,
     responses_ns: Vec<u64>,
 }
 
@@ -467,6 +572,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             io_of: vec![NO_IO; universe],
             requests: Vec::new(),
             completions: BinaryHeap::new(),
+            dispatched: Vec::new(),
             now_ns: 0,
             tick: 0,
             events: 0,
@@ -475,13 +581,15 @@ impl<'a, P: Policy> FileSim<'a, P> {
             unused_rank_of: FxHashMap::default(),
             io: IoStats::default(),
             call_group: Vec::new(),
-            disk: cfg
-                .disk
-                .as_ref()
-                .map(|d| d.build("disk").expect("validated before the run")),
-            disk_free_ns: 0,
-            disk_busy_ns: 0,
+            disk: cfg.disk.as_ref().map(|d| {
+                let model = d.build("disk").expect("validated before the run");
+                DeviceQueue::new(model, cfg.scheduler)
+            }),
             proc_ns: 0,
+            wait_ns: 0,
+            awaited: Vec::new(),
+            #[cfg(test)]
+            service_log: Vec::new(),
             responses_ns: Vec::new(),
         };
         if sim.level.policy.needs_oracle() {
@@ -526,23 +634,24 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     /// Issues what is still queued, lets every request complete, and returns the counters.
     pub fn finish(mut self) -> (crate::level::LevelStats, IoStats) {
-        let rest = self.cluster.flush();
-        self.issue(rest);
-        let exec_ns = self.now_ns;
-        self.complete_until(u64::MAX);
+        let exec_ns = self.drain();
+        debug_assert!(self.requests.iter().all(|r| r.completed));
+        // AccuSim's clock also adds 1 µs per read record, which is neither think time nor waiting.
+        debug_assert!(self.cfg.departures.accusim_clock || exec_ns == self.proc_ns + self.wait_ns);
         let stats = self.level.stats().clone();
         self.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
-        if self.disk.is_some() {
+        if let Some(disk) = &self.disk {
+            let busy_ns = disk.busy_ns();
             let s = |ns: u64| ns as f64 / 1e9;
             self.io.exec_time_s = Some(s(exec_ns));
             self.io.proc_time_s = Some(s(self.proc_ns));
             self.io.io_time_s = Some(s(exec_ns.saturating_sub(self.proc_ns)));
             self.io.io_wait_s = self.io.io_time_s;
-            self.io.disk_busy_s = Some(s(self.disk_busy_ns));
+            self.io.disk_busy_s = Some(s(busy_ns));
             self.io.disk_utilization = Some(if exec_ns == 0 {
                 0.0
             } else {
-                self.disk_busy_ns as f64 / exec_ns as f64
+                busy_ns as f64 / exec_ns as f64
             });
             let r = &mut self.responses_ns;
             r.sort_unstable();
@@ -559,6 +668,16 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.io.p99_response_ms = Some(p99 as f64 / 1e6);
         }
         (stats, self.io)
+    }
+
+    /// Issues what is still queued and completes every request; returns the program's run time
+    /// (the device may finish later).
+    fn drain(&mut self) -> u64 {
+        let rest = self.cluster.flush();
+        self.issue(rest);
+        let exec_ns = self.now_ns;
+        self.complete_until(u64::MAX);
+        exec_ns
     }
 
     /// The device address of the request's first block, and its length in sectors.
@@ -594,19 +713,56 @@ impl<'a, P: Policy> FileSim<'a, P> {
         }
     }
 
+    /// Lets the device start what it would start before `t`, then completes every request done
+    /// by `t`. Decisions at `t` itself wait: the program may still submit requests at `t`.
     fn complete_until(&mut self, t: u64) {
+        if let Some(disk) = &mut self.disk {
+            disk.dispatch_before(t, &mut self.dispatched);
+            self.record_dispatches();
+        }
         while let Some(&Reverse((done, req))) = self.completions.peek() {
             if done > t {
                 break;
             }
             self.completions.pop();
-            for &b in &self.requests[req as usize].1 {
+            let r = &mut self.requests[req as usize];
+            debug_assert!(!r.completed, "request {req} completes twice");
+            r.completed = true;
+            for &b in &r.blocks {
                 if self.io_of[b as usize] == req {
                     self.io_of[b as usize] = NO_IO;
                     self.level.set_pinned(b, false);
                 }
             }
         }
+    }
+
+    /// Notes the completion times of requests the device has just started.
+    fn record_dispatches(&mut self) {
+        for d in self.dispatched.drain(..) {
+            #[cfg(test)]
+            self.service_log.push(d);
+            self.requests[d.id as usize].done_ns = d.done_ns;
+            self.responses_ns.push(d.done_ns - d.arrival_ns);
+            self.completions.push(Reverse((d.done_ns, d.id)));
+        }
+    }
+
+    /// When request `id` completes, letting the device run until it has started it. Only valid
+    /// while the program is blocked: no request can arrive before the answer.
+    fn done_of(&mut self, id: u32) -> u64 {
+        while self.requests[id as usize].done_ns == NOT_STARTED {
+            let disk = self
+                .disk
+                .as_mut()
+                .expect("only device requests wait to start");
+            let d = disk
+                .dispatch_next()
+                .expect("a request not started is waiting");
+            self.dispatched.push(d);
+            self.record_dispatches();
+        }
+        self.requests[id as usize].done_ns
     }
 
     fn queue(&mut self, file: u64, index: u64, b: Block, demand: bool, pin: bool) {
@@ -623,8 +779,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
         });
     }
 
-    fn issue(&mut self, reqs: Vec<DiskRequest>) -> u64 {
-        let mut wait_until = self.now_ns;
+    /// Submits `reqs` at the current time and returns the synchronous ones' ids.
+    fn issue(&mut self, reqs: Vec<DiskRequest>) -> Vec<u32> {
+        let mut sync = Vec::new();
         for r in reqs {
             let id = self.requests.len() as u32;
             let n = r.blocks.len() as u64;
@@ -646,35 +803,37 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     issued_ns: self.now_ns,
                 });
             }
-            let access = self.disk.is_some().then(|| self.disk_access(&r));
-            let done = match (&mut self.disk, access) {
-                (Some(disk), Some(access)) => {
-                    let start = self.now_ns.max(self.disk_free_ns);
-                    let service = disk.service_ns(&access, start);
-                    self.disk_free_ns = start + service;
-                    self.disk_busy_ns += service;
-                    self.responses_ns.push(self.disk_free_ns - self.now_ns);
-                    self.disk_free_ns
-                }
-                _ => self.now_ns,
-            };
             for &b in &r.blocks {
                 if self.io_of[b as usize] == QUEUED {
                     self.io_of[b as usize] = id;
                 }
             }
             if r.sync {
-                wait_until = wait_until.max(done);
+                sync.push(id);
             }
-            self.completions.push(Reverse((done, id)));
-            self.requests.push((done, r.blocks));
+            let access = self.disk.is_some().then(|| self.disk_access(&r));
+            let done_ns = match (&mut self.disk, access) {
+                (Some(disk), Some(access)) => {
+                    disk.submit(id, access, self.now_ns);
+                    NOT_STARTED
+                }
+                _ => {
+                    self.completions.push(Reverse((self.now_ns, id)));
+                    self.now_ns
+                }
+            };
+            self.requests.push(Request {
+                done_ns,
+                completed: false,
+                blocks: r.blocks,
+            });
         }
-        wait_until
+        sync
     }
 
     /// One demand reference to block `index` of `file`: looks it up, counts it, and queues its
     /// read if it missed. Returns what the lookup found, for the read-ahead engine.
-    fn demand(&mut self, file: u64, index: u64, wait_until: &mut u64) -> Lookup {
+    fn demand(&mut self, file: u64, index: u64) -> Lookup {
         let b = self.trace.layout.block(file, index);
         let next = if self.level.policy.needs_oracle() {
             let n = self.trace.oracle().0[self.tick];
@@ -708,7 +867,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.level.access_in_flight(b, next);
             if pending != QUEUED {
                 self.io.late += 1;
-                *wait_until = (*wait_until).max(self.requests[pending as usize].0);
+                self.awaited.push(pending);
             }
         } else {
             if self.level.frames().is_unused_prefetch(b) {
@@ -737,13 +896,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
         let guard_group = self.ra.stops_at_group_eviction();
         let window_covers_call = self.cfg.departures.window_covers_call;
         let (first, last) = (offset / bs, (offset + len - 1) / bs);
-        let mut wait_until = self.now_ns;
+        self.awaited.clear();
         // The next demand block of the call not referenced yet.
         let mut cb = first;
         while cb <= last {
             let index = cb;
             cb += 1;
-            let lookup = self.demand(file, index, &mut wait_until);
+            let lookup = self.demand(file, index);
             let (base, blocks) = self.trace.layout.range(file);
             let plan = {
                 let frames = self.level.frames();
@@ -753,7 +912,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             if window_covers_call {
                 if let Some(window_end) = plan.window_end {
                     while cb <= window_end.min(last) {
-                        self.demand(file, cb, &mut wait_until);
+                        self.demand(file, cb);
                         cb += 1;
                     }
                 }
@@ -771,7 +930,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 let reaches_demand = window_covers_call && j >= cb && cb <= last;
                 if self.level.frames().is_resident(pb) {
                     if reaches_demand {
-                        self.demand(file, j, &mut wait_until);
+                        self.demand(file, j);
                         cb += 1;
                     }
                     if stop_at_cached {
@@ -780,7 +939,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     continue;
                 }
                 if reaches_demand {
-                    self.demand(file, j, &mut wait_until);
+                    self.demand(file, j);
                     cb += 1;
                     continue;
                 }
@@ -812,7 +971,15 @@ impl<'a, P: Policy> FileSim<'a, P> {
             }
         }
         let reqs = self.cluster.end_call();
-        wait_until = wait_until.max(self.issue(reqs));
+        let mut awaited = std::mem::take(&mut self.awaited);
+        awaited.extend(self.issue(reqs));
+        // The call's requests are all submitted before it blocks, so the device sees them together.
+        let mut wait_until = self.now_ns;
+        for &id in &awaited {
+            wait_until = wait_until.max(self.done_of(id));
+        }
+        self.awaited = awaited;
+        self.wait_ns += wait_until - self.now_ns;
         self.now_ns = wait_until;
         self.complete_until(self.now_ns);
     }
@@ -902,3 +1069,7 @@ pub fn run_file_grid(
         .map(|&(spec, c)| run_file_one(spec, trace, c, cfg))
         .collect()
 }
+
+#[cfg(test)]
+#[path = "filesim_props.rs"]
+mod props;

@@ -18,6 +18,7 @@
 
 pub mod fixed;
 pub mod hdd;
+pub mod queue;
 pub mod ssd;
 
 use crate::error::{Error, Result};

@@ -41,6 +41,8 @@ struct Converter {
     last_end: Option<f64>,
     trace: FileTrace,
     times_ns: Vec<u64>,
+    /// Path prefixes to keep (all regular files when empty).
+    only: Vec<String>,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -103,6 +105,10 @@ fn unquote(arg: &str) -> String {
 impl Converter {
     fn file_id(&mut self, path: &str) -> Option<u64> {
         use std::os::unix::fs::MetadataExt;
+        if !self.only.is_empty() && !self.only.iter().any(|p| path.starts_with(p.as_str())) {
+            // Calls on other files vanish, their time becomes think time of the next kept call.
+            return None;
+        }
         let key = match std::fs::metadata(path) {
             Ok(m) if !m.is_file() => return None,
             Ok(m) => FileKey::Inode(m.dev(), m.ino()),
@@ -354,6 +360,15 @@ fn parse_offset(text: &str) -> Option<u64> {
 
 /// Converts an strace log; returns the trace and each event's start time in nanoseconds.
 pub fn convert(input: impl BufRead, name: &str) -> Result<(FileTrace, Vec<u64>)> {
+    convert_only(input, name, &[])
+}
+
+/// Like [`convert`], keeping only files whose path starts with one of `only` (all when empty).
+pub fn convert_only(
+    input: impl BufRead,
+    name: &str,
+    only: &[String],
+) -> Result<(FileTrace, Vec<u64>)> {
     let mut c = Converter {
         name: name.to_string(),
         ids: FxHashMap::default(),
@@ -367,6 +382,7 @@ pub fn convert(input: impl BufRead, name: &str) -> Result<(FileTrace, Vec<u64>)>
             ..FileTrace::default()
         },
         times_ns: Vec::new(),
+        only: only.to_vec(),
     };
     for (i, line) in input.lines().enumerate() {
         let line = line.map_err(|e| Error::io(Path::new(name), e))?;
@@ -380,10 +396,10 @@ pub fn convert(input: impl BufRead, name: &str) -> Result<(FileTrace, Vec<u64>)>
     Ok((c.trace, c.times_ns))
 }
 
-/// Converts the strace log at `path`.
-pub fn convert_file(path: &Path) -> Result<(FileTrace, Vec<u64>)> {
+/// Converts the strace log at `path`, keeping files under the `only` prefixes (all when empty).
+pub fn convert_file(path: &Path, only: &[String]) -> Result<(FileTrace, Vec<u64>)> {
     let input = super::input::open_trace(path)?;
-    convert(input, &path.display().to_string())
+    convert_only(input, &path.display().to_string(), only)
 }
 
 #[cfg(test)]
@@ -459,6 +475,31 @@ mod tests {
         // The resumed read ended at 1.00035 s; the lseek started at 1.0004 s.
         assert_eq!(t.events[3].think_ns, 50_000);
         assert_eq!(t.names[&1], p.to_string());
+    }
+
+    #[test]
+    fn only_keeps_files_under_the_prefixes_and_folds_the_rest_into_think_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let (keep, other) = (dir.path().join("keep.bin"), dir.path().join("lib.so"));
+        std::fs::write(&keep, vec![0u8; 8192]).unwrap();
+        std::fs::write(&other, vec![0u8; 8192]).unwrap();
+        let (k, o) = (keep.display(), other.display());
+        let log = format!(
+            "7 2.000000 openat(AT_FDCWD, \"{o}\", O_RDONLY) = 3<{o}> <0.000010>\n\
+             7 2.000100 read(3<{o}>, \"\"..., 4096) = 4096 <0.000100>\n\
+             7 2.000300 openat(AT_FDCWD, \"{k}\", O_RDONLY) = 4<{k}> <0.000010>\n\
+             7 2.000400 read(3<{o}>, \"\"..., 4096) = 4096 <0.000100>\n\
+             7 2.001000 read(4<{k}>, \"\"..., 4096) = 4096 <0.000010>\n"
+        );
+        let only = [keep.display().to_string()];
+        let (t, _) = convert_only(std::io::Cursor::new(log.clone()), "o.log", &only).unwrap();
+        assert_eq!(t.names.len(), 1);
+        assert_eq!(t.events.len(), 2, "{:?}", t.events);
+        assert!(t.events.iter().all(|e| e.file == t.events[0].file));
+        // The open of keep.bin ended at 2.00031 s; the dropped read of lib.so is think time.
+        assert_eq!(t.events[1].think_ns, 690_000);
+        let (all, _) = convert(std::io::Cursor::new(log), "o.log").unwrap();
+        assert_eq!(all.events.len(), 5);
     }
 
     #[test]
