@@ -70,6 +70,18 @@ pub struct Departures {
     /// read-ahead decision of their own, and those the read-ahead itself reaches are referenced
     /// as demand misses where it reaches them (not inserted as prefetches and accessed later).
     pub window_covers_call: bool,
+    /// AccuSim's per-block I/O status: a block is in flight from being queued until any request
+    /// that sends it completes. With `block0_sentinel` a request starting at file block 0 never
+    /// sends block 0, which therefore stays in flight until it is read again.
+    pub done_flags: bool,
+    /// An access to an in-flight block waits for (and counts as late against) the newest pending
+    /// request whose first sector is at most the block's and that starts fewer sectors before it
+    /// than the request holds blocks (AccuSim compares a block count with a sector distance, and
+    /// addresses by inode, so only a request's first few blocks, or another file's request, match).
+    pub late_by_address: bool,
+    /// Only the first demand access of a prefetched block whose I/O is in flight is a miss; any
+    /// other access to a resident block is a hit, complete or not.
+    pub in_flight_reuse_hits: bool,
 }
 
 /// Names of the departures, as `--compat-rule` takes them.
@@ -84,6 +96,9 @@ pub const DEPARTURE_NAMES: &[&str] = &[
     "inode-spaced-layout",
     "accusim-clock",
     "window-covers-call",
+    "done-flags",
+    "late-by-address",
+    "in-flight-reuse-hits",
 ];
 
 impl Departures {
@@ -100,6 +115,9 @@ impl Departures {
             inode_spaced_layout: true,
             accusim_clock: true,
             window_covers_call: true,
+            done_flags: true,
+            late_by_address: true,
+            in_flight_reuse_hits: true,
         }
     }
 
@@ -116,6 +134,9 @@ impl Departures {
             "inode-spaced-layout" => self.inode_spaced_layout = true,
             "accusim-clock" => self.accusim_clock = true,
             "window-covers-call" => self.window_covers_call = true,
+            "done-flags" => self.done_flags = true,
+            "late-by-address" => self.late_by_address = true,
+            "in-flight-reuse-hits" => self.in_flight_reuse_hits = true,
             _ => {
                 return Err(Error::config(
                     "--compat-rule",
@@ -518,6 +539,10 @@ struct Request {
     /// Whether its completion has been processed (each request completes exactly once).
     completed: bool,
     blocks: Vec<Block>,
+    /// The first block is not sent (AccuSim's block-0 sentinel).
+    skips_first: bool,
+    /// AccuSim's address of the first block sent, in sectors.
+    sector: u32,
 }
 
 /// A file-level simulation in progress: feed it events with [`FileSim::step`].
@@ -542,6 +567,10 @@ pub struct FileSim<'a, P: Policy> {
     io: IoStats,
     /// Blocks queued by the current read() call (the group read-ahead must not evict).
     call_group: Vec<Block>,
+    /// AccuSim's per-block "I/O done" flag (`done_flags`).
+    done: Vec<bool>,
+    /// Every request before this one has completed.
+    first_incomplete: usize,
     disk: Option<DeviceQueue>,
     proc_ns: u64,
     /// Time the program spent blocked on the disk (run time = `proc_ns` + this).
@@ -581,6 +610,8 @@ impl<'a, P: Policy> FileSim<'a, P> {
             unused_rank_of: FxHashMap::default(),
             io: IoStats::default(),
             call_group: Vec::new(),
+            done: vec![true; universe],
+            first_incomplete: 0,
             disk: cfg.disk.as_ref().map(|d| {
                 let model = d.build("disk").expect("validated before the run");
                 DeviceQueue::new(model, cfg.scheduler)
@@ -734,7 +765,45 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     self.level.set_pinned(b, false);
                 }
             }
+            self.mark_done(req);
         }
+    }
+
+    /// AccuSim marks the blocks a request sent as done when it completes.
+    fn mark_done(&mut self, req: u32) {
+        let r = &self.requests[req as usize];
+        for &b in &r.blocks[r.skips_first as usize..] {
+            self.done[b as usize] = true;
+        }
+    }
+
+    /// AccuSim's sector of block `index` of file `inode` (1 MB per inode, 32-bit arithmetic).
+    fn accusim_sector(inode: u64, index: u64) -> u32 {
+        (inode as u32)
+            .wrapping_shl(11)
+            .wrapping_add((index as u32).wrapping_mul(8))
+            % 17_783_240
+    }
+
+    /// The newest pending request that AccuSim's address test matches with block `index` of
+    /// `file` (`late_by_address`).
+    fn pending_by_address(&mut self, file: u64, index: u64) -> Option<u32> {
+        while self
+            .requests
+            .get(self.first_incomplete)
+            .is_some_and(|r| r.completed)
+        {
+            self.first_incomplete += 1;
+        }
+        let s = Self::accusim_sector(file, index) as u64;
+        (self.first_incomplete..self.requests.len())
+            .rev()
+            .find(|&i| {
+                let r = &self.requests[i];
+                let n = (r.blocks.len() - r.skips_first as usize) as u64;
+                !r.completed && r.sector as u64 <= s && s < r.sector as u64 + n
+            })
+            .map(|i| i as u32)
     }
 
     /// Notes the completion times of requests the device has just started.
@@ -767,6 +836,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     fn queue(&mut self, file: u64, index: u64, b: Block, demand: bool, pin: bool) {
         self.io_of[b as usize] = QUEUED;
+        self.done[b as usize] = false;
         if pin && !self.cfg.departures.evict_in_flight {
             self.level.set_pinned(b, true);
         }
@@ -822,9 +892,12 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     self.now_ns
                 }
             };
+            let skips_first = self.cfg.departures.block0_sentinel && r.first_index == 0 && n > 1;
             self.requests.push(Request {
                 done_ns,
                 completed: false,
+                sector: Self::accusim_sector(r.file, r.first_index + skips_first as u64),
+                skips_first,
                 blocks: r.blocks,
             });
         }
@@ -850,7 +923,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
         let pending = self.io_of[b as usize];
         let resident = self.level.frames().is_resident(b);
         let marked = resident && self.level.take_marker(b);
-        let in_flight = resident && pending != NO_IO;
+        let departures = self.cfg.departures;
+        let in_flight = resident
+            && if departures.done_flags {
+                !self.done[b as usize]
+            } else {
+                pending != NO_IO
+            };
         let lookup = match (resident, marked, in_flight) {
             (false, _, _) => Lookup::Miss,
             (true, true, _) => Lookup::HitMarked,
@@ -864,10 +943,19 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 self.queue(file, index, b, true, true);
             }
         } else if in_flight {
-            self.level.access_in_flight(b, next);
-            if pending != QUEUED {
+            if departures.in_flight_reuse_hits && !self.level.frames().is_unused_prefetch(b) {
+                self.level.access(b, next);
+            } else {
+                self.level.access_in_flight(b, next);
+            }
+            let awaited = if departures.late_by_address {
+                self.pending_by_address(file, index)
+            } else {
+                (pending != QUEUED && pending != NO_IO).then_some(pending)
+            };
+            if let Some(id) = awaited {
                 self.io.late += 1;
-                self.awaited.push(pending);
+                self.awaited.push(id);
             }
         } else {
             if self.level.frames().is_unused_prefetch(b) {
