@@ -905,8 +905,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
     }
 
     /// One demand reference to block `index` of `file`: looks it up, counts it, and queues its
-    /// read if it missed. Returns what the lookup found, for the read-ahead engine.
-    fn demand(&mut self, file: u64, index: u64) -> Lookup {
+    /// read if it missed. Returns what the lookup found, for the read-ahead engine. `lookahead`:
+    /// the reference is made by the read-ahead loop ([`crate::policy::Access::lookahead`]).
+    fn demand(&mut self, file: u64, index: u64, lookahead: bool) -> Lookup {
         let b = self.trace.layout.block(file, index);
         let next = if self.level.policy.needs_oracle() {
             let n = self.trace.oracle().0[self.tick];
@@ -938,7 +939,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
         };
         if !resident {
             // Read on demand even when no frame can be freed (every one pinned).
-            self.level.access(b, next);
+            self.level.access_from(b, next, lookahead);
             if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
                 self.queue(file, index, b, true, true);
             }
@@ -990,7 +991,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
         while cb <= last {
             let index = cb;
             cb += 1;
-            let lookup = self.demand(file, index);
+            let lookup = self.demand(file, index, false);
             let (base, blocks) = self.trace.layout.range(file);
             let plan = {
                 let frames = self.level.frames();
@@ -1000,7 +1001,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             if window_covers_call {
                 if let Some(window_end) = plan.window_end {
                     while cb <= window_end.min(last) {
-                        self.demand(file, cb);
+                        self.demand(file, cb, false);
                         cb += 1;
                     }
                 }
@@ -1018,7 +1019,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 let reaches_demand = window_covers_call && j >= cb && cb <= last;
                 if self.level.frames().is_resident(pb) {
                     if reaches_demand {
-                        self.demand(file, j);
+                        self.demand(file, j, true);
                         cb += 1;
                     }
                     if stop_at_cached {
@@ -1027,7 +1028,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     continue;
                 }
                 if reaches_demand {
-                    self.demand(file, j);
+                    self.demand(file, j, true);
                     cb += 1;
                     continue;
                 }

@@ -72,9 +72,8 @@
 //! - `prefetch_time=trigger` (default `next`): a prefetch carries the time of the demand
 //!   reference that triggered it (AccuSim's clock moves only on demand references).
 //!
-//! The promotion scan runs before each reference is applied, as in AccuSim. Victim selection
-//! cannot tell a prefetch from a demand miss, so for a prefetch it scans at the next demand
-//! time, where AccuSim scans at the trigger's time (an engine-side gap).
+//! The promotion scan runs before each reference is applied, as in AccuSim, and for a prefetch
+//! at the prefetch's time (`Access::prefetch` tells victim selection which it is).
 //!
 //! libCacheSim's `LRU_K` has neither CRP nor retained history (history is erased on eviction) and
 //! orders blocks with fewer than K references by insertion (FIFO). With `k = 2`, `crp = 0` and
@@ -388,7 +387,12 @@ impl Policy for LruKPolicy {
             self.lists.remove(incoming);
             self.claimed = Some(incoming);
         }
-        self.promote_eligible(cx.tick + 1);
+        let now = if cx.prefetch && self.prefetch_at_trigger {
+            cx.tick.max(1)
+        } else {
+            cx.tick + 1
+        };
+        self.promote_eligible(now);
         let victim = self.eligible_victim(frames).or_else(|| {
             if self.ineligible_by_entry {
                 last_unpinned(&self.entry, 0, frames)
@@ -819,12 +823,18 @@ mod tests {
         let (last, hist, level) = steps(LruKPolicy::new(2, 0, 4, 8));
         assert_eq!((last, hist), (6, vec![6, 3]));
         assert!(!level.frames().is_resident(1) && level.frames().is_resident(2));
-        // AccuSim: stamped 5 (the triggering reference t5). At t6 the scan first makes 2
-        // eligible (6 - 5 > 0, heap key HIST(2) = 0); the first use only sets LAST = 6 and
-        // leaves it on the heap with its retained history (3, 0). At t7 it is the heap top.
+        // AccuSim: the prefetch happens at t5, the triggering reference's time, and so does its
+        // scan: 4 (LAST 5) is not eligible yet, so the victim is 1. The prefetch is stamped 5.
+        // At t6 the scan makes 4 and then 2 eligible (entry order, newest first: 2 is stamped
+        // first; both keys HIST(2) = 0); the first use only sets LAST = 6 and leaves 2 on the
+        // heap with its retained history (3, 0). At t7 it is the heap top (older stamp).
         let (last, hist, level) = steps(accusim(2, 0, 4, 8));
         assert_eq!((last, hist), (5, vec![3, 0]));
-        assert!(level.frames().is_resident(1) && !level.frames().is_resident(2));
+        let resident: Vec<bool> = [1, 2, 4, 5]
+            .iter()
+            .map(|&b| level.frames().is_resident(b))
+            .collect();
+        assert_eq!(resident, vec![false, false, true, true]);
     }
 
     #[test]

@@ -310,6 +310,13 @@ pub static POLICIES: &[PolicyInfo] = &[
                 accusim: Some("unmarked"),
                 about: "prefetch of a ghost block: defer (T1, to T2 on first use; the study), forget (new block) or unmarked (T1 as a demand-fetched block; AccuSim)",
             },
+            ParamInfo {
+                name: "directory",
+                default: "paper",
+                study: None,
+                accusim: Some("accusim"),
+                about: "ghost bookkeeping on a miss: paper (trim B1, then B2, after the insert) or accusim (its case IV from the lengths before the miss: B2's LRU dropped first when the directory holds 2c, B1's LRU kept when the victim was an unused prefetch, REPLACE for a prefetched ghost with the unadapted p)",
+            },
         ],
     },
     PolicyInfo {
