@@ -19,7 +19,7 @@ from conftest import shared_dir, sim
 ORACLE = shared_dir() / "oracles" / "accusim"
 SCHEMES = {"OPT": "opt", "LRU": "lru", "LRU-2": "lru-k", "LRFU": "lrfu", "LIRS": "lirs", "MQ": "mq", "2Q": "2q",
            "ARC": "arc"}
-EXACT_UNTIMED = ["LRU", "MQ"]
+EXACT_UNTIMED = list(SCHEMES)
 COLUMNS = {"hits": "hits", "misses": "misses", "sync_reqs": "sync_requests", "sync_blocks": "sync_blocks",
            "async_reqs": "async_requests", "async_blocks": "async_blocks", "accesses": "requests"}
 

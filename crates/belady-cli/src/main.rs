@@ -169,6 +169,10 @@ struct SimArgs {
     /// How the device orders waiting requests: fcfs, clook (seek-aware elevator) or sstf.
     #[arg(long, default_value = "fcfs")]
     scheduler: String,
+    /// File-level runs: list every disk request (event, sync, file, first block, blocks, issue
+    /// time) in each JSON row's `request_log`.
+    #[arg(long)]
+    log_requests: bool,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -211,7 +215,7 @@ struct SimRow<'a> {
 
 /// The file-level settings a `sim` call asks for, validated in one place.
 fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
-    file_config_from(&FileOptions {
+    let mut cfg = file_config_from(&FileOptions {
         block_size: args.input.block_size,
         prefetch: args.prefetch.as_deref(),
         compat: args.compat.as_deref(),
@@ -219,7 +223,9 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
         max_request: &args.max_request,
         disk: args.disk.as_deref(),
         scheduler: &args.scheduler,
-    })
+    })?;
+    cfg.log_requests = args.log_requests;
+    Ok(cfg)
 }
 
 /// File-level options as `sim` and `sweep` take them, before checking.

@@ -149,6 +149,23 @@ pub enum GhostPrefetch {
     Unmarked,
 }
 
+/// How AccuSim's case IV handles the directory for a miss on a block in no list, decided from
+/// the list lengths before the miss (`directory=accusim`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum AccusimCase {
+    /// A demand miss on a ghost: adapt `p`, REPLACE, no ghost is discarded.
+    GhostHit,
+    /// |T1| + |B1| = c and |T1| < c: REPLACE, then B1's LRU entry goes unless the victim was an
+    /// unused prefetch (whose entry AccuSim reuses).
+    FullB1,
+    /// |T1| = c: T1's LRU block goes without a ghost.
+    FullT1,
+    /// |T1| + |B1| < c and the directory holds 2c: B2's LRU entry goes, then REPLACE.
+    FullDirectory,
+    /// |T1| + |B1| < c: REPLACE only.
+    Replace,
+}
+
 /// Adaptive Replacement Cache.
 pub struct ArcPolicy {
     lists: Lists,
@@ -163,6 +180,10 @@ pub struct ArcPolicy {
     promote_on_use: Vec<bool>,
     /// The target computed in `select_victim` for a miss on a ghost block, committed on insert.
     pending: Option<(Block, f64)>,
+    /// `directory=accusim`: AccuSim's case IV bookkeeping instead of trimming after the insert.
+    accusim_directory: bool,
+    /// The case `select_victim` chose, and whether its victim was an unused prefetch.
+    accusim_case: Option<(AccusimCase, bool)>,
 }
 
 impl ArcPolicy {
@@ -181,7 +202,10 @@ impl ArcPolicy {
                 "forget" => GhostPrefetch::Forget,
                 _ => GhostPrefetch::Unmarked,
             };
+        let accusim_directory = spec.choice("directory", &["paper", "accusim"])? == "accusim";
         Ok(ArcPolicy {
+            accusim_directory,
+            accusim_case: None,
             lists: Lists::new(4, universe),
             capacity,
             p: delta.initial(p0, capacity),
@@ -225,6 +249,68 @@ impl ArcPolicy {
         };
         // With T2 empty the paper's case IV(A) (|T1| = c) evicts T1's LRU block.
         from_t1 || self.lists.is_empty(T2)
+    }
+
+    /// AccuSim's case for a miss on `b` (`directory=accusim`). A prefetch, or a demand reference
+    /// from the read-ahead loop, of a ghost block sees the directory without that ghost, which
+    /// AccuSim's lookup has deleted.
+    fn accusim_case(&self, b: Block, cx: &Access) -> AccusimCase {
+        let ghost = self.lists.list_of(b);
+        let forgets_ghost = cx.prefetch || cx.lookahead;
+        if matches!(ghost, Some(B1) | Some(B2)) && !forgets_ghost {
+            return AccusimCase::GhostHit;
+        }
+        let [t1, t2, mut b1, mut b2] = [T1, T2, B1, B2].map(|l| self.lists.len(l));
+        match ghost {
+            Some(B1) => b1 -= 1,
+            Some(B2) => b2 -= 1,
+            _ => {}
+        }
+        let c = self.capacity;
+        if t1 + b1 == c {
+            if t1 < c {
+                AccusimCase::FullB1
+            } else {
+                AccusimCase::FullT1
+            }
+        } else if t1 + t2 + b1 + b2 == 2 * c {
+            AccusimCase::FullDirectory
+        } else {
+            AccusimCase::Replace
+        }
+    }
+
+    /// `directory=accusim`: the directory updates of AccuSim's miss on `b` besides REPLACE's.
+    fn accusim_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
+        let (case, victim_unused) = match self.accusim_case.take() {
+            Some(decided) => decided,
+            // No room was needed: the same case, without a victim.
+            None => (self.accusim_case(b, cx), false),
+        };
+        if case == AccusimCase::GhostHit && kind == InsertKind::Demand {
+            let pending = self.pending.take();
+            self.p = match pending {
+                Some((x, p)) if x == b => p,
+                _ => self.adapted(b),
+            };
+            self.lists.remove(b);
+            self.lists.push_front(T2, b);
+            return;
+        }
+        self.pending = None;
+        if self.in_ghost(b) {
+            self.lists.remove(b);
+        }
+        match case {
+            AccusimCase::FullB1 if !victim_unused => {
+                self.lists.pop_back(B1);
+            }
+            AccusimCase::FullDirectory => {
+                self.lists.pop_back(B2);
+            }
+            _ => {}
+        }
+        self.lists.push_front(T1, b);
     }
 
     #[inline]
@@ -271,7 +357,31 @@ impl Policy for ArcPolicy {
         self.lists.move_to_front(T2, b);
     }
 
-    fn select_victim(&mut self, incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
+    fn prefetch_marked(&self, b: Block) -> bool {
+        !(self.ghost_prefetch == GhostPrefetch::Unmarked && self.in_ghost(b))
+    }
+
+    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
+        if self.accusim_directory {
+            let case = self.accusim_case(incoming, cx);
+            let p = if case == AccusimCase::GhostHit {
+                let p = self.adapted(incoming);
+                self.pending = Some((incoming, p));
+                p
+            } else {
+                self.pending = None;
+                self.p
+            };
+            let from_t1 = case == AccusimCase::FullT1 || self.replace_from_t1(p, incoming);
+            let (first, second) = if from_t1 { (T1, T2) } else { (T2, T1) };
+            let victim = last_unpinned(&self.lists, first, frames)
+                .or_else(|| last_unpinned(&self.lists, second, frames));
+            self.accusim_case = victim.map(|_| (case, false));
+            if victim.is_none() {
+                self.pending = None;
+            }
+            return victim;
+        }
         let p = if self.in_ghost(incoming) {
             let p = self.adapted(incoming);
             self.pending = Some((incoming, p));
@@ -295,10 +405,25 @@ impl Policy for ArcPolicy {
 
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
+        if self.accusim_directory {
+            let from = self.lists.remove(b);
+            let case = self.accusim_case.as_mut().map(|c| {
+                c.1 = ev.unused_prefetch;
+                c.0
+            });
+            if ev.unused_prefetch || case == Some(AccusimCase::FullT1) {
+                return;
+            }
+            match from {
+                Some(T1) => self.lists.push_front(B1, b),
+                Some(T2) => self.lists.push_front(B2, b),
+                other => debug_assert!(false, "evicted block {b} was on list {other:?}"),
+            }
+            return;
+        }
         let from = self.lists.remove(b);
-        let unmarked = std::mem::take(&mut self.promote_on_use[b as usize])
-            && self.ghost_prefetch == GhostPrefetch::Unmarked;
-        if ev.unused_prefetch && !unmarked {
+        self.promote_on_use[b as usize] = false;
+        if ev.unused_prefetch {
             return;
         }
         match from {
@@ -309,7 +434,11 @@ impl Policy for ArcPolicy {
     }
 
     #[inline]
-    fn on_insert(&mut self, b: Block, kind: InsertKind, _cx: &Access) {
+    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
+        if self.accusim_directory {
+            self.accusim_insert(b, kind, cx);
+            return;
+        }
         let pending = self.pending.take();
         if self.in_ghost(b) {
             match kind {
@@ -324,7 +453,8 @@ impl Policy for ArcPolicy {
                 InsertKind::Prefetch => {
                     self.lists.remove(b);
                     self.lists.push_front(T1, b);
-                    self.promote_on_use[b as usize] = self.ghost_prefetch != GhostPrefetch::Forget;
+                    // An unmarked one is an ordinary T1 block already (`prefetch_marked`).
+                    self.promote_on_use[b as usize] = self.ghost_prefetch == GhostPrefetch::Defer;
                 }
             }
         } else {

@@ -573,7 +573,13 @@ impl Policy for LrfuPolicy {
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
         if let Some(q) = &mut self.accu {
-            return q.victim(frames, cx.tick as i64 + 1);
+            // A prefetch happens at its trigger's time, one tick before the next reference.
+            let now = if cx.prefetch && self.prefetch_at_trigger {
+                cx.tick as i64
+            } else {
+                cx.tick as i64 + 1
+            };
+            return q.victim(frames, now);
         }
         let root = self.heap.first()?;
         if !frames.is_pinned(root.block) {

@@ -103,10 +103,15 @@ impl ReadAhead for Linux24 {
         _cached: &dyn Fn(u64) -> bool,
     ) -> Plan {
         let w = self.files.entry(d).or_default();
+        // Without a read-ahead, the window still covers the call up to the current raend.
+        let idle = Plan {
+            window_end: Some(w.raend),
+            ..Plan::nothing()
+        };
         let (base, max_ahead) = match lookup {
             Lookup::Miss | Lookup::InFlight => {
                 if !(w.ralen == 0 || index >= w.raend || index + w.rawin < w.raend) {
-                    return Plan::nothing();
+                    return idle;
                 }
                 let max_ahead = if index < w.end_index { w.ramax } else { 0 };
                 w.rawin = 0;
@@ -114,7 +119,10 @@ impl ReadAhead for Linux24 {
                 if max_ahead == 0 {
                     w.raend = index + w.ralen;
                     w.rawin += w.ralen;
-                    return Plan::nothing();
+                    return Plan {
+                        window_end: Some(index),
+                        ..Plan::nothing()
+                    };
                 }
                 (index, max_ahead)
             }
@@ -125,11 +133,14 @@ impl ReadAhead for Linux24 {
                     && index <= w.raend
                     && index + w.ralen >= w.raend;
                 if !sequential {
-                    return Plan::nothing();
+                    return idle;
                 }
                 let base = w.raend - 1;
                 if base >= w.end_index {
-                    return Plan::nothing();
+                    return Plan {
+                        window_end: Some(base),
+                        ..Plan::nothing()
+                    };
                 }
                 w.rawin = w.ralen;
                 w.ralen = 0;
@@ -150,7 +161,10 @@ impl ReadAhead for Linux24 {
         w.rawin += w.ralen;
         w.raend = base + ahead + 1;
         w.ramax = (2 * w.ramax).min(self.max);
-        Plan::read(base + 1..base + 1 + read)
+        Plan {
+            window_end: Some(base),
+            ..Plan::read(base + 1..base + 1 + read)
+        }
     }
 }
 
