@@ -8,8 +8,7 @@ mod sweep;
 mod table;
 
 use anyhow::{Context, Result};
-use belady_core::filesim::{run_file_grid, Departures, FileSimConfig, PreparedFileTrace};
-use belady_core::prefetch::PrefetchKind;
+use belady_core::filesim::{run_file_grid, FileOptions, FileSimConfig, PreparedFileTrace};
 use belady_core::trace::{
     accusim, detect_format, export, load_file_trace, native, Format, OpFilter, ReadOptions,
     FORMAT_NAMES,
@@ -215,7 +214,7 @@ struct SimRow<'a> {
 
 /// The file-level settings a `sim` call asks for, validated in one place.
 fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
-    let mut cfg = file_config_from(&FileOptions {
+    let mut cfg = FileSimConfig::from_options(&FileOptions {
         block_size: args.input.block_size,
         prefetch: args.prefetch.as_deref(),
         compat: args.compat.as_deref(),
@@ -225,54 +224,6 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
         scheduler: &args.scheduler,
     })?;
     cfg.log_requests = args.log_requests;
-    Ok(cfg)
-}
-
-/// File-level options as `sim` and `sweep` take them, before checking.
-struct FileOptions<'a> {
-    block_size: u32,
-    prefetch: Option<&'a str>,
-    compat: Option<&'a str>,
-    compat_rules: &'a [String],
-    max_request: &'a str,
-    disk: Option<&'a str>,
-    scheduler: &'a str,
-}
-
-/// Builds and checks the file-level configuration (the one place its options are validated).
-fn file_config_from(args: &FileOptions) -> Result<FileSimConfig> {
-    let mut cfg = FileSimConfig {
-        block_size: args.block_size,
-        prefetch: PrefetchKind::parse(args.prefetch.unwrap_or("none"))?,
-        ..FileSimConfig::default()
-    };
-    match args.compat {
-        None => {}
-        Some("accusim") => cfg.departures = Departures::accusim(),
-        Some(other) => {
-            return Err(belady_core::Error::config("--compat", other, "expected accusim").into())
-        }
-    }
-    for rule in args.compat_rules {
-        cfg.departures.enable(rule)?;
-    }
-    cfg.max_request_bytes = match CacheSize::parse(args.max_request)? {
-        CacheSize::Bytes(b) => b,
-        CacheSize::Blocks(b) => b.saturating_mul(args.block_size as u64),
-        CacheSize::Percent(_) => {
-            return Err(belady_core::Error::config(
-                "--max-request",
-                args.max_request,
-                "expected a byte size such as 64KiB",
-            )
-            .into())
-        }
-    };
-    if let Some(disk) = args.disk {
-        cfg.disk = Some(belady_core::disk::load_config(disk)?);
-    }
-    cfg.scheduler = belady_core::disk::queue::Scheduler::parse(args.scheduler)?;
-    cfg.validate()?;
     Ok(cfg)
 }
 
