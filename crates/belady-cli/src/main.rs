@@ -8,14 +8,12 @@ mod sweep;
 mod table;
 
 use anyhow::{Context, Result};
-use belady_core::filesim::{run_file_grid, FileOptions, FileSimConfig, PreparedFileTrace};
+use belady_core::filesim::{FileOptions, FileSimConfig};
+use belady_core::simulate::simulate;
 use belady_core::trace::{
-    accusim, detect_format, export, load_file_trace, native, Format, OpFilter, ReadOptions,
-    FORMAT_NAMES,
+    accusim, detect_format, export, native, Format, OpFilter, ReadOptions, FORMAT_NAMES,
 };
-use belady_core::{
-    parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, Preset, RunResult, POLICIES,
-};
+use belady_core::{parse_policies, BlockTrace, CacheSize, Preset, RunResult, POLICIES};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -241,51 +239,32 @@ fn sim(args: SimArgs) -> Result<()> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    if format.is_file_level() {
-        let cfg = file_config(&args)?;
-        let events = load_file_trace(&args.input.trace, &format)?;
-        let trace = PreparedFileTrace::new(events, args.input.block_size)?;
-        let results = pool.install(|| run_file_grid(&specs, &sizes, &trace, &cfg))?;
-        return print_runs(
-            &args,
-            &results,
-            &format,
-            ops,
-            trace.refs.len(),
-            trace.distinct,
-            &trace.trace.source,
-        );
-    }
-    if args.prefetch.as_deref().is_some_and(|p| p != "none")
+    let wants_file_engine = format.is_file_level()
+        || args.prefetch.as_deref().is_some_and(|p| p != "none")
         || args.compat.is_some()
         || !args.compat_rules.is_empty()
         || args.disk.is_some()
-        || args.scheduler != "fcfs"
-    {
-        // Read-ahead, clustering and timing on a block trace: runs of consecutive ids act as files.
-        let cfg = file_config(&args)?;
-        let trace = PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?;
-        let results = pool.install(|| run_file_grid(&specs, &sizes, &trace, &cfg))?;
-        return print_runs(
-            &args,
-            &results,
+        || args.scheduler != "fcfs";
+    let cfg = wants_file_engine.then(|| file_config(&args)).transpose()?;
+    let sim = pool.install(|| {
+        simulate(
+            &args.input.trace,
             &format,
+            args.input.block_size,
             ops,
-            trace.refs.len(),
-            trace.distinct,
-            &trace.trace.source,
-        );
-    }
-    let trace = PreparedTrace::new(args.input.load(ops)?);
-    let results = pool.install(|| run_grid(&specs, &sizes, &trace))?;
+            &specs,
+            &sizes,
+            cfg.as_ref(),
+        )
+    })?;
     print_runs(
         &args,
-        &results,
+        &sim.runs,
         &format,
         ops,
-        trace.trace.refs.len(),
-        trace.unique(),
-        &trace.trace.source,
+        sim.references,
+        sim.unique,
+        &sim.source,
     )
 }
 

@@ -9,14 +9,11 @@
 use anyhow::{bail, Context, Result};
 use belady_core::sweep::store::{Store, StoredRun};
 use belady_core::sweep::{Experiment, Plan};
-use belady_core::RunResult;
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 
 pub use belady_core::sweep::DEFAULT_STORE;
 
@@ -80,10 +77,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     let plan = Plan::new(&exp, base, &args.experiment.display().to_string())?;
     let store = Store::open(&store_path)?;
-    let done = store.keys()?;
-    let todo: Vec<usize> = (0..plan.runs.len())
-        .filter(|&i| !done.contains(&plan.runs[i].1.key()))
-        .collect();
+    let todo = plan.pending(&store)?;
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -95,42 +89,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
         )
         .expect("a valid template"),
     );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
-    let (tx, rx) = mpsc::channel::<(usize, belady_core::Result<RunResult>)>();
-    let mut failure = None;
-    std::thread::scope(|scope| -> Result<()> {
-        let (plan, todo) = (&plan, &todo);
-        scope.spawn(move || {
-            pool.install(|| {
-                todo.par_iter().for_each_with(tx, |tx, &i| {
-                    // The receiver only stops early on a store error; later results are moot.
-                    let _ = tx.send((i, plan.run(i)));
-                });
-            });
-        });
-        // One writer: each result is stored (and committed) as soon as it arrives.
-        for (i, result) in rx {
-            let config = &plan.runs[i].1;
-            match result {
-                Ok(r) => store.insert(&plan.name, config, &r)?,
-                Err(e) => {
-                    failure.get_or_insert(anyhow::Error::new(e).context(format!(
-                        "run {} at {} blocks on {}",
-                        config.policy, config.cache_blocks, config.trace
-                    )));
-                }
-            }
-            bar.inc(1);
-        }
-        Ok(())
-    })?;
+    plan.execute(&todo, &store, args.threads, &mut || bar.inc(1))?;
     bar.finish_and_clear();
-    if let Some(e) = failure {
-        return Err(e);
-    }
     eprintln!(
         "{} runs: {} done now, {} already in {}",
         plan.runs.len(),

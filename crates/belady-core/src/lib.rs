@@ -14,6 +14,7 @@ pub mod io;
 pub mod level;
 pub mod policy;
 pub mod prefetch;
+pub mod simulate;
 pub mod size;
 pub mod sweep;
 pub mod trace;

@@ -396,6 +396,65 @@ impl Plan {
         let (t, config) = &self.runs[i];
         self.traces[*t].run(config)
     }
+
+    /// Indices of the runs `store` does not hold yet.
+    pub fn pending(&self, store: &store::Store) -> Result<Vec<usize>> {
+        let done = store.keys()?;
+        Ok((0..self.runs.len())
+            .filter(|&i| !done.contains(&self.runs[i].1.key()))
+            .collect())
+    }
+
+    /// Performs the runs `todo` on `threads` workers (all cores when `None`) and stores each
+    /// result as soon as it is known, from this thread alone; `progress` is called after each.
+    /// The first failed run's error is returned after the others finish; stored runs stay.
+    pub fn execute(
+        &self,
+        todo: &[usize],
+        store: &store::Store,
+        threads: Option<usize>,
+        progress: &mut dyn FnMut(),
+    ) -> Result<()> {
+        use rayon::prelude::*;
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<RunResult>)>();
+        let mut failure = None;
+        std::thread::scope(|scope| -> Result<()> {
+            scope.spawn(move || {
+                let work = || {
+                    todo.par_iter().for_each_with(tx, |tx, &i| {
+                        // The receiver stops early only on a store error; later results are moot.
+                        let _ = tx.send((i, self.run(i)));
+                    })
+                };
+                match rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads.unwrap_or(0))
+                    .build()
+                {
+                    Ok(pool) => pool.install(work),
+                    Err(_) => work(),
+                }
+            });
+            for (i, result) in rx {
+                let config = &self.runs[i].1;
+                match result {
+                    Ok(r) => store.insert(&self.name, config, &r)?,
+                    Err(e) => {
+                        failure.get_or_insert(Error::config(
+                            "run",
+                            format!(
+                                "{} at {} blocks on {}",
+                                config.policy, config.cache_blocks, config.trace
+                            ),
+                            e.to_string(),
+                        ));
+                    }
+                }
+                progress();
+            }
+            Ok(())
+        })?;
+        failure.map_or(Ok(()), Err)
+    }
 }
 
 /// Performs a run from its configuration alone, reading the trace from `trace_path` (and checking
