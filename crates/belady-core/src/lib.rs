@@ -15,7 +15,9 @@ pub mod level;
 pub mod policy;
 pub mod prefetch;
 pub mod size;
+pub mod stats;
 pub mod trace;
+pub mod workload;
 
 pub use engine::{run_grid, run_one, PreparedTrace, RunResult};
 pub use error::{Error, Result};
