@@ -17,7 +17,8 @@ pub struct StatsArgs {
     #[arg(long)]
     json: bool,
     /// Estimate reuse distances from this share of the blocks (SHARDS spatial sampling, e.g.
-    /// 0.01) instead of exactly: for huge traces.
+    /// 0.01) instead of exactly: for huge traces (the sample should hold thousands of blocks;
+    /// distances are resolved to about 1/rate).
     #[arg(long)]
     sample_rate: Option<f64>,
     /// References per working-set window.

@@ -12,7 +12,8 @@
 //! live "last reference" marks, so a distance is a prefix-sum difference; times are renumbered
 //! when the tree fills, which keeps it at most a small multiple of the distinct blocks. The
 //! sampled histogram (SHARDS, Waldspurger et al., FAST 2015) keeps only blocks whose hash falls
-//! below `rate` and scales distances and counts by `1 / rate`.
+//! below `rate` and scales distances and counts by `1 / rate`, so distances are resolved to about
+//! `1 / rate` blocks.
 
 use crate::error::Result;
 use crate::trace::file::{file_block_key, FileEventKind, FileTrace};
@@ -349,7 +350,12 @@ impl Collector {
             self.sampled += 1;
             let scale = 1.0 / self.rate();
             match self.distances.access(block) {
-                Some(d) => self.reuse[bucket_of((d as f64 * scale) as u64)] += scale,
+                Some(d) => {
+                    // A sampled distance d stands for true distances in about [d, d + 1) / rate;
+                    // take the middle (exact when nothing is sampled away).
+                    let estimate = (d as f64 + 0.5) * scale - 0.5;
+                    self.reuse[bucket_of(estimate.round() as u64)] += scale
+                }
                 None => self.first += scale,
             }
         }
