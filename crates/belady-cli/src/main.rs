@@ -2,8 +2,11 @@
 
 mod demo;
 mod disk_cmd;
+mod gen_cmd;
+mod merge_cmd;
 mod record;
 mod report;
+mod stats_cmd;
 mod sweep;
 mod table;
 
@@ -11,7 +14,8 @@ use anyhow::{Context, Result};
 use belady_core::filesim::{FileOptions, FileSimConfig};
 use belady_core::simulate::simulate;
 use belady_core::trace::{
-    accusim, detect_format, export, native, Format, OpFilter, ReadOptions, FORMAT_NAMES,
+    accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
+    Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
 };
 use belady_core::{parse_policies, BlockTrace, CacheSize, Preset, RunResult, POLICIES};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -32,7 +36,7 @@ struct Cli {
 enum Command {
     /// Simulate replacement policies over a trace at one or more cache sizes.
     Sim(Box<SimArgs>),
-    /// Convert a trace to belady's native format (or to another tool's format).
+    /// Convert a trace between formats: any readable one to native, native to the others.
     Convert(ConvertArgs),
     /// List the replacement policies and their parameters.
     Policies {
@@ -43,8 +47,15 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
-    /// Run the built-in demonstration on the shipped sample traces.
+    /// Run the built-in demonstration on the shipped sample traces (`demo lru-failures`: where
+    /// LRU fails and which policies fix it).
     Demo(demo::DemoArgs),
+    /// Generate a synthetic workload (deterministic for a seed, written as it is generated).
+    Gen(gen_cmd::GenArgs),
+    /// Characterise a trace: counts, sequentiality, file sizes, reuse distances, working set.
+    Stats(stats_cmd::StatsArgs),
+    /// Interleave two traces by time, one scaled onto the other's duration, ids kept apart.
+    Merge(merge_cmd::MergeArgs),
     /// Record a program's file reads with strace, or convert an strace log, into a file-level trace.
     Record(record::RecordArgs),
     /// Print a disk model's service-time distribution under random or sequential requests.
@@ -63,8 +74,15 @@ struct TraceArgs {
     /// Trace file (gzip, xz, zstd or bzip2 compressed files are read transparently).
     #[arg(long, short = 't')]
     trace: PathBuf,
-    /// Trace format: lirs, arc, csv, cloudphysics, msr, systor, tencent, u32le, u32be, native.
-    /// Guessed from the content or name when absent.
+    #[command(flatten)]
+    how: FormatArgs,
+}
+
+/// A trace's format options, without the path.
+#[derive(Args, Clone)]
+struct FormatArgs {
+    /// Trace format: lirs, arc, csv, cloudphysics, msr, systor, tencent, u32le, u32be, native,
+    /// accusim, accusim-text, events. Guessed from the content or name when absent.
     #[arg(long, short = 'f')]
     format: Option<String>,
     /// Column mapping for csv formats, e.g. 'offset=4:bytes,size=5,op=3,time=0:us,device=2'.
@@ -81,8 +99,9 @@ struct TraceArgs {
     block_size: u32,
 }
 
-impl TraceArgs {
-    fn format(&self) -> Result<Format> {
+impl FormatArgs {
+    /// The format of `path`: as given, else guessed.
+    fn format_of(&self, path: &Path, name: Option<&str>) -> Result<Format> {
         let header = if self.header {
             Some(true)
         } else if self.no_header {
@@ -90,18 +109,32 @@ impl TraceArgs {
         } else {
             None
         };
-        Ok(match &self.format {
+        Ok(match name.or(self.format.as_deref()) {
             Some(name) => Format::parse(name, self.columns.as_deref(), header)?,
-            None => detect_format(&self.trace)?,
+            None => detect_format(path)?,
         })
+    }
+
+    fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            block_size: self.block_size,
+        }
+    }
+}
+
+impl TraceArgs {
+    fn format(&self) -> Result<Format> {
+        self.how.format_of(&self.trace, None)
     }
 
     fn load(&self, ops: OpFilter) -> Result<BlockTrace> {
         let format = self.format()?;
-        let opts = ReadOptions {
-            block_size: self.block_size,
-        };
-        Ok(BlockTrace::load(&self.trace, &format, &opts, ops)?)
+        Ok(BlockTrace::load(
+            &self.trace,
+            &format,
+            &self.how.read_options(),
+            ops,
+        )?)
     }
 }
 
@@ -172,14 +205,25 @@ struct SimArgs {
     log_requests: bool,
 }
 
-#[derive(Copy, Clone, ValueEnum)]
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
 enum Target {
     /// belady's native binary format (dense ids).
     Native,
     /// One block id per line.
     Lirs,
+    /// `start_block num_blocks 0 request_no` (the ARC traces' form), runs of consecutive blocks.
+    Arc,
+    /// `block,op[,time_ns]` with a header (read back with --format csv --header
+    /// --columns block=0,op=1,time=2:ns).
+    Csv,
+    /// Back-to-back little-endian 32-bit block ids.
+    U32le,
+    /// Back-to-back big-endian 32-bit block ids.
+    U32be,
     /// libCacheSim's oracleGeneral binary format (with next-access times).
     OracleGeneral,
+    /// belady's file-level events text (from a file-level input).
+    Events,
     /// AccuSim's binary file-level form (from an AccuSim input only).
     Accusim,
     /// AccuSim's text file-level form (from an AccuSim input only).
@@ -196,7 +240,7 @@ struct ConvertArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "native")]
     to: Target,
-    /// Which requests to keep (native keeps the direction of each).
+    /// Which requests to keep (native and csv keep the direction of each).
     #[arg(long, value_enum, default_value = "all")]
     ops: Ops,
 }
@@ -213,7 +257,7 @@ struct SimRow<'a> {
 /// The file-level settings a `sim` call asks for, validated in one place.
 fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
     let mut cfg = FileSimConfig::from_options(&FileOptions {
-        block_size: args.input.block_size,
+        block_size: args.input.how.block_size,
         prefetch: args.prefetch.as_deref(),
         compat: args.compat.as_deref(),
         compat_rules: &args.compat_rules,
@@ -250,7 +294,7 @@ fn sim(args: SimArgs) -> Result<()> {
         simulate(
             &args.input.trace,
             &format,
-            args.input.block_size,
+            args.input.how.block_size,
             ops,
             &specs,
             &sizes,
@@ -301,29 +345,161 @@ fn print_runs(
     Ok(())
 }
 
+/// A block-level stream of `path`, with the block size and source name it carries.
+fn open_stream(
+    path: &Path,
+    format: &Format,
+    how: &FormatArgs,
+) -> Result<(RequestStream, u32, String)> {
+    if *format == Format::Native {
+        let reqs = native::NativeRequests::open(
+            belady_core::trace::input::open_trace(path)?,
+            path.display().to_string(),
+        )?;
+        let (bs, source) = (reqs.block_size(), reqs.source().to_string());
+        return Ok((Box::new(reqs), bs, source));
+    }
+    Ok((
+        open_requests(path, format, &how.read_options())?,
+        how.block_size,
+        path.display().to_string(),
+    ))
+}
+
+/// Where streamed block references go: a native file or a [`export::RefWriter`].
+enum RefSink {
+    Native(native::StreamWriter),
+    Text(export::RefWriter<std::io::BufWriter<std::fs::File>>),
+}
+
+impl RefSink {
+    fn create(to: Target, out: &Path, source: &str, block_size: u32) -> Result<RefSink> {
+        let format = match to {
+            Target::Native => {
+                let dir = match out.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d,
+                    _ => Path::new("."),
+                };
+                return Ok(RefSink::Native(native::StreamWriter::new(
+                    dir,
+                    source.to_string(),
+                    block_size,
+                )?));
+            }
+            Target::Lirs => export::RefFormat::Lirs,
+            Target::Arc => export::RefFormat::Arc,
+            Target::Csv => export::RefFormat::Csv,
+            Target::U32le => export::RefFormat::U32Le,
+            Target::U32be => export::RefFormat::U32Be,
+            _ => unreachable!("not a streamed block format"),
+        };
+        let file = std::fs::File::create(out)
+            .with_context(|| format!("{}: cannot create", out.display()))?;
+        Ok(RefSink::Text(export::RefWriter::new(
+            format,
+            std::io::BufWriter::with_capacity(1 << 20, file),
+        )))
+    }
+
+    /// Appends every block of `req`.
+    fn push(&mut self, req: &BlockRequest, out: &Path) -> Result<()> {
+        for k in 0..req.count as u64 {
+            let block = req.block + k;
+            match self {
+                RefSink::Native(w) => w.push(block, req.op, req.time_ns)?,
+                RefSink::Text(w) => w
+                    .push(block, req.op, req.time_ns)
+                    .with_context(|| format!("{}: cannot write", out.display()))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Finishes the file; returns the unique blocks when known.
+    fn finish(self, out: &Path) -> Result<Option<usize>> {
+        let failed = || format!("{}: write failed", out.display());
+        match self {
+            RefSink::Native(w) => {
+                let file = std::fs::File::create(out)
+                    .with_context(|| format!("{}: cannot create", out.display()))?;
+                let (_, unique) = w
+                    .finish(std::io::BufWriter::with_capacity(1 << 20, file))
+                    .with_context(failed)?;
+                Ok(Some(unique))
+            }
+            RefSink::Text(w) => {
+                w.finish().with_context(failed)?;
+                Ok(None)
+            }
+        }
+    }
+}
+
 fn convert(args: ConvertArgs) -> Result<()> {
     let out = &args.output;
-    let file =
-        || std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()));
     let failed = || format!("{}: write failed", out.display());
-    if let Target::Accusim | Target::AccusimText = args.to {
-        return convert_accusim(&args);
-    }
-    let trace = args.input.load(args.ops.into())?;
     match args.to {
-        Target::Native => native::write_file(&trace, out)?,
-        Target::Lirs => export::write_lirs(&trace, file()?).with_context(failed)?,
-        Target::OracleGeneral => {
-            export::write_oracle_general(&trace, file()?).with_context(failed)?
+        Target::Accusim | Target::AccusimText => return convert_accusim(&args),
+        Target::Events => {
+            let format = args.input.format()?;
+            let trace = load_file_trace(&args.input.trace, &format)?;
+            let file = std::fs::File::create(out)
+                .with_context(|| format!("{}: cannot create", out.display()))?;
+            let mut w = std::io::BufWriter::new(file);
+            events::write(&trace, None, &mut w).with_context(failed)?;
+            std::io::Write::flush(&mut w).with_context(failed)?;
+            eprintln!(
+                "wrote {} ({} events, {} files)",
+                out.display(),
+                trace.events.len(),
+                trace.names.len()
+            );
+            return Ok(());
         }
-        Target::Accusim | Target::AccusimText => unreachable!("handled above"),
+        Target::OracleGeneral => {
+            let trace = args.input.load(args.ops.into())?;
+            let file = std::fs::File::create(out)
+                .with_context(|| format!("{}: cannot create", out.display()))?;
+            export::write_oracle_general(&trace, file).with_context(failed)?;
+            eprintln!(
+                "wrote {} ({} references, {} unique blocks)",
+                out.display(),
+                trace.refs.len(),
+                trace.unique()
+            );
+            return Ok(());
+        }
+        _ => {}
     }
-    eprintln!(
-        "wrote {} ({} references, {} unique blocks)",
-        out.display(),
-        trace.refs.len(),
-        trace.unique()
-    );
+    let format = args.input.format()?;
+    let ops = OpFilter::from(args.ops);
+    let (stream, block_size, source) = open_stream(&args.input.trace, &format, &args.input.how)?;
+    let mut sink = RefSink::create(args.to, out, &source, block_size)?;
+    let mut refs = 0u64;
+    for req in stream {
+        let req = req?;
+        if ops.keeps(req.op) {
+            sink.push(&req, out)?;
+            refs += req.count as u64;
+        }
+    }
+    if refs == 0 {
+        drop(sink);
+        let _ = std::fs::remove_file(out);
+        return Err(belady_core::Error::EmptyTrace {
+            path: args.input.trace.display().to_string(),
+            what: ops.noun().to_string(),
+        }
+        .into());
+    }
+    let unique = sink.finish(out)?;
+    match unique {
+        Some(u) => eprintln!(
+            "wrote {} ({refs} references, {u} unique blocks)",
+            out.display()
+        ),
+        None => eprintln!("wrote {} ({refs} references)", out.display()),
+    }
     Ok(())
 }
 
@@ -445,6 +621,9 @@ fn main() {
         Command::Convert(args) => convert(args),
         Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),
+        Command::Gen(args) => gen_cmd::run(args),
+        Command::Stats(args) => stats_cmd::run(args),
+        Command::Merge(args) => merge_cmd::run(args),
         Command::Record(args) => record::run(args),
         Command::Disk(args) => disk_cmd::run(args),
         Command::Sweep(args) => sweep::run(args),

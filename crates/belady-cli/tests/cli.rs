@@ -444,3 +444,270 @@ fn scheduler_needs_a_disk_and_is_checked() {
         "expected one of fcfs, clook, sstf",
     );
 }
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stats_json(path: &str) -> serde_json::Value {
+    serde_json::from_str(&ok(&belady(&["stats", path, "--json"]))).unwrap()
+}
+
+#[test]
+fn gen_is_deterministic_per_seed_and_stats_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let gen = |seed: &str, out: &str, to: &str| {
+        ok(&belady(&[
+            "gen",
+            "zipf",
+            "--alpha",
+            "1.1",
+            "--blocks",
+            "500",
+            "--requests",
+            "20000",
+            "--seed",
+            seed,
+            "--to",
+            to,
+            "-o",
+            out,
+        ]))
+    };
+    gen("4", &p("a.bldy"), "native");
+    gen("4", &p("b.bldy"), "native");
+    gen("5", &p("c.bldy"), "native");
+    let bytes = |n: &str| std::fs::read(p(n)).unwrap();
+    assert!(bytes("a.bldy") == bytes("b.bldy"));
+    assert!(bytes("a.bldy") != bytes("c.bldy"));
+    gen("4", &p("a.trace"), "lirs");
+    let (native, text) = (stats_json(&p("a.bldy")), stats_json(&p("a.trace")));
+    assert_eq!(native["requests"], 20000);
+    assert_eq!(native["unique_blocks"], text["unique_blocks"]);
+    assert_eq!(native["reuse"], text["reuse"]);
+    assert!(native["unique_blocks"].as_u64().unwrap() <= 500);
+    let human = ok(&belady(&["stats", &p("a.bldy")]));
+    assert!(human.contains("reuse distance") && human.contains("20000"));
+    // A mix is deterministic too, and keeps every part's references.
+    for out in ["m1.bldy", "m2.bldy"] {
+        ok(&belady(&[
+            "gen",
+            "mix",
+            "--part",
+            "loop:blocks=30,requests=300",
+            "--part",
+            "uniform:blocks=40,requests=100,rate=250",
+            "--seed",
+            "2",
+            "-o",
+            &p(out),
+        ]));
+    }
+    assert!(bytes("m1.bldy") == bytes("m2.bldy"));
+    assert_eq!(stats_json(&p("m1.bldy"))["requests"], 400);
+}
+
+#[test]
+fn gen_errors_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x").display().to_string();
+    assert_error(
+        &belady(&["gen", "zipf", "--alpha", "x", "-o", &out]),
+        "zipf alpha",
+    );
+    assert_error(
+        &belady(&[
+            "gen",
+            "mix",
+            "--part",
+            "loop",
+            "--part",
+            "random-files",
+            "-o",
+            &out,
+        ]),
+        "not both",
+    );
+    assert_error(
+        &belady(&["gen", "mix", "--part", "loop:colour=red", "-o", &out]),
+        "no parameter 'colour'",
+    );
+    assert_error(
+        &belady(&["gen", "sequential-files", "--to", "native", "-o", &out]),
+        "events",
+    );
+}
+
+#[test]
+fn generated_file_traces_simulate_with_read_ahead() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("s.bev").display().to_string();
+    ok(&belady(&[
+        "gen",
+        "sequential-files",
+        "--requests",
+        "600",
+        "--files",
+        "40",
+        "-o",
+        &t,
+    ]));
+    let s = stats_json(&t);
+    assert_eq!(s["requests"], 600);
+    assert!(s["sequential_percent"].as_f64().unwrap() > 60.0);
+    assert!(s["file_sizes"]["files"].as_u64().unwrap() <= 40);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&ok(&belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-p",
+        "lru",
+        "-c",
+        "50",
+        "--prefetch",
+        "linux24",
+        "--json",
+    ])))
+    .unwrap();
+    assert!(rows[0]["prefetch_hits"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn merge_keeps_every_request_and_ids_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    ok(&belady(&[
+        "gen",
+        "loop",
+        "--blocks",
+        "20",
+        "--requests",
+        "300",
+        "--to",
+        "lirs",
+        "-o",
+        &p("a.trace"),
+    ]));
+    ok(&belady(&[
+        "gen",
+        "zipf",
+        "--blocks",
+        "50",
+        "--requests",
+        "200",
+        "-o",
+        &p("b.bldy"),
+    ]));
+    ok(&belady(&[
+        "merge",
+        &p("a.trace"),
+        &p("b.bldy"),
+        "--scale-to",
+        "A",
+        "--to",
+        "lirs",
+        "-o",
+        &p("m.trace"),
+    ]));
+    let ids: Vec<u64> = std::fs::read_to_string(p("m.trace"))
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 500);
+    let a: Vec<u64> = ids.iter().copied().filter(|&b| b < 20).collect();
+    assert_eq!(a, (0..300).map(|i| i % 20).collect::<Vec<_>>());
+    assert_eq!(ids.iter().filter(|&&b| (20..70).contains(&b)).count(), 200);
+    // B is spread over A's duration: some of it in each half.
+    assert!(ids[..250].iter().any(|&b| b >= 20) && ids[250..].iter().any(|&b| b >= 20));
+    ok(&belady(&[
+        "merge",
+        &p("a.trace"),
+        &p("b.bldy"),
+        "-o",
+        &p("m.bldy"),
+    ]));
+    assert_eq!(stats_json(&p("m.bldy"))["requests"], 500);
+}
+
+#[test]
+fn convert_round_trips_every_block_format_through_native() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    ok(&belady(&[
+        "gen",
+        "temporal",
+        "--requests",
+        "3000",
+        "--blocks",
+        "400",
+        "-o",
+        &p("t.bldy"),
+    ]));
+    let hits = |path: &str, fmt: &[&str]| {
+        let out = ok(&belady(
+            &[
+                &["sim", "-t", path, "-p", "lru,opt", "-c", "20,100", "--json"],
+                fmt,
+            ]
+            .concat(),
+        ));
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        rows.iter().map(|r| r["hits"].clone()).collect::<Vec<_>>()
+    };
+    let want = hits(&p("t.bldy"), &[]);
+    for (to, fmt) in [
+        ("lirs", vec!["-f", "lirs"]),
+        ("arc", vec!["-f", "arc"]),
+        ("u32le", vec!["-f", "u32le"]),
+        ("u32be", vec!["-f", "u32be"]),
+        (
+            "csv",
+            vec!["-f", "csv", "--header", "--columns", "block=0,op=1"],
+        ),
+    ] {
+        let out = p(&format!("t.{to}"));
+        ok(&belady(&[
+            "convert",
+            "-t",
+            &p("t.bldy"),
+            "--to",
+            to,
+            "-o",
+            &out,
+        ]));
+        assert_eq!(hits(&out, &fmt), want, "{to}");
+        let back = p(&format!("back-{to}.bldy"));
+        ok(&belady(
+            &[&["convert", "-t", &out, "-o", &back], &fmt[..]].concat(),
+        ));
+        assert_eq!(hits(&back, &[]), want, "{to} back to native");
+    }
+}
+
+#[test]
+fn demo_lru_failures_shows_which_policies_fix_lru() {
+    let text = ok(&belady(&["demo", "lru-failures"]));
+    for w in ["indexed-db", "scan-cyclic", "scan-use-once"] {
+        assert!(text.contains(w), "{w} missing: {text}");
+    }
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row: {text}"))
+            .to_string()
+    };
+    assert_eq!(row("lirs").matches("yes").count(), 3, "{text}");
+    assert_eq!(row("clock-pro").matches("yes").count(), 3, "{text}");
+    assert!(row("lru-k").contains("yes") && row("arc").contains("yes"));
+    // LRU on the cyclic scan: no hits at all.
+    let lru = row("lru");
+    let cells: Vec<&str> = lru.split_whitespace().collect();
+    assert_eq!(cells[3], "0.00", "{text}");
+}
