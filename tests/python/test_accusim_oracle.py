@@ -94,7 +94,7 @@ def test_timed_rows_within_bounds(belady_bin, oracle):
         out = sim(belady_bin, oracle / "inputs" / f"{trace}.bin.gz", "accusim", [SCHEMES[s] for s in schemes],
                   sizes, "--compat", "accusim", "--prefetch", "linux24" if prefetch == "1" else "none",
                   "--disk", "cheetah9lp")
-        got = {(LABELS[r["policy"]], r["cache_blocks"]): r for r in out}
+        got = {(LABELS[r["policy"].split("(")[0]], r["cache_blocks"]): r for r in out}
         for row in rows:
             ours = got[(row["scheme"], int(row["cache_blocks"]))]
             where = (trace, prefetch, row["scheme"], row["cache_blocks"])
