@@ -3,11 +3,12 @@
 mod demo;
 mod disk_cmd;
 mod record;
+mod report;
+mod sweep;
 mod table;
 
 use anyhow::{Context, Result};
-use belady_core::filesim::{run_file_grid, Departures, FileSimConfig, PreparedFileTrace};
-use belady_core::prefetch::PrefetchKind;
+use belady_core::filesim::{run_file_grid, FileOptions, FileSimConfig, PreparedFileTrace};
 use belady_core::trace::{
     accusim, detect_format, export, load_file_trace, native, Format, OpFilter, ReadOptions,
     FORMAT_NAMES,
@@ -50,6 +51,12 @@ enum Command {
     Record(record::RecordArgs),
     /// Print a disk model's service-time distribution under random or sequential requests.
     Disk(disk_cmd::DiskArgs),
+    /// Run an experiment grid (TOML) in parallel into a resumable SQLite results store.
+    Sweep(sweep::SweepArgs),
+    /// Work with a results store: `belady results export`.
+    Results(sweep::ResultsArgs),
+    /// Write an HTML report with charts (and SVG files) from a results store.
+    Report(report::ReportArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -207,39 +214,16 @@ struct SimRow<'a> {
 
 /// The file-level settings a `sim` call asks for, validated in one place.
 fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
-    let mut cfg = FileSimConfig {
+    let mut cfg = FileSimConfig::from_options(&FileOptions {
         block_size: args.input.block_size,
-        prefetch: PrefetchKind::parse(args.prefetch.as_deref().unwrap_or("none"))?,
-        log_requests: args.log_requests,
-        ..FileSimConfig::default()
-    };
-    match args.compat.as_deref() {
-        None => {}
-        Some("accusim") => cfg.departures = Departures::accusim(),
-        Some(other) => {
-            return Err(belady_core::Error::config("--compat", other, "expected accusim").into())
-        }
-    }
-    for rule in &args.compat_rules {
-        cfg.departures.enable(rule)?;
-    }
-    cfg.max_request_bytes = match CacheSize::parse(&args.max_request)? {
-        CacheSize::Bytes(b) => b,
-        CacheSize::Blocks(b) => b.saturating_mul(args.input.block_size as u64),
-        CacheSize::Percent(_) => {
-            return Err(belady_core::Error::config(
-                "--max-request",
-                &args.max_request,
-                "expected a byte size such as 64KiB",
-            )
-            .into())
-        }
-    };
-    if let Some(disk) = &args.disk {
-        cfg.disk = Some(belady_core::disk::load_config(disk)?);
-    }
-    cfg.scheduler = belady_core::disk::queue::Scheduler::parse(&args.scheduler)?;
-    cfg.validate()?;
+        prefetch: args.prefetch.as_deref(),
+        compat: args.compat.as_deref(),
+        compat_rules: &args.compat_rules,
+        max_request: &args.max_request,
+        disk: args.disk.as_deref(),
+        scheduler: &args.scheduler,
+    })?;
+    cfg.log_requests = args.log_requests;
     Ok(cfg)
 }
 
@@ -485,6 +469,9 @@ fn main() {
         Command::Demo(args) => demo::run(args),
         Command::Record(args) => record::run(args),
         Command::Disk(args) => disk_cmd::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Results(args) => sweep::results(args),
+        Command::Report(args) => report::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

@@ -261,6 +261,75 @@ impl FileSimConfig {
     }
 }
 
+/// File-level options as users write them (command line, experiment files, Python), unchecked.
+#[derive(Clone, Copy, Debug)]
+pub struct FileOptions<'a> {
+    /// Bytes per block.
+    pub block_size: u32,
+    /// Read-ahead engine name (`none` when absent).
+    pub prefetch: Option<&'a str>,
+    /// Reference simulator to behave as (`accusim`).
+    pub compat: Option<&'a str>,
+    /// Departures to turn on one by one.
+    pub compat_rules: &'a [String],
+    /// Largest request, as a byte size (`64KiB`) or in blocks.
+    pub max_request: &'a str,
+    /// Disk preset or TOML file.
+    pub disk: Option<&'a str>,
+    /// Device queue scheduler name.
+    pub scheduler: &'a str,
+}
+
+impl Default for FileOptions<'_> {
+    fn default() -> Self {
+        FileOptions {
+            block_size: 4096,
+            prefetch: None,
+            compat: None,
+            compat_rules: &[],
+            max_request: "64KiB",
+            disk: None,
+            scheduler: "fcfs",
+        }
+    }
+}
+
+impl FileSimConfig {
+    /// Builds and checks the configuration the options describe (the one place they are parsed).
+    pub fn from_options(o: &FileOptions) -> Result<FileSimConfig> {
+        let mut cfg = FileSimConfig {
+            block_size: o.block_size,
+            prefetch: PrefetchKind::parse(o.prefetch.unwrap_or("none"))?,
+            ..FileSimConfig::default()
+        };
+        match o.compat {
+            None => {}
+            Some("accusim") => cfg.departures = Departures::accusim(),
+            Some(other) => return Err(Error::config("--compat", other, "expected accusim")),
+        }
+        for rule in o.compat_rules {
+            cfg.departures.enable(rule)?;
+        }
+        cfg.max_request_bytes = match CacheSize::parse(o.max_request)? {
+            CacheSize::Bytes(b) => b,
+            CacheSize::Blocks(b) => b.saturating_mul(o.block_size as u64),
+            CacheSize::Percent(_) => {
+                return Err(Error::config(
+                    "--max-request",
+                    o.max_request,
+                    "expected a byte size such as 64KiB",
+                ))
+            }
+        };
+        if let Some(disk) = o.disk {
+            cfg.disk = Some(crate::disk::load_config(disk)?);
+        }
+        cfg.scheduler = Scheduler::parse(o.scheduler)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
 /// Dense block ids for file blocks: each file gets a contiguous range.
 #[derive(Clone, Debug, Default)]
 pub struct Layout {

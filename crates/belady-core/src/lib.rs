@@ -15,6 +15,7 @@ pub mod level;
 pub mod policy;
 pub mod prefetch;
 pub mod size;
+pub mod sweep;
 pub mod trace;
 
 pub use engine::{run_grid, run_one, PreparedTrace, RunResult};
