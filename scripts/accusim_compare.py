@@ -63,7 +63,7 @@ def run_group(binary, oracle, trace, prefetch, sizes, schemes, timed, extra) -> 
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"belady failed ({' '.join(cmd)}):\n{done.stderr}")
-    return {(LABELS[r["policy"]], r["cache_blocks"]): r for r in json.loads(done.stdout)}
+    return {(LABELS[r["policy"].split("(")[0]], r["cache_blocks"]): r for r in json.loads(done.stdout)}
 
 
 def rel(ours: float, theirs: float) -> float:

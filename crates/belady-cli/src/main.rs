@@ -569,7 +569,8 @@ fn policies(json: bool, markdown: bool) -> Result<()> {
                     "aliases": p.aliases,
                     "about": p.about,
                     "params": p.params.iter().map(|q| serde_json::json!({
-                        "name": q.name, "default": q.default, "study": q.study.unwrap_or(q.default), "about": q.about
+                        "name": q.name, "default": q.default, "study": q.study.unwrap_or(q.default),
+                        "accusim": q.accusim.or(q.study).unwrap_or(q.default), "about": q.about
                     })).collect::<Vec<_>>(),
                 })
             })

@@ -276,6 +276,74 @@ fn policies_lists_every_policy() {
     for n in ["lru", "fifo", "clock", "opt"] {
         assert!(names.contains(&n));
     }
+    // Each parameter lists its three defaults; ARC's initial p is c/2 only under AccuSim.
+    let arc = list.iter().find(|p| p["name"] == "arc").unwrap();
+    let p0 = arc["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["name"] == "p0")
+        .unwrap();
+    assert_eq!(
+        (&p0["default"], &p0["study"], &p0["accusim"]),
+        (&"0".into(), &"0".into(), &"0.5".into())
+    );
+}
+
+#[test]
+fn request_log_lists_every_request_of_a_file_level_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let evt = write(
+        dir.path(),
+        "t.evt",
+        "open 1 3 9 200000 f\nread 1 3 9 8192 10 200000\nread 1 3 9 8192 10 200000\n",
+    );
+    let out = belady(&[
+        "sim",
+        "--trace",
+        &evt,
+        "--format",
+        "accusim-text",
+        "--policy",
+        "lru",
+        "--cache-size",
+        "100",
+        "--prefetch",
+        "linux24",
+        "--compat",
+        "accusim",
+        "--json",
+        "--log-requests",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let log = rows[0]["request_log"].as_array().unwrap();
+    assert_eq!(log.len() as u64, rows[0]["disk_requests"].as_u64().unwrap());
+    // The first read misses blocks 0 and 1 and reads 3 ahead: one synchronous request of blocks
+    // 0..3, issued by event 2 (the open is event 1); the second read's hit sends 7 blocks ahead.
+    let first = |i: usize, k: &str| log[i][k].clone();
+    assert_eq!(
+        (
+            first(0, "event"),
+            first(0, "sync"),
+            first(0, "first"),
+            first(0, "blocks")
+        ),
+        (2.into(), true.into(), 0.into(), 4.into())
+    );
+    assert_eq!(
+        (
+            first(1, "event"),
+            first(1, "sync"),
+            first(1, "first"),
+            first(1, "blocks")
+        ),
+        (3.into(), false.into(), 4.into(), 7.into())
+    );
 }
 
 #[test]

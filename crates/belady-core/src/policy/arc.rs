@@ -25,18 +25,20 @@
 //!   access moves it to T2's MRU end. `p` is not adapted for it: a prefetch is not a reference
 //!   and the text adapts nothing. `ghost_prefetch=forget` instead treats it as a new block.
 //!   `ghost_prefetch=unmarked` is AccuSim's reading: the ghost is deleted without adapting `p`
-//!   and the block enters T1 as if fetched on demand (without the prefetch mark). Its first
-//!   demand access is then an ordinary T1 hit (to T2's MRU end, as with `defer`), and if it is
-//!   evicted before that access it goes to B1 like any T1 block, although the frame table
-//!   reports it as an unused prefetch.
+//!   and the block enters T1 as if fetched on demand: `Policy::prefetch_marked` answers no, so
+//!   the frame table does not mark it either. Its first demand access is then an ordinary T1
+//!   hit (to T2's MRU end, as with `defer`, and a hit even while its read is in flight when the
+//!   engine counts such accesses as AccuSim does), and if it is evicted before that access it
+//!   goes to B1 like any T1 block.
 //! - `Access::first_use` on any other prefetched block counts as its first reference: the
 //!   block stays in T1 and moves to T1's MRU end (`first_use=mru`; `first_use=stay` leaves it
 //!   where it is, as AccuSim does).
 //! - `Evicted::unused_prefetch`: the block is dropped without a B1 entry.
 //!
-//! The policy cannot tell a prefetch from a demand miss in `select_victim` (the contract does not
-//! say), so the victim for a prefetch of a ghost block is chosen with the `p` a demand hit in
-//! that ghost would have produced, although `p` itself is left unchanged afterwards.
+//! Under `directory=paper` the victim for a prefetch of a ghost block is chosen with the `p` a
+//! demand hit in that ghost would have produced, although `p` itself is left unchanged
+//! afterwards; `directory=accusim` uses the unadapted `p`, as AccuSim does (`Access::prefetch`
+//! tells `select_victim` which kind of insertion it makes room for).
 //!
 //! # Documented choices (parameters)
 //! - `p0` (fraction of the cache, default 0): the paper starts at 0; AccuSim at c/2 (`0.5`).
@@ -49,14 +51,19 @@
 //! - `first_use` (`mru`, default): the first demand access of a prefetched block moves it to
 //!   T1's MRU end. `stay` (AccuSim) clears the mark and leaves it where it is.
 //! - `ghost_prefetch` (`defer`, default; `forget`; `unmarked` for AccuSim), above.
+//! - `directory` (`paper`, default): ghosts are trimmed after the insert (above). `accusim`
+//!   follows AccuSim's case IV from the list lengths before the miss: when the directory holds
+//!   2c, B2's LRU entry goes before REPLACE even if REPLACE then drops an unused prefetch
+//!   without a ghost; when |T1| + |B1| = c, B1's LRU entry goes after REPLACE unless the victim
+//!   was an unused prefetch; when |T1| = c, T1's LRU block goes without a ghost. A prefetch of
+//!   a ghost block, and a demand reference from AccuSim's read-ahead loop
+//!   (`Access::lookahead`), first delete the ghost without adapting `p`; the block then enters
+//!   T1 as a new one.
 //!
 //! `--compat accusim` (preset `accusim`) sets `p0=0.5 delta=integer replace=accusim
-//! first_use=stay ghost_prefetch=unmarked`. Two things AccuSim does are beyond the policy
-//! contract and are not reproduced: (1) for a prefetch of a ghost block it runs REPLACE with
-//! the unadapted `p` (here the adapted one, see above); (2) it counts the first demand access
-//! of an unmarked block as a hit even while the block's read is in flight, and it triggers
-//! REPLACE from the directory counts (case IV), so it can evict while fewer than c blocks are
-//! resident; the level here evicts only when full and counts in-flight accesses as misses.
+//! first_use=stay ghost_prefetch=unmarked directory=accusim`. AccuSim triggers REPLACE from the
+//! directory counts, so in principle it could evict while fewer than c blocks are resident;
+//! the level here evicts only when full (on the shared inputs the two never differ).
 //!
 //! Pinned blocks are passed over: REPLACE takes the LRU-most unpinned block of the list it
 //! chose, else of the other list, else reports that every block is pinned.
@@ -669,6 +676,45 @@ pub(crate) mod tests {
             level.access(1, NEVER);
             assert_eq!(level.policy.dump()[1].1, vec![1]);
         }
+    }
+
+    #[test]
+    fn accusim_directory_drops_b2_before_replace_even_for_an_unused_victim() {
+        // c = 2, p = 1 (AccuSim's c/2), REPLACE takes T1 when |T1| >= max(1, p).
+        // a a b b: T2 [b a]. c: T2's LRU a to B2. c c... d d: T2 [d c], B2 [b a], 2c entries.
+        // Prefetch e: the directory is full, B2's LRU a goes, REPLACE sends c to B2, e enters T1
+        // marked: T1 [e] T2 [d] B2 [c b]. Demand f: full again, B2's LRU b goes; REPLACE evicts
+        // the unused e with no ghost: T1 [f] T2 [d] B2 [c]. The paper's trimming after the
+        // insert keeps b (three ghosts and two blocks are within 2c).
+        let run_to = |directory: &str| {
+            let params = [
+                ("p0", "0.5"),
+                ("delta", "integer"),
+                ("replace", "accusim"),
+                ("directory", directory),
+            ];
+            let mut level = CacheLevel::new(arc(&params, 2, 8), 2, 8);
+            for b in [0, 0, 1, 1, 2, 2, 3, 3] {
+                level.access(b, NEVER);
+                level.check().unwrap();
+            }
+            assert_eq!(
+                lists(&level.policy),
+                vec![vec![], vec![3, 2], vec![], vec![1, 0]]
+            );
+            assert!(level.prefetch(4, NEVER));
+            level.check().unwrap();
+            assert_eq!(
+                lists(&level.policy),
+                vec![vec![4], vec![3], vec![], vec![2, 1]],
+                "{directory}"
+            );
+            level.access(5, NEVER);
+            level.check().unwrap();
+            lists(&level.policy)
+        };
+        assert_eq!(run_to("accusim"), vec![vec![5], vec![3], vec![], vec![2]]);
+        assert_eq!(run_to("paper"), vec![vec![5], vec![3], vec![], vec![2, 1]]);
     }
 
     #[test]

@@ -435,9 +435,15 @@ impl LrfuPolicy {
         if spec.choice("heap", &["exact", "accusim"])? == "accusim" {
             p = p.with_accusim_queue(threshold, x87);
         } else if threshold.is_some() || x87 {
+            // Name the parameter that needs the AccuSim queue.
+            let key = if threshold.is_some() {
+                "threshold"
+            } else {
+                "float"
+            };
             return Err(crate::error::Error::config(
-                "--param lrfu.threshold",
-                spec.raw("threshold"),
+                &format!("--param lrfu.{key}"),
+                spec.raw(key),
                 "the heap/list hybrid and x87 comparisons need lrfu.heap=accusim",
             ));
         }

@@ -286,4 +286,26 @@ mod tests {
             1..2
         );
     }
+
+    #[test]
+    fn window_end_is_the_local_raend_of_each_branch() {
+        let mut ra = Linux24::new(3, 32, 4096, true);
+        ra.reset(D);
+        let call = |offset_blocks: u64| ReadCall {
+            offset: offset_blocks * 4096,
+            len: 8192,
+            file_size: 1 << 20,
+        };
+        // Synchronous branch on a miss: the window ends at the missed block.
+        ra.begin_read(D, &call(0));
+        let p = ra.after_lookup(D, 0, Lookup::Miss, &|_| false);
+        assert_eq!((p.range, p.window_end), (1..4, Some(0)));
+        // No branch (block 1 in flight inside the group): the window ends at raend.
+        let p = ra.after_lookup(D, 1, Lookup::InFlight, &|_| false);
+        assert_eq!((p.range, p.window_end), (0..0, Some(4)));
+        // Asynchronous branch: the window ends one before the old raend, where reading starts.
+        ra.begin_read(D, &call(2));
+        let p = ra.after_lookup(D, 2, Lookup::Hit, &|_| false);
+        assert_eq!((p.range, p.window_end), (4..11, Some(3)));
+    }
 }
