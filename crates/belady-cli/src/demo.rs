@@ -1,12 +1,11 @@
 //! `belady demo`: every policy at several sizes on the shipped sample traces.
 
-use anyhow::{bail, Result};
-use belady_core::trace::{Format, OpFilter, ReadOptions};
-use belady_core::workload::{self, GenSpec, Generator};
+use anyhow::{bail, Context, Result};
+use belady_core::sweep::store::Store;
+use belady_core::sweep::{Experiment, Plan, TraceSpec};
+use belady_core::workload::{self, GenSpec, Generator, OutFormat};
 use belady_core::RunResult;
-use belady_core::{
-    parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, Preset, POLICIES,
-};
+use belady_core::{parse_policies, run_grid, CacheSize, PreparedTrace, Preset, POLICIES};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -16,6 +15,9 @@ pub struct DemoArgs {
     /// Directory holding the sample traces (default: the checkout's data/).
     #[arg(long)]
     data: Option<PathBuf>,
+    /// Where the demo writes its generated traces, results store and report.
+    #[arg(long, default_value = "belady-demo")]
+    out: PathBuf,
     #[command(subcommand)]
     which: Option<DemoKind>,
 }
@@ -42,14 +44,10 @@ pub fn run(args: DemoArgs) -> Result<()> {
         return lru_failures(a);
     }
     let dir = args.data.unwrap_or_else(crate::data_dir);
-    let samples = [
-        ("scan-hot.trace.gz", "250,500,750,1000,1250"),
-        ("zipf-loop.trace.gz", "100,250,500,750,1000"),
-    ];
-    let all: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
-    let specs = parse_policies(&all.join(","), &[], Preset::Paper)?;
-    for (name, sizes) in samples {
-        let sizes = CacheSize::parse_list(sizes)?;
+    let out = args.out;
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut traces = Vec::new();
+    for name in ["scan-hot.trace.gz", "zipf-loop.trace.gz"] {
         let path = dir.join(name);
         if !path.is_file() {
             bail!(
@@ -57,20 +55,89 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 path.display()
             );
         }
-        let trace = PreparedTrace::new(BlockTrace::load(
-            &path,
-            &Format::Lirs,
-            &ReadOptions::default(),
-            OpFilter::Read,
-        )?);
-        crate::emit(&format!(
-            "\n== {} — {} references, {} unique blocks\n{}",
-            name,
-            trace.trace.refs.len(),
-            trace.unique(),
-            crate::table::runs(&run_grid(&specs, &sizes, &trace)?)
-        ))?;
+        traces.push(TraceSpec {
+            path: std::fs::canonicalize(&path)?,
+            format: Some("lirs".into()),
+            block_size: 4096,
+        });
     }
+    // Two generated file-level programs, so read-ahead has files to work on: a cscope-like loop
+    // over many files and a tpc-h-like random reader.
+    for (kind, file, settings) in [
+        (
+            "sequential-files",
+            "files-loop.bev",
+            &[("requests", "60000"), ("files", "300")][..],
+        ),
+        (
+            "random-files",
+            "random-reads.bev",
+            &[
+                ("requests", "20000"),
+                ("files", "2"),
+                ("file-size", "64MiB"),
+            ][..],
+        ),
+    ] {
+        let path = out.join(file);
+        let mut spec = GenSpec::new(kind)?;
+        for (k, v) in settings {
+            spec.set(k, v)?;
+        }
+        workload::write(spec.build(1)?, &path, OutFormat::Events, file, 4096)?;
+        traces.push(TraceSpec {
+            path: std::fs::canonicalize(&path)?,
+            format: Some("events".into()),
+            block_size: 4096,
+        });
+    }
+    let exp = Experiment {
+        name: "belady demo".into(),
+        store: None,
+        preset: "paper".into(),
+        policies: POLICIES.iter().map(|p| p.name.to_string()).collect(),
+        params: Vec::new(),
+        sizes: ["5%", "10%", "20%", "40%"].map(String::from).to_vec(),
+        prefetch: vec!["none".into(), "linux24".into()],
+        disks: vec!["cheetah9lp".into()],
+        scheduler: "fcfs".into(),
+        compat: None,
+        max_request: "64KiB".into(),
+        traces,
+    };
+    let plan = Plan::new(&exp, &out, "belady demo")?;
+    let store_path = out.join("results.sqlite");
+    let store = Store::open(&store_path)?;
+    let todo = plan.pending(&store)?;
+    plan.execute(&todo, &store, None, &mut || {})?;
+    for trace in &plan.traces {
+        for prefetch in ["none", "linux24"] {
+            let runs: Vec<RunResult> = store
+                .runs()?
+                .into_iter()
+                .filter(|r| r.config.trace == trace.label && r.config.prefetch == prefetch)
+                .map(|r| r.result)
+                .collect();
+            let name = trace
+                .path
+                .file_name()
+                .map_or_else(|| trace.label.clone(), |n| n.to_string_lossy().into_owned());
+            crate::emit(&format!(
+                "\n== {name}, read-ahead {prefetch}, disk cheetah9lp ({} unique blocks)\n{}",
+                trace.unique(),
+                crate::table::runs(&runs)
+            ))?;
+        }
+    }
+    let report = out.join("report.html");
+    let charts = crate::report::write_report(&store_path, &report, None)?;
+    crate::emit(&format!(
+        "\n{} runs in {}; report with {} charts: {}\n",
+        plan.runs.len(),
+        store_path.display(),
+        charts,
+        report.display()
+    ))?;
     Ok(())
 }
 

@@ -69,8 +69,21 @@ const COLOURS: &[&str] = &[
     "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31",
 ];
 
-/// Writes the report; returns how many charts it drew.
+/// `belady report`.
 pub fn run(args: ReportArgs) -> Result<()> {
+    let charts = write_report(&args.store, &args.output, args.svg_dir.as_deref())?;
+    eprintln!("wrote {} ({} charts)", args.output.display(), charts);
+    Ok(())
+}
+
+/// Writes the report of `store` to `output` (charts also as SVG files in `svg_dir`, by default
+/// NAME-charts/ beside it); returns how many charts it drew.
+pub fn write_report(store: &Path, output: &Path, svg_dir: Option<&Path>) -> Result<usize> {
+    let args = ReportArgs {
+        store: store.to_path_buf(),
+        output: output.to_path_buf(),
+        svg_dir: svg_dir.map(Path::to_path_buf),
+    };
     if !args.store.exists() {
         bail!(
             "{}: no such results store (run `belady sweep` first)",
@@ -188,13 +201,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
     html.push_str("</body></html>\n");
     std::fs::write(&args.output, html)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
-    eprintln!(
-        "wrote {} ({} charts; SVG files in {})",
-        args.output.display(),
-        charts,
-        svg_dir.display()
-    );
-    Ok(())
+    Ok(charts)
 }
 
 fn esc(s: &str) -> String {
