@@ -43,7 +43,7 @@ pub struct ResultsArgs {
 
 #[derive(Subcommand)]
 enum ResultsCommand {
-    /// Write every stored run as CSV or JSON.
+    /// Write every stored run as CSV, JSON or Parquet.
     Export {
         /// Results database.
         #[arg(long, default_value = DEFAULT_STORE)]
@@ -51,7 +51,7 @@ enum ResultsCommand {
         /// Output format.
         #[arg(long, value_enum, default_value = "csv")]
         format: ExportFormat,
-        /// Output file (default: standard output).
+        /// Output file (default: standard output; required for parquet).
         #[arg(long, short = 'o')]
         output: Option<PathBuf>,
     },
@@ -61,6 +61,7 @@ enum ResultsCommand {
 enum ExportFormat {
     Csv,
     Json,
+    Parquet,
 }
 
 /// Runs the experiment, storing each result as it finishes.
@@ -136,6 +137,13 @@ pub fn results(args: ResultsArgs) -> Result<()> {
 
 fn export(store_path: &Path, format: ExportFormat, output: Option<&Path>) -> Result<()> {
     let store = Store::open_existing(store_path)?;
+    if let ExportFormat::Parquet = format {
+        let Some(path) = output else {
+            bail!("--format parquet writes a binary file: name it with -o FILE");
+        };
+        let records: Vec<Record> = store.runs()?.into_iter().map(record).collect();
+        return write_parquet(&records, path);
+    }
     let mut out: Box<dyn std::io::Write> = match output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
@@ -145,19 +153,13 @@ fn export(store_path: &Path, format: ExportFormat, output: Option<&Path>) -> Res
     // One flat record per run: the configuration, then every metric (I/O and time included).
     let records: Vec<Record> = store.runs()?.into_iter().map(record).collect();
     match format {
+        ExportFormat::Parquet => unreachable!("handled above"),
         ExportFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &records).map_err(std::io::Error::from)?;
             writeln!(out)?;
         }
         ExportFormat::Csv => {
-            let mut columns: Vec<&str> = Vec::new();
-            for rec in &records {
-                for (k, _) in &rec.0 {
-                    if !columns.contains(&k.as_str()) {
-                        columns.push(k);
-                    }
-                }
-            }
+            let columns = columns(&records);
             // Built in memory, so a closed pipe surfaces as a plain I/O error.
             let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record(&columns)?;
@@ -173,6 +175,117 @@ fn export(store_path: &Path, format: ExportFormat, output: Option<&Path>) -> Res
             out.write_all(&w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)?;
         }
     }
+    Ok(())
+}
+
+/// The columns of `records` in first-seen order.
+fn columns(records: &[Record]) -> Vec<&str> {
+    let mut columns: Vec<&str> = Vec::new();
+    for rec in records {
+        for (k, _) in &rec.0 {
+            if !columns.contains(&k.as_str()) {
+                columns.push(k);
+            }
+        }
+    }
+    columns
+}
+
+/// Writes `records` as one Parquet row group: integers as INT64, other numbers as DOUBLE,
+/// flags as BOOLEAN, the rest as UTF-8 strings; every column optional (absent = null).
+fn write_parquet(records: &[Record], path: &Path) -> Result<()> {
+    use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use serde_json::Value;
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Kind {
+        Int,
+        Float,
+        Bool,
+        Text,
+    }
+    let names = columns(records);
+    let value = |rec: &Record, c: &str| -> Option<Value> {
+        rec.0
+            .iter()
+            .find(|(k, _)| k == c)
+            .map(|(_, v)| v.clone())
+            .filter(|v| !v.is_null())
+    };
+    let kinds: Vec<Kind> = names
+        .iter()
+        .map(|c| {
+            let values: Vec<Value> = records.iter().filter_map(|r| value(r, c)).collect();
+            if !values.is_empty() && values.iter().all(|v| v.is_i64() || v.is_u64()) {
+                Kind::Int
+            } else if !values.is_empty() && values.iter().all(Value::is_number) {
+                Kind::Float
+            } else if !values.is_empty() && values.iter().all(Value::is_boolean) {
+                Kind::Bool
+            } else {
+                Kind::Text
+            }
+        })
+        .collect();
+    let mut schema = String::from("message belady_runs {\n");
+    for (c, k) in names.iter().zip(&kinds) {
+        let line = match k {
+            Kind::Int => format!("  OPTIONAL INT64 {c};\n"),
+            Kind::Float => format!("  OPTIONAL DOUBLE {c};\n"),
+            Kind::Bool => format!("  OPTIONAL BOOLEAN {c};\n"),
+            Kind::Text => format!("  OPTIONAL BINARY {c} (UTF8);\n"),
+        };
+        schema.push_str(&line);
+    }
+    schema.push('}');
+    let schema = std::sync::Arc::new(parse_message_type(&schema)?);
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let props = std::sync::Arc::new(WriterProperties::builder().build());
+    let mut writer = SerializedFileWriter::new(file, schema, props)?;
+    let mut group = writer.next_row_group()?;
+    for (c, kind) in names.iter().zip(&kinds) {
+        let cells: Vec<Option<Value>> = records.iter().map(|r| value(r, c)).collect();
+        let defs: Vec<i16> = cells.iter().map(|v| i16::from(v.is_some())).collect();
+        let present = cells.iter().flatten();
+        let mut col = group
+            .next_column()?
+            .context("the schema lists every column")?;
+        match kind {
+            Kind::Int => {
+                let v: Vec<i64> = present
+                    .map(|v| v.as_i64().unwrap_or_else(|| v.as_u64().unwrap_or(0) as i64))
+                    .collect();
+                col.typed::<Int64Type>()
+                    .write_batch(&v, Some(&defs), None)?;
+            }
+            Kind::Float => {
+                let v: Vec<f64> = present.map(|v| v.as_f64().unwrap_or(f64::NAN)).collect();
+                col.typed::<DoubleType>()
+                    .write_batch(&v, Some(&defs), None)?;
+            }
+            Kind::Bool => {
+                let v: Vec<bool> = present.map(|v| v.as_bool().unwrap_or(false)).collect();
+                col.typed::<BoolType>().write_batch(&v, Some(&defs), None)?;
+            }
+            Kind::Text => {
+                let v: Vec<ByteArray> = present
+                    .map(|v| match v {
+                        Value::String(s) => ByteArray::from(s.as_str()),
+                        other => ByteArray::from(other.to_string().as_str()),
+                    })
+                    .collect();
+                col.typed::<ByteArrayType>()
+                    .write_batch(&v, Some(&defs), None)?;
+            }
+        }
+        col.close()?;
+    }
+    group.close()?;
+    writer.close()?;
     Ok(())
 }
 

@@ -779,3 +779,68 @@ fn demo_lru_failures_shows_which_policies_fix_lru() {
     let cells: Vec<&str> = lru.split_whitespace().collect();
     assert_eq!(cells[3], "0.00", "{text}");
 }
+
+#[test]
+fn sweep_exports_csv_json_and_parquet_with_the_same_runs() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..300).map(|i| format!("{}\n", (i * 13) % 70)).collect();
+    write(dir.path(), "t.trace", &ids);
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        "policies = [\"lru\", \"opt\"]\nsizes = [\"10\", \"30\"]\nprefetch = [\"none\", \"linux24\"]\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+    );
+    let store = dir.path().join("r.sqlite").display().to_string();
+    let out = belady(&["sweep", &exp, "--store", &store, "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = belady(&["results", "export", "--store", &store, "--format", "json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(rows.len(), 8);
+    let pq = dir.path().join("r.parquet");
+    let out = belady(&[
+        "results",
+        "export",
+        "--store",
+        &store,
+        "--format",
+        "parquet",
+        "-o",
+        &pq.display().to_string(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reader = SerializedFileReader::new(std::fs::File::open(&pq).unwrap()).unwrap();
+    assert_eq!(reader.metadata().file_metadata().num_rows(), 8);
+    let hits: Vec<i64> = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            let row = row.unwrap();
+            let (_, v) = row
+                .get_column_iter()
+                .find(|(name, _)| name.as_str() == "hits")
+                .unwrap();
+            match v {
+                parquet::record::Field::Long(h) => *h,
+                other => panic!("hits is {other:?}"),
+            }
+        })
+        .collect();
+    let from_json: Vec<i64> = rows.iter().map(|r| r["hits"].as_i64().unwrap()).collect();
+    assert_eq!(hits, from_json, "same runs, same order");
+    assert_error(
+        &belady(&[
+            "results", "export", "--store", &store, "--format", "parquet",
+        ]),
+        "-o FILE",
+    );
+}
