@@ -89,3 +89,22 @@ def test_cli_dask_option_uses_the_cluster(belady_bin, tmp_path):
     assert out.returncode == 0, out.stderr
     remote = belady.results(tmp_path / "cli-dask.sqlite")
     assert _metrics(remote).equals(_metrics(local))
+
+
+def test_dask_workers_read_traces_by_url(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    pytest.importorskip("fsspec")
+    by_path = _experiment(tmp_path, "path.toml")
+    by_url = tmp_path / "url.toml"
+    by_url.write_text(by_path.read_text().replace(f'path = "{DEMO}"', f'path = "{DEMO.as_uri()}"'))
+    assert "file://" in by_url.read_text()
+    local = belady.sweep(by_path, tmp_path / "local.sqlite")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            remote = belady.sweep(by_url, tmp_path / "url.sqlite", dask=client)
+    # The runs are named by URL; their results equal the local ones.
+    assert set(remote["trace"]) == {DEMO.as_uri()}
+    cols = ["policy", "cache_blocks", "prefetch", "hits", "misses", "requests"]
+    order = ["policy", "cache_blocks", "prefetch"]
+    assert remote[cols].sort_values(order).reset_index(drop=True).equals(
+        local[cols].sort_values(order).reset_index(drop=True))

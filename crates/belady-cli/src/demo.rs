@@ -59,6 +59,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             path: std::fs::canonicalize(&path)?,
             format: Some("lirs".into()),
             block_size: 4096,
+            name: None,
         });
     }
     // Two generated file-level programs, so read-ahead has files to work on: a cscope-like loop
@@ -89,6 +90,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             path: std::fs::canonicalize(&path)?,
             format: Some("events".into()),
             block_size: 4096,
+            name: None,
         });
     }
     let exp = Experiment {

@@ -31,6 +31,9 @@ pub struct TraceSpec {
     /// Bytes per block.
     #[serde(default = "default_block_size")]
     pub block_size: u32,
+    /// Name in results (default: the path as written).
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 fn default_block_size() -> u32 {
@@ -343,8 +346,12 @@ impl Plan {
         let mut traces = Vec::new();
         for t in &exp.traces {
             let path = base.join(&t.path);
+            let label = t
+                .name
+                .clone()
+                .unwrap_or_else(|| t.path.display().to_string());
             traces.push(LoadedTrace::load(
-                &t.path.display().to_string(),
+                &label,
                 &path,
                 t.format.as_deref(),
                 t.block_size,

@@ -60,6 +60,7 @@ def run(experiment, store, scheduler) -> set[str]:
         if "://" in str(t["path"]):
             local = _fetch(str(t["path"]))
             urls[local] = str(t["path"])
+            t.setdefault("name", str(t["path"]))
             t["path"] = local
     plan = json.loads(_belady.plan_json(json.dumps(exp), str(experiment.parent), str(experiment)))
     done = set(_belady.store_keys(str(store)))
