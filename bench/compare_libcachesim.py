@@ -7,8 +7,11 @@ each policy both simulators implement, at 1% and 10% of the unique blocks, singl
   libcachesim: `cache.process_trace(reader)` on the same trace in libCacheSim's oracleGeneral format
                (written by `belady convert --to oracle-general`), timed around that call only.
 Peak memory is each process's maximum resident set. Hit counts are compared as a sanity check.
+With --repeat N each cell runs N times on both simulators, alternating, and the fastest run of each
+counts (on a shared, loaded machine single runs vary by 2x).
 
     python3 bench/compare_libcachesim.py [--traces DIR] [--zipf-requests N] [--policies lru,fifo,...]
+                                         [--repeat N]
 """
 
 from __future__ import annotations
@@ -95,7 +98,10 @@ def main() -> None:
     ap.add_argument("--sequential-accesses", type=int, default=10_000_000,
                     help="block accesses of the file-level sequential workload timed with linux24")
     ap.add_argument("--no-file-level", action="store_true", help="skip the read-ahead and AccuSim timings")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per cell; the fastest of each simulator counts")
     args = ap.parse_args()
+    if args.repeat < 1:
+        sys.exit(f"--repeat must be at least 1, got {args.repeat}")
     if not pathlib.Path("/usr/bin/time").exists():
         sys.exit("GNU time (/usr/bin/time) is needed to measure peak memory: apt-get install time")
     belady = str(args.belady)
@@ -136,22 +142,26 @@ def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
             params, cls, kwargs, same = SHARED[policy]
             settings = [arg for p in params for arg in ("--param", p)]
             for pct in args.sizes.split(","):
-                out, wall, b_peak = run_with_rusage(
-                    [belady, "sim", "-t", str(native), "-p", policy, "-c", f"{pct}%", "--threads", "1", "--json",
-                     *settings])
-                row = json.loads(out)[0]
-                size, requests = row["cache_blocks"], row["requests"]
-                sized = {k: (size if v == "CACHE" else v) for k, v in kwargs.items()}
-                out, _, l_peak = run_with_rusage(
-                    [sys.executable, "-c", LCS_RUNNER, str(oracle), cls, str(size), json.dumps(sized)])
-                lcs = json.loads(out)
+                b_cmd = [belady, "sim", "-t", str(native), "-p", policy, "-c", f"{pct}%", "--threads", "1",
+                         "--json", *settings]
+                wall, b_peak, l_seconds, l_peak = float("inf"), 0.0, float("inf"), 0.0
+                for _ in range(args.repeat):
+                    out, run_wall, run_peak = run_with_rusage(b_cmd)
+                    row = json.loads(out)[0]
+                    wall, b_peak = min(wall, run_wall), max(b_peak, run_peak)
+                    size, requests = row["cache_blocks"], row["requests"]
+                    sized = {k: (size if v == "CACHE" else v) for k, v in kwargs.items()}
+                    out, _, run_peak = run_with_rusage(
+                        [sys.executable, "-c", LCS_RUNNER, str(oracle), cls, str(size), json.dumps(sized)])
+                    lcs = json.loads(out)
+                    l_seconds, l_peak = min(l_seconds, lcs["seconds"]), max(l_peak, run_peak)
                 lcs_misses = round(lcs["miss_ratio"] * requests)
                 if lcs_misses == row["misses"]:
                     agree = "equal"
                 else:
                     why = "" if same else ", different definitions"
                     agree = f"differ ({row['misses']} vs {lcs_misses} misses{why})"
-                b_rate, l_rate = requests / wall, requests / lcs["seconds"]
+                b_rate, l_rate = requests / wall, requests / l_seconds
                 print(f"{name:<10} {policy:<9} {size:>8} {b_rate:>14,.0f} {l_rate:>18,.0f} {b_rate / l_rate:>6.2f} "
                       f"{b_peak:>11.1f} {l_peak:>8.1f}  {agree}", flush=True)
 

@@ -49,15 +49,14 @@
 //! - Pinned pages are passed over by HAND_cold unchanged; if every resident cold page is pinned,
 //!   the oldest unpinned page in the clock is evicted.
 
-use super::list::Lists;
 use super::registry::PolicySpec;
 use super::{Access, Block, Evicted, InsertKind, Policy};
 use crate::error::Result;
 use crate::frames::Frames;
 
-const RING: usize = 0;
+/// No slot / no hand.
+const NIL: u32 = u32::MAX;
 
-const OUT: u8 = 0;
 const HOT: u8 = 1;
 const COLD: u8 = 2;
 const GHOST: u8 = 3;
@@ -65,15 +64,187 @@ const KIND_MASK: u8 = 3;
 const TEST_FLAG: u8 = 4;
 const BIT_FLAG: u8 = 8;
 
+/// One page in the clock. 16 bytes, so that a page's links, id and state share a cache line.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// Next page in the hands' direction (older to newer, wrapping from the head to the oldest).
+    fwd: u32,
+    /// Previous page in the hands' direction.
+    bwd: u32,
+    block: Block,
+    /// Kind in bits 0-1, test period in bit 2, reference bit in bit 3.
+    state: u8,
+}
+
+const FREE_NODE: Node = Node {
+    fwd: NIL,
+    bwd: NIL,
+    block: Block::MAX,
+    state: 0,
+};
+
+/// The clock: a circular doubly linked list over a slot array that holds only the pages in the
+/// clock (at most m + the non-resident bound), so the hands walk a small, dense array and each
+/// page costs one lookup in the per-block table.
+struct Ring {
+    nodes: Vec<Node>,
+    /// Slot of each block in the clock, `NIL` for blocks outside it.
+    slot_of: Vec<u32>,
+    /// The newest page (`NIL` when empty); the oldest is the one after it.
+    head: u32,
+    /// Chain of unused slots through `fwd`.
+    free: u32,
+    len: usize,
+}
+
+impl Ring {
+    fn new(universe: usize, expected: usize) -> Ring {
+        Ring {
+            nodes: Vec::with_capacity(expected.min(universe)),
+            slot_of: vec![NIL; universe],
+            head: NIL,
+            free: NIL,
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, b: Block) -> u32 {
+        self.slot_of[b as usize]
+    }
+
+    #[inline]
+    fn node(&self, s: u32) -> &Node {
+        &self.nodes[s as usize]
+    }
+
+    #[inline]
+    fn node_mut(&mut self, s: u32) -> &mut Node {
+        &mut self.nodes[s as usize]
+    }
+
+    /// The oldest page, `NIL` when empty.
+    #[inline]
+    fn tail(&self) -> u32 {
+        if self.head == NIL {
+            NIL
+        } else {
+            self.node(self.head).fwd
+        }
+    }
+
+    /// Links slot `s` (not linked) in as the newest page.
+    #[inline]
+    fn attach_head(&mut self, s: u32) {
+        if self.head == NIL {
+            let n = self.node_mut(s);
+            n.fwd = s;
+            n.bwd = s;
+        } else {
+            let h = self.head;
+            let t = self.node(h).fwd;
+            self.node_mut(h).fwd = s;
+            self.node_mut(t).bwd = s;
+            let n = self.node_mut(s);
+            n.bwd = h;
+            n.fwd = t;
+        }
+        self.head = s;
+    }
+
+    /// Unlinks slot `s`, keeping its node.
+    #[inline]
+    fn detach(&mut self, s: u32) {
+        let Node { fwd, bwd, .. } = *self.node(s);
+        if fwd == s {
+            self.head = NIL;
+        } else {
+            self.node_mut(bwd).fwd = fwd;
+            self.node_mut(fwd).bwd = bwd;
+            if self.head == s {
+                self.head = bwd;
+            }
+        }
+    }
+
+    /// Puts block `b` (not in the clock) in as the newest page; returns its slot.
+    #[inline]
+    fn push_head(&mut self, b: Block, state: u8) -> u32 {
+        let s = if self.free != NIL {
+            let s = self.free;
+            self.free = self.node(s).fwd;
+            s
+        } else {
+            self.nodes.push(FREE_NODE);
+            (self.nodes.len() - 1) as u32
+        };
+        let n = self.node_mut(s);
+        n.block = b;
+        n.state = state;
+        self.slot_of[b as usize] = s;
+        self.attach_head(s);
+        self.len += 1;
+        s
+    }
+
+    /// Takes slot `s` out of the clock and frees it.
+    #[inline]
+    fn remove(&mut self, s: u32) {
+        self.detach(s);
+        let b = self.node(s).block;
+        self.slot_of[b as usize] = NIL;
+        let free = self.free;
+        *self.node_mut(s) = Node {
+            fwd: free,
+            ..FREE_NODE
+        };
+        self.free = s;
+        self.len -= 1;
+    }
+
+    /// Slots from the newest page to the oldest.
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let head = self.head;
+        std::iter::successors((head != NIL).then_some(head), move |&s| {
+            let b = self.node(s).bwd;
+            (b != head).then_some(b)
+        })
+    }
+
+    /// Checks links, the length and the block-to-slot table.
+    fn check(&self) -> std::result::Result<(), String> {
+        let mut count = 0;
+        for s in self.iter() {
+            let n = self.node(s);
+            if self.node(n.bwd).fwd != s || self.node(n.fwd).bwd != s {
+                return Err(format!("broken link at slot {s} (page {})", n.block));
+            }
+            if self.slot_of.get(n.block as usize) != Some(&s) {
+                return Err(format!("page {} in slot {s} is not mapped to it", n.block));
+            }
+            count += 1;
+            if count > self.len {
+                return Err(format!("clock longer than its length {}", self.len));
+            }
+        }
+        let mapped = self.slot_of.iter().filter(|&&s| s != NIL).count();
+        if count != self.len || mapped != self.len {
+            return Err(format!(
+                "clock has {count} linked and {mapped} mapped pages, length {}",
+                self.len
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// CLOCK-Pro with hot, cold and test hands.
 pub struct ClockProPolicy {
-    ring: Lists,
-    /// Per page: kind in bits 0-1, test period in bit 2, reference bit in bit 3; one byte so
-    /// that the hands touch one array.
-    state: Vec<u8>,
-    hand_hot: Option<Block>,
-    hand_cold: Option<Block>,
-    hand_test: Option<Block>,
+    ring: Ring,
+    /// Hands, as slots (`NIL` for none).
+    hand_hot: u32,
+    hand_cold: u32,
+    hand_test: u32,
     n_hot: usize,
     n_cold: usize,
     n_ghost: usize,
@@ -87,6 +258,8 @@ pub struct ClockProPolicy {
     skip_dup: bool,
     last: Option<Block>,
     evicted: bool,
+    /// Slot of the page `select_victim` last returned, to spare `on_evict` a table lookup.
+    victim: u32,
 }
 
 impl ClockProPolicy {
@@ -126,25 +299,26 @@ impl ClockProPolicy {
             ((cold_max * m as f64) as usize).max(cold_floor)
         };
         let max_cold = max_cold.min(m.saturating_sub(1)).max(min_cold);
+        let max_nonres = (nonresident * m as f64) as usize;
         ClockProPolicy {
-            ring: Lists::new(1, universe),
-            state: vec![OUT; universe],
-            hand_hot: None,
-            hand_cold: None,
-            hand_test: None,
+            ring: Ring::new(universe, m.saturating_add(max_nonres).saturating_add(1)),
+            hand_hot: NIL,
+            hand_cold: NIL,
+            hand_test: NIL,
             n_hot: 0,
             n_cold: 0,
             n_ghost: 0,
             m,
             min_cold,
             max_cold,
-            max_nonres: (nonresident * m as f64) as usize,
+            max_nonres,
             adaptive,
             credits: 0,
             authors_bit: false,
             skip_dup,
             last: None,
             evicted: false,
+            victim: NIL,
         }
     }
 
@@ -159,115 +333,115 @@ impl ClockProPolicy {
     }
 
     #[inline]
-    fn kind_of(&self, p: Block) -> u8 {
-        self.state[p as usize] & KIND_MASK
+    fn kind(&self, s: u32) -> u8 {
+        self.ring.node(s).state & KIND_MASK
     }
 
     #[inline]
-    fn set_kind(&mut self, p: Block, kind: u8) {
-        let s = &mut self.state[p as usize];
-        *s = (*s & !KIND_MASK) | kind;
+    fn set_kind(&mut self, s: u32, kind: u8) {
+        let st = &mut self.ring.node_mut(s).state;
+        *st = (*st & !KIND_MASK) | kind;
     }
 
     #[inline]
-    fn test_of(&self, p: Block) -> bool {
-        self.state[p as usize] & TEST_FLAG != 0
+    fn has(&self, s: u32, flag: u8) -> bool {
+        self.ring.node(s).state & flag != 0
     }
 
     #[inline]
-    fn set_test(&mut self, p: Block, on: bool) {
-        let s = &mut self.state[p as usize];
-        *s = if on { *s | TEST_FLAG } else { *s & !TEST_FLAG };
+    fn set_flag(&mut self, s: u32, flag: u8) {
+        self.ring.node_mut(s).state |= flag;
     }
 
     #[inline]
-    fn bit_of(&self, p: Block) -> bool {
-        self.state[p as usize] & BIT_FLAG != 0
-    }
-
-    #[inline]
-    fn set_bit(&mut self, p: Block, on: bool) {
-        let s = &mut self.state[p as usize];
-        *s = if on { *s | BIT_FLAG } else { *s & !BIT_FLAG };
+    fn clear_flags(&mut self, s: u32, flags: u8) {
+        self.ring.node_mut(s).state &= !flags;
     }
 
     /// Next page in the hands' direction (from older towards newer, wrapping at the head).
     #[inline]
-    fn succ(&self, p: Block) -> Block {
-        self.ring
-            .toward_front(p)
-            .or_else(|| self.ring.back(RING))
-            .expect("ring not empty")
+    fn succ(&self, s: u32) -> u32 {
+        self.ring.node(s).fwd
     }
 
     /// Previous page in the hands' direction.
     #[inline]
-    fn pred(&self, p: Block) -> Block {
-        self.ring
-            .toward_back(p)
-            .or_else(|| self.ring.front(RING))
-            .expect("ring not empty")
+    fn pred(&self, s: u32) -> u32 {
+        self.ring.node(s).bwd
     }
 
-    /// The first resident cold page at or after `p`.
-    fn next_cold_from(&self, p: Option<Block>) -> Option<Block> {
+    /// The first resident cold page at or after `s` (from the oldest page for `NIL`). Every
+    /// hand stays on a page in the clock, so `s` is one.
+    #[inline]
+    fn next_cold_from(&self, s: u32) -> u32 {
         if self.n_cold == 0 {
-            return None;
+            return NIL;
         }
-        let mut c = p
-            .filter(|&b| self.ring.contains(RING, b))
-            .or(self.ring.back(RING))?;
-        while self.kind_of(c) != COLD {
+        let mut c = if s == NIL { self.ring.tail() } else { s };
+        while self.kind(c) != COLD {
             c = self.succ(c);
         }
-        Some(c)
+        c
     }
 
-    /// Takes `p` off the ring, moving any hand on it to the next page first.
-    fn unlink(&mut self, p: Block) {
-        if self.ring.len(RING) > 1 {
-            let next = self.succ(p);
-            if self.hand_hot == Some(p) {
-                self.hand_hot = Some(next);
+    /// Moves the hot and test hands off slot `s` (about to leave its place) to the next page;
+    /// with `s` the only page, they are cleared.
+    #[inline]
+    fn move_hands_off(&mut self, s: u32) {
+        if self.ring.len > 1 {
+            let next = self.succ(s);
+            if self.hand_hot == s {
+                self.hand_hot = next;
             }
-            if self.hand_test == Some(p) {
-                self.hand_test = Some(next);
+            if self.hand_test == s {
+                self.hand_test = next;
             }
         } else {
-            self.hand_hot = None;
-            self.hand_test = None;
-        }
-        self.ring.remove(p);
-        self.set_bit(p, false);
-        self.set_test(p, false);
-        if self.hand_cold == Some(p) {
-            self.hand_cold = None;
+            self.hand_hot = NIL;
+            self.hand_test = NIL;
         }
     }
 
-    /// Puts `p` (off the ring) at the head.
-    fn push_head(&mut self, p: Block) {
-        self.ring.push_front(RING, p);
-        if self.hand_hot.is_none() {
-            self.hand_hot = Some(p);
-        }
-        if self.hand_test.is_none() {
-            self.hand_test = Some(p);
+    /// Takes `s` out of the clock, moving any hand on it to the next page first.
+    fn unlink(&mut self, s: u32) {
+        self.move_hands_off(s);
+        self.ring.remove(s);
+        if self.hand_cold == s {
+            self.hand_cold = NIL;
         }
     }
 
-    /// Moves resident `p` to the head (clearing its bit and test period, as the authors do).
-    fn move_to_head(&mut self, p: Block) {
-        let cold_hand = self.hand_cold;
-        self.unlink(p);
-        self.hand_cold = cold_hand;
-        self.push_head(p);
+    /// Puts block `b` (outside the clock) at the head; returns its slot.
+    #[inline]
+    fn push_head(&mut self, b: Block, state: u8) -> u32 {
+        let s = self.ring.push_head(b, state);
+        if self.hand_hot == NIL {
+            self.hand_hot = s;
+        }
+        if self.hand_test == NIL {
+            self.hand_test = s;
+        }
+        s
     }
 
-    /// Drops non-resident `p` from the ring entirely.
-    fn forget(&mut self, p: Block) {
-        self.unlink(p);
-        self.set_kind(p, OUT);
+    /// Moves resident `s` to the head, clearing its bit and test period as the authors do.
+    #[inline]
+    fn move_to_head(&mut self, s: u32) {
+        self.move_hands_off(s);
+        if self.ring.len > 1 {
+            self.ring.detach(s);
+            self.ring.attach_head(s);
+        } else {
+            // The only page is the head already; the hands come back to it.
+            self.hand_hot = s;
+            self.hand_test = s;
+        }
+        self.clear_flags(s, TEST_FLAG | BIT_FLAG);
+    }
+
+    /// Drops non-resident `s` from the clock entirely.
+    fn forget(&mut self, s: u32) {
+        self.unlink(s);
         self.n_ghost -= 1;
     }
 
@@ -275,56 +449,63 @@ impl ClockProPolicy {
     /// there are too many non-resident pages, run to the next one and drop it.
     fn run_hand_test(&mut self, step: bool) {
         if step {
-            let Some(t) = self.hand_test else { return };
+            let t = self.hand_test;
+            if t == NIL {
+                return;
+            }
             let next = self.succ(t);
-            match self.kind_of(t) {
+            match self.kind(t) {
                 GHOST => {
                     if self.adaptive {
                         self.credits -= 1;
                     }
-                    self.hand_test = Some(next);
+                    self.hand_test = next;
                     self.forget(t);
                 }
                 COLD => {
-                    self.set_test(t, false);
-                    self.set_bit(t, false);
-                    self.hand_test = Some(next);
+                    self.clear_flags(t, TEST_FLAG | BIT_FLAG);
+                    self.hand_test = next;
                 }
-                _ => self.hand_test = Some(next),
+                _ => self.hand_test = next,
             }
         }
         if self.n_ghost > self.max_nonres {
-            let mut t = self.hand_test.expect("ring not empty");
-            while self.kind_of(t) != GHOST {
-                if self.kind_of(t) == COLD {
-                    self.set_test(t, false);
-                    self.set_bit(t, false);
+            debug_assert_ne!(self.hand_test, NIL, "ring not empty");
+            let mut t = self.hand_test;
+            loop {
+                let n = self.ring.node_mut(t);
+                match n.state & KIND_MASK {
+                    GHOST => break,
+                    COLD => n.state &= !(TEST_FLAG | BIT_FLAG),
+                    _ => {}
                 }
-                t = self.succ(t);
+                t = n.fwd;
             }
             if self.adaptive {
                 self.credits -= 1;
             }
-            self.hand_test = Some(self.succ(t));
+            self.hand_test = self.succ(t);
             self.forget(t);
         }
     }
 
     /// HAND_hot, triggered by cold page `trigger`. Returns 0 if a hot page was demoted before the
     /// hand reached `trigger`, 1 if it reached `trigger` without demoting, 2 if both.
-    fn run_hand_hot(&mut self, trigger: Block) -> u8 {
+    fn run_hand_hot(&mut self, trigger: u32) -> u8 {
         let (mut done, mut matched, mut demoted) = (false, false, false);
-        let mut h = match self.hand_hot {
-            Some(h) if self.ring.contains(RING, h) => h,
-            _ => self.ring.back(RING).expect("ring not empty"),
+        let mut h = if self.hand_hot == NIL {
+            self.ring.tail()
+        } else {
+            self.hand_hot
         };
         loop {
-            if done && (self.kind_of(h) == HOT || self.n_hot == 0) {
+            let kind = self.kind(h);
+            if done && (kind == HOT || self.n_hot == 0) {
                 break;
             }
-            if self.kind_of(h) == HOT {
-                if self.bit_of(h) {
-                    self.set_bit(h, false);
+            if kind == HOT {
+                if self.has(h, BIT_FLAG) {
+                    self.clear_flags(h, BIT_FLAG);
                 } else {
                     self.set_kind(h, COLD);
                     self.n_hot -= 1;
@@ -333,14 +514,14 @@ impl ClockProPolicy {
                     demoted = true;
                 }
                 let moved = h;
-                if self.hand_test == Some(moved) {
-                    self.hand_test = Some(self.succ(moved));
-                }
                 h = self.succ(moved);
-                self.hand_hot = Some(h);
+                if self.hand_test == moved {
+                    self.hand_test = h;
+                }
+                self.hand_hot = h;
                 self.move_to_head(moved);
-                if self.hand_cold.is_none() && self.kind_of(moved) == COLD {
-                    self.hand_cold = Some(moved);
+                if self.hand_cold == NIL && self.kind(moved) == COLD {
+                    self.hand_cold = moved;
                 }
             } else {
                 if h == trigger {
@@ -349,18 +530,15 @@ impl ClockProPolicy {
                 }
                 h = self.succ(h);
             }
-            self.hand_hot = Some(h);
-            if Some(self.pred(h)) == self.hand_test {
+            self.hand_hot = h;
+            if self.pred(h) == self.hand_test {
                 self.run_hand_test(true);
-                if self.ring.is_empty(RING) {
+                if self.ring.len == 0 {
                     break;
                 }
-                h = self.hand_hot.unwrap_or(h);
-            }
-            if !self.ring.contains(RING, h) {
-                // Only happens when the ring shrank under the hand; restart from the oldest page.
-                h = self.ring.back(RING).expect("ring not empty");
-                self.hand_hot = Some(h);
+                if self.hand_hot != NIL {
+                    h = self.hand_hot;
+                }
             }
         }
         match (matched, demoted) {
@@ -370,14 +548,15 @@ impl ClockProPolicy {
         }
     }
 
-    /// Turns resident cold `p` into a hot page at the head.
-    fn promote_at_head(&mut self, p: Block) {
-        self.move_to_head(p);
-        self.set_kind(p, HOT);
+    /// Turns resident cold `s` into a hot page at the head.
+    fn promote_at_head(&mut self, s: u32) {
+        self.move_to_head(s);
+        self.set_kind(s, HOT);
         self.n_cold -= 1;
         self.n_hot += 1;
     }
 
+    #[inline]
     fn is_duplicate(&mut self, b: Block) -> bool {
         if self.skip_dup && self.last == Some(b) {
             return true;
@@ -387,19 +566,36 @@ impl ClockProPolicy {
     }
 
     /// Any unpinned resident page, oldest first, cold before hot.
-    fn fallback_victim(&self, frames: &Frames) -> Option<Block> {
-        let mut hot = None;
-        for b in self.ring.iter(RING).collect::<Vec<_>>().into_iter().rev() {
-            if frames.is_pinned(b) {
-                continue;
+    fn fallback_victim(&self, frames: &Frames) -> u32 {
+        let mut hot = NIL;
+        let mut s = self.ring.tail();
+        for _ in 0..self.ring.len {
+            let n = self.ring.node(s);
+            if !frames.is_pinned(n.block) {
+                match n.state & KIND_MASK {
+                    COLD => return s,
+                    HOT if hot == NIL => hot = s,
+                    _ => {}
+                }
             }
-            match self.kind_of(b) {
-                COLD => return Some(b),
-                HOT if hot.is_none() => hot = Some(b),
-                _ => {}
-            }
+            s = n.fwd;
         }
         hot
+    }
+
+    /// Block in slot `s`, `None` for `NIL`.
+    #[inline]
+    fn block_at(&self, s: u32) -> Option<Block> {
+        (s != NIL).then(|| self.ring.node(s).block)
+    }
+
+    /// Inserts `b` at the head as a resident cold page in its test period, bit clear.
+    fn insert_cold(&mut self, b: Block) {
+        let s = self.push_head(b, COLD | TEST_FLAG);
+        self.n_cold += 1;
+        if self.hand_cold == NIL {
+            self.hand_cold = s;
+        }
     }
 }
 
@@ -411,29 +607,32 @@ impl Policy for ClockProPolicy {
     #[inline]
     fn on_hit(&mut self, b: Block, _cx: &Access) {
         if !self.is_duplicate(b) {
-            self.set_bit(b, true);
+            let s = self.ring.slot(b);
+            self.set_flag(s, BIT_FLAG);
         }
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
-        let mut budget = 8 * self.ring.len(RING) + 64;
+        let mut budget = 8 * self.ring.len + 64;
         let mut c = self.next_cold_from(self.hand_cold);
-        while let Some(hc) = c {
+        while c != NIL {
             if budget == 0 {
                 break;
             }
             budget -= 1;
-            self.hand_cold = Some(hc);
-            let i = hc as usize;
-            if frames.is_pinned(hc) {
-                c = self.next_cold_from(Some(self.succ(hc)).filter(|&n| n != hc));
-                if c == Some(hc) {
+            let hc = c;
+            self.hand_cold = hc;
+            if frames.is_pinned(self.ring.node(hc).block) {
+                let n = self.succ(hc);
+                c = self.next_cold_from(if n != hc { n } else { NIL });
+                if c == hc {
                     break;
                 }
                 continue;
             }
-            if !self.bit_of(i as Block) || !self.test_of(i as Block) {
-                return Some(hc);
+            if !self.has(hc, BIT_FLAG) || !self.has(hc, TEST_FLAG) {
+                self.victim = hc;
+                return Some(self.ring.node(hc).block);
             }
             // A referenced cold page in its test period.
             if self.credits > 0 && self.m - self.n_hot >= self.max_cold {
@@ -446,7 +645,7 @@ impl Policy for ClockProPolicy {
             if self.credits < 0 {
                 next = Some(self.succ(hc));
                 self.promote_at_head(hc);
-                self.set_bit(i as Block, false);
+                self.clear_flags(hc, BIT_FLAG);
                 self.credits += 1;
             } else if self.credits > 0 {
                 let matched = self.run_hand_hot(hc);
@@ -455,16 +654,16 @@ impl Policy for ClockProPolicy {
                     next = Some(n);
                     self.move_to_head(hc);
                     if self.authors_bit {
-                        if matches!(self.kind_of(n), HOT | COLD) {
-                            self.set_bit(n, true);
+                        if matches!(self.kind(n), HOT | COLD) {
+                            self.set_flag(n, BIT_FLAG);
                         }
                     } else {
-                        self.set_bit(i as Block, true);
+                        self.set_flag(hc, BIT_FLAG);
                     }
-                    self.set_test(i as Block, true);
+                    self.set_flag(hc, TEST_FLAG);
                     self.credits -= 1;
                 } else {
-                    self.set_bit(i as Block, false);
+                    self.clear_flags(hc, BIT_FLAG);
                     if matched == 2 {
                         self.credits -= 1;
                     }
@@ -477,13 +676,14 @@ impl Policy for ClockProPolicy {
                 }
             }
             c = match next {
-                Some(n) if n != hc => self.next_cold_from(Some(n)),
-                Some(_) => self.next_cold_from(None),
-                None => Some(hc),
+                Some(n) if n != hc => self.next_cold_from(n),
+                Some(_) => self.next_cold_from(NIL),
+                None => hc,
             };
         }
         self.hand_cold = c;
-        self.fallback_victim(frames)
+        self.victim = self.fallback_victim(frames);
+        self.block_at(self.victim)
     }
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
@@ -491,71 +691,72 @@ impl Policy for ClockProPolicy {
         if self.last == Some(b) {
             self.last = None;
         }
-        let i = b as usize;
-        let was_hand = self.hand_cold == Some(b);
-        let next = (self.ring.len(RING) > 1).then(|| self.succ(b));
-        match self.kind_of(i as Block) {
-            HOT => {
-                self.n_hot -= 1;
-                self.set_kind(i as Block, OUT);
-                self.unlink(b);
-            }
-            _ => {
-                self.n_cold -= 1;
-                if self.test_of(i as Block) && !ev.unused_prefetch {
-                    self.set_kind(i as Block, GHOST);
-                    self.set_bit(i as Block, false);
-                    self.n_ghost += 1;
-                } else {
-                    self.set_kind(i as Block, OUT);
-                    self.unlink(b);
-                }
+        let s = match self.victim {
+            v if v != NIL && self.ring.node(v).block == b && self.kind(v) != GHOST => v,
+            _ => self.ring.slot(b),
+        };
+        self.victim = NIL;
+        let was_hand = self.hand_cold == s;
+        let next = if self.ring.len > 1 { self.succ(s) } else { NIL };
+        if self.kind(s) == HOT {
+            self.n_hot -= 1;
+            self.unlink(s);
+        } else {
+            self.n_cold -= 1;
+            if self.has(s, TEST_FLAG) && !ev.unused_prefetch {
+                self.set_kind(s, GHOST);
+                self.clear_flags(s, BIT_FLAG);
+                self.n_ghost += 1;
+            } else {
+                self.unlink(s);
             }
         }
-        if was_hand || self.hand_cold.is_none() {
-            self.hand_cold = self.next_cold_from(next.filter(|&n| n != b));
+        if was_hand || self.hand_cold == NIL {
+            self.hand_cold = self.next_cold_from(if next != s { next } else { NIL });
         }
-        if !self.ring.is_empty(RING) {
+        if self.ring.len != 0 {
             self.run_hand_test(false);
         }
-        if self.hand_cold.is_some_and(|h| self.kind_of(h) != COLD) {
+        if self.hand_cold != NIL && self.kind(self.hand_cold) != COLD {
             self.hand_cold = self.next_cold_from(self.hand_cold);
         }
     }
 
     fn on_insert(&mut self, b: Block, kind: InsertKind, _cx: &Access) {
-        let i = b as usize;
         let evicted = std::mem::replace(&mut self.evicted, false);
         let free_before = if evicted {
             0
         } else {
             self.m - self.n_hot - self.n_cold
         };
+        // `b` is not resident, so if it is in the clock it is a non-resident page.
+        let ghost = self.ring.slot(b);
         if kind == InsertKind::Prefetch {
-            if self.kind_of(i as Block) == GHOST {
-                self.forget(b);
+            if ghost != NIL {
+                self.forget(ghost);
             }
             self.insert_cold(b);
             return;
         }
         self.last = Some(b);
         if free_before > self.min_cold {
-            if self.kind_of(i as Block) == GHOST {
-                self.forget(b);
+            if ghost != NIL {
+                self.forget(ghost);
             }
-            self.set_kind(i as Block, HOT);
+            self.push_head(b, HOT);
             self.n_hot += 1;
-            self.push_head(b);
             return;
         }
-        if self.kind_of(i as Block) != GHOST {
+        if ghost == NIL {
             self.insert_cold(b);
             return;
         }
-        let matched = self.run_hand_hot(b);
-        if matched == 1 || (self.kind_of(i as Block) != GHOST && matched != 2) {
-            if self.kind_of(i as Block) == GHOST {
-                self.forget(b);
+        let matched = self.run_hand_hot(ghost);
+        // HAND_test, dragged along, may have dropped `b` from the clock.
+        let still_ghost = self.ring.slot(b) != NIL;
+        if matched == 1 || (!still_ghost && matched != 2) {
+            if still_ghost {
+                self.forget(ghost);
             }
             self.insert_cold(b);
             return;
@@ -563,12 +764,11 @@ impl Policy for ClockProPolicy {
         if self.adaptive {
             self.credits += 1;
         }
-        if self.kind_of(i as Block) == GHOST {
-            self.forget(b);
+        if still_ghost {
+            self.forget(ghost);
         }
-        self.set_kind(i as Block, HOT);
+        self.push_head(b, HOT);
         self.n_hot += 1;
-        self.push_head(b);
     }
 
     fn len(&self) -> usize {
@@ -578,32 +778,35 @@ impl Policy for ClockProPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.ring.check()?;
         let (mut hot, mut cold, mut ghost) = (0, 0, 0);
-        for (i, &st) in self.state.iter().enumerate().take(frames.universe()) {
-            let k = st & KIND_MASK;
+        for i in 0..frames.universe() {
             let b = i as Block;
-            let on = self.ring.contains(RING, b);
             let res = frames.is_resident(b);
+            let s = self.ring.slot_of.get(i).copied().unwrap_or(NIL);
+            let (k, test, bit) = if s == NIL {
+                (0, false, false)
+            } else {
+                (self.kind(s), self.has(s, TEST_FLAG), self.has(s, BIT_FLAG))
+            };
             let ok = match k {
-                OUT => !on && !res && !self.bit_of(i as Block) && !self.test_of(i as Block),
+                0 => s == NIL && !res,
                 HOT => {
                     hot += 1;
-                    on && res && !self.test_of(i as Block)
+                    res && !test
                 }
                 COLD => {
                     cold += 1;
-                    on && res
+                    res
                 }
                 GHOST => {
                     ghost += 1;
-                    on && !res && self.test_of(i as Block) && !self.bit_of(i as Block)
+                    !res && test && !bit
                 }
                 _ => false,
             };
             if !ok {
                 return Err(format!(
-                    "page {b}: kind {k} on_ring={on} resident={res} test={} bit={}",
-                    self.test_of(i as Block),
-                    self.bit_of(i as Block)
+                    "page {b}: kind {k} in_clock={} resident={res} test={test} bit={bit}",
+                    s != NIL
                 ));
             }
         }
@@ -613,7 +816,7 @@ impl Policy for ClockProPolicy {
                 self.n_hot, self.n_cold, self.n_ghost
             ));
         }
-        if hot + cold != frames.len() || self.ring.len(RING) != hot + cold + ghost {
+        if hot + cold != frames.len() || self.ring.len != hot + cold + ghost {
             return Err("resident count or ring length disagrees".into());
         }
         if ghost > self.max_nonres {
@@ -622,59 +825,55 @@ impl Policy for ClockProPolicy {
                 self.max_nonres
             ));
         }
-        match self.hand_cold {
-            Some(h) if self.kind_of(h) != COLD => {
-                return Err(format!("HAND_cold on page {h}, not a resident cold page"))
-            }
-            None if cold > 0 => return Err("resident cold pages but no HAND_cold".into()),
-            _ => {}
+        let in_clock = |s: u32| s != NIL && self.ring.iter().any(|x| x == s);
+        if self.hand_cold != NIL && (!in_clock(self.hand_cold) || self.kind(self.hand_cold) != COLD)
+        {
+            return Err(format!(
+                "HAND_cold on slot {}, not a resident cold page",
+                self.hand_cold
+            ));
         }
-        for h in [self.hand_hot, self.hand_test].into_iter().flatten() {
-            if !self.ring.contains(RING, h) {
+        if self.hand_cold == NIL && cold > 0 {
+            return Err("resident cold pages but no HAND_cold".into());
+        }
+        for h in [self.hand_hot, self.hand_test] {
+            if h != NIL && !in_clock(h) {
                 return Err(format!(
-                    "a hand points at page {h}, which is not in the clock"
+                    "a hand points at slot {h}, which is not in the clock"
                 ));
             }
         }
-        if !self.ring.is_empty(RING) && (self.hand_hot.is_none() || self.hand_test.is_none()) {
+        if self.ring.len != 0 && (self.hand_hot == NIL || self.hand_test == NIL) {
             return Err("HAND_hot or HAND_test missing".into());
         }
         Ok(())
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
-        let order: Vec<Block> = self.ring.iter(RING).collect();
-        let pick = |f: &dyn Fn(Block) -> bool| order.iter().copied().filter(|&b| f(b)).collect();
+        let order: Vec<u32> = self.ring.iter().collect();
+        let pick = |f: &dyn Fn(u32) -> bool| {
+            order
+                .iter()
+                .copied()
+                .filter(|&s| f(s))
+                .map(|s| self.ring.node(s).block)
+                .collect()
+        };
         vec![
-            ("head_to_tail", order.clone()),
-            ("hot", pick(&|b| self.kind_of(b) == HOT)),
-            ("cold_resident", pick(&|b| self.kind_of(b) == COLD)),
-            ("nonresident", pick(&|b| self.kind_of(b) == GHOST)),
-            ("in_test", pick(&|b| self.test_of(b))),
-            ("referenced", pick(&|b| self.bit_of(b))),
+            ("head_to_tail", pick(&|_| true)),
+            ("hot", pick(&|s| self.kind(s) == HOT)),
+            ("cold_resident", pick(&|s| self.kind(s) == COLD)),
+            ("nonresident", pick(&|s| self.kind(s) == GHOST)),
+            ("in_test", pick(&|s| self.has(s, TEST_FLAG))),
+            ("referenced", pick(&|s| self.has(s, BIT_FLAG))),
             (
                 "hands_hot_cold_test",
                 [self.hand_hot, self.hand_cold, self.hand_test]
                     .into_iter()
-                    .map(|h| h.unwrap_or(Block::MAX))
+                    .map(|h| self.block_at(h).unwrap_or(Block::MAX))
                     .collect(),
             ),
         ]
-    }
-}
-
-impl ClockProPolicy {
-    /// Inserts `b` at the head as a resident cold page in its test period, bit clear.
-    fn insert_cold(&mut self, b: Block) {
-        let i = b as usize;
-        self.set_kind(i as Block, COLD);
-        self.n_cold += 1;
-        self.push_head(b);
-        self.set_test(i as Block, true);
-        self.set_bit(i as Block, false);
-        if self.hand_cold.is_none() {
-            self.hand_cold = Some(b);
-        }
     }
 }
 

@@ -24,11 +24,11 @@
 //!   `new = floor(F_new * c)` (may be 0) and `old = max(1, floor(F_old * c))`; the middle holds the
 //!   rest. While the cache is not full, positions count from the MRU end as in a full cache, so
 //!   the old section is what lies beyond `c - old` positions (empty until the cache fills).
-//! - Defaults `new = 0.25`, `old = 0.25`, `a-max = 100`, `c-max = 1000`. The paper's recommended
-//!   values could not be re-read for this implementation (no copy of its text was reachable);
-//!   these are the commonly quoted section shares and an aging threshold well above the counts
-//!   seen on buffer-cache traces. Set them with `--param fbr.new=…` etc. `c-max` must be at least
-//!   `a-max`, or the average could never exceed `a-max` and aging would never run.
+//! - Defaults `new = 0.25`, `old = 0.25`, `a-max = 100`, `c-max = 1000`, still unverified
+//!   against the paper: no copy of its text, and no source quoting its recommended values, was
+//!   reachable (docs/policies/fbr.md lists what was searched and what the sources found say).
+//!   Set them with `--param fbr.new=…` etc. `c-max` must be at least `a-max`, or the average
+//!   could never exceed `a-max` and aging would never run.
 //! - If every block of the old section is pinned, the victim is the least recently used unpinned
 //!   block of the middle section, then of the new section (the paper has no pinning).
 //! - Prefetching (FBR is not in the prefetching study; its Section 4 rule for frequency-based

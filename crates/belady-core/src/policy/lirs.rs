@@ -531,6 +531,96 @@ mod tests {
         assert_eq!(dump_of(&level.policy, "nonresident_newest_first"), vec![1]);
     }
 
+    /// The LIRS paper's example (section 3, Table 1 and the figure after it): blocks A..E,
+    /// `Llirs = 2`, `Lhirs = 1`. What was checked against a copy of the text (the same example,
+    /// Table 2.1 of Song Jiang's thesis): A is referenced at times 1, 6 and 8; at time 10 the IRRs
+    /// of A..E are 1, 1, inf, 3, inf and the recencies 1, 3, 4, 2, 0; the LIR set is {A, B}, the
+    /// HIR set {C, D, E}, and E, the most recent, is the only resident HIR block. The reference
+    /// string is not quoted in that text; it is rebuilt here as the only string over times 1-9
+    /// that gives those numbers (an exhaustive search finds none over times 1-10, so the table's
+    /// time 10 is the moment after the ninth reference), and the S/Q contents follow from the
+    /// paper's rules (S keeps the entries more recent than the bottom LIR block). See
+    /// docs/policies/lirs.md.
+    #[test]
+    fn paper_example_blocks_a_to_e() {
+        const A: Block = 1;
+        const B: Block = 2;
+        const C: Block = 3;
+        const D: Block = 4;
+        const E: Block = 5;
+        const INF: usize = usize::MAX;
+        let table = [A, D, B, C, B, A, D, A, E];
+        // The paper's rules as written: no skipping of a repeated reference (step (c) repeats E).
+        let paper = || LirsPolicy::new(3, 10, 0.0, 1, Bound::None, 2.0, false);
+
+        // IRR: distinct other blocks between the last two references; recency: distinct other
+        // blocks after the last one, both seen at time 10.
+        let distinct = |from: usize, to: usize, b: Block| {
+            let mut seen: Vec<Block> = table[from..to]
+                .iter()
+                .copied()
+                .filter(|&x| x != b)
+                .collect();
+            seen.sort_unstable();
+            seen.dedup();
+            seen.len()
+        };
+        let times =
+            |b: Block| -> Vec<usize> { (0..table.len()).filter(|&i| table[i] == b).collect() };
+        let irr = |b: Block| match times(b)[..] {
+            [.., p, l] => distinct(p + 1, l, b),
+            _ => INF,
+        };
+        let recency = |b: Block| distinct(times(b).last().unwrap() + 1, table.len(), b);
+        assert_eq!(
+            times(A).iter().map(|t| t + 1).collect::<Vec<_>>(),
+            [1, 6, 8]
+        );
+        assert_eq!([A, B, C, D, E].map(irr), [1, 1, INF, 3, INF]);
+        assert_eq!([A, B, C, D, E].map(recency), [1, 3, 4, 2, 0]);
+
+        // Run from an empty cache, the string itself ends with LIR = {A, D}: the first two
+        // distinct blocks fill the LIR set, and D's IRR of 3 was not yet known then. The paper's
+        // time-10 state is the one its IRRs define, reached here by B A D A E: B and A fill
+        // the LIR set, D is resident HIR, A's hit puts it above D, E's miss evicts D (left
+        // non-resident in S) and enters as resident HIR.
+        let level = run(paper(), 3, &table);
+        assert_eq!(dump_of(&level.policy, "lir"), vec![A, D]);
+        let at_10 = [B, A, D, A, E];
+        let state = |extra: &[Block]| {
+            let refs: Vec<Block> = at_10.iter().chain(extra).copied().collect();
+            let p = run(paper(), 3, &refs).policy;
+            let get = |n| dump_of(&p, n);
+            (
+                get("s_top_to_bottom"),
+                get("lir"),
+                get("q_front_to_end"),
+                get("nonresident_newest_first"),
+            )
+        };
+        // (a) Time 10. S, top to bottom: E (resident HIR), A (LIR), D (non-resident HIR),
+        //     B (LIR); C, older than the bottom LIR block, is not in S. Q holds E.
+        assert_eq!(state(&[]), (vec![E, A, D, B], vec![A, B], vec![E], vec![D]));
+        // (b) LIR block B: to the top; B was the bottom, so pruning removes D.
+        assert_eq!(pattern(paper, 3, &[B, A, D, A, E, B])[5..], *"h");
+        assert_eq!(state(&[B]), (vec![B, E, A], vec![B, A], vec![E], vec![]));
+        // (c) Resident HIR block E, in S: it becomes LIR; the bottom LIR block B becomes resident
+        //     HIR at the end of Q, and pruning removes B and then D from the bottom of S.
+        assert_eq!(pattern(paper, 3, &[B, A, D, A, E, E])[5..], *"h");
+        assert_eq!(state(&[E]), (vec![E, A], vec![E, A], vec![B], vec![]));
+        // (d) Non-resident HIR block D, in S: a miss. E, the front of Q, is evicted and stays in
+        //     S as non-resident; D becomes LIR, B goes to the end of Q and leaves S.
+        assert_eq!(pattern(paper, 3, &[B, A, D, A, E, D])[5..], *"m");
+        assert_eq!(state(&[D]), (vec![D, E, A], vec![D, A], vec![B], vec![E]));
+        // (e) Non-resident HIR block C, not in S: a miss. E is evicted (non-resident in S);
+        //     C stays HIR, on top of S and at the end of Q.
+        assert_eq!(pattern(paper, 3, &[B, A, D, A, E, C])[5..], *"m");
+        assert_eq!(
+            state(&[C]),
+            (vec![C, E, A, D, B], vec![A, B], vec![C], vec![E, D])
+        );
+    }
+
     #[test]
     fn hir_block_with_small_irr_takes_the_lir_place() {
         // The paper's two cases at a miss: a block whose last reference is more recent than the

@@ -593,6 +593,54 @@ mod tests {
     }
 
     #[test]
+    fn paper_index_versus_record_example_full_size() {
+        // The paper's example at its own size (seed 004): 100 B-tree leaf pages (0..100) and
+        // 10,000 record pages (100..10,100), references alternating between a random leaf and a
+        // random record, 100 frames (the paper's 101 less the always-resident root). Each leaf is
+        // referenced with probability .005 per reference, each record .00005. The paper: LRU
+        // holds about 50 leaf pages (a little fewer), while the frames should hold the leaves.
+        fn leaves_held<P: Policy>(policy: P) -> (f64, f64) {
+            let mut level = CacheLevel::new(policy, 100, 10_100);
+            let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+            let mut draw = |n: u64| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state % n) as Block
+            };
+            let (mut held, mut samples, mut leaf_hits, mut leaf_refs) = (0usize, 0usize, 0, 0);
+            for i in 0..40_000 {
+                let leaf = draw(100);
+                let record = 100 + draw(10_000);
+                let hit = level.access(leaf, crate::policy::NEVER) == crate::level::Outcome::Hit;
+                level.access(record, crate::policy::NEVER);
+                if i >= 10_000 {
+                    leaf_refs += 1;
+                    leaf_hits += usize::from(hit);
+                    held += (0..100).filter(|&b| level.frames().is_resident(b)).count();
+                    samples += 1;
+                }
+            }
+            level.check().unwrap();
+            (
+                held as f64 / samples as f64,
+                leaf_hits as f64 / leaf_refs as f64,
+            )
+        }
+        let (lru_leaves, lru_hit) = leaves_held(LruPolicy::new(10_100));
+        let (lru2_leaves, lru2_hit) = leaves_held(LruKPolicy::new(2, 0, 100, 10_100));
+        // LRU: under 50 leaves (43.3 here) and as many leaf misses as hits.
+        assert!(
+            (35.0..50.0).contains(&lru_leaves),
+            "LRU holds {lru_leaves} leaves"
+        );
+        assert!(lru_hit < 0.5, "LRU leaf hit ratio {lru_hit}");
+        // LRU-2 keeps nearly every leaf (94.6 here; one frame always holds the newest record).
+        assert!(lru2_leaves > 90.0, "LRU-2 holds {lru2_leaves} leaves");
+        assert!(lru2_hit > 0.9, "LRU-2 leaf hit ratio {lru2_hit}");
+    }
+
+    #[test]
     fn hand_worked_crp_sequence() {
         // K 2, CRP 2, 3 frames, 3 retained histories.
         // t1 1 miss (1, -), t2 1 correlated, t3 1 correlated (LAST 3).
