@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod filesim;
 pub mod frames;
+pub mod hierarchy;
 pub mod io;
 pub mod level;
 pub mod policy;

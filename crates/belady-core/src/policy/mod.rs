@@ -113,6 +113,42 @@ pub trait Policy: Send {
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)>;
 }
 
+/// A boxed policy is a policy, so levels whose policy is chosen at run time (the levels of a
+/// hierarchy, each with its own type) can share one `CacheLevel<Box<dyn Policy>>` type.
+impl<P: Policy + ?Sized> Policy for Box<P> {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn needs_oracle(&self) -> bool {
+        (**self).needs_oracle()
+    }
+    #[inline]
+    fn on_hit(&mut self, b: Block, cx: &Access) {
+        (**self).on_hit(b, cx)
+    }
+    #[inline]
+    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
+        (**self).select_victim(incoming, frames, cx)
+    }
+    #[inline]
+    fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
+        (**self).on_evict(b, ev, cx)
+    }
+    #[inline]
+    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
+        (**self).on_insert(b, kind, cx)
+    }
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+    fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
+        (**self).check_invariants(frames)
+    }
+    fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
+        (**self).dump()
+    }
+}
+
 /// Checks that the resident blocks a policy lists are exactly the frame table's.
 pub fn check_same_residents(
     policy_residents: impl Iterator<Item = Block>,

@@ -631,7 +631,7 @@ pub trait PolicyVisitor {
     /// What the visit returns.
     type Output;
     /// Runs with the concrete policy.
-    fn visit<P: Policy>(self, policy: P) -> Self::Output;
+    fn visit<P: Policy + 'static>(self, policy: P) -> Self::Output;
 }
 
 /// Builds the policy `spec` names for `capacity` blocks over ids `0..universe`.
