@@ -2,6 +2,7 @@
 
 mod demo;
 mod disk_cmd;
+mod levels;
 mod record;
 mod table;
 
@@ -125,8 +126,16 @@ struct SimArgs {
     #[arg(long, short = 'p', default_value = "lru")]
     policy: String,
     /// Comma-separated cache sizes: blocks (500), bytes (64MiB) or shares of the unique blocks (1%).
-    #[arg(long, short = 'c')]
-    cache_size: String,
+    #[arg(long, short = 'c', required_unless_present = "levels")]
+    cache_size: Option<String>,
+    /// A cache hierarchy, top (client) first: NAME:POLICY:SIZE[:PLACEMENT],... e.g.
+    /// client:lru:256MiB,storage:mq:512MiB:eviction (repeatable; replaces --policy and --cache-size).
+    #[arg(long, conflicts_with = "cache_size")]
+    levels: Vec<String>,
+    /// Placement at lower levels that do not name one: access, eviction, eviction:N (reload only
+    /// blocks requested N times), demote, exclusive; a comma-separated list runs each.
+    #[arg(long, default_value = "access", requires = "levels")]
+    placement: String,
     /// Policy parameter, POLICY.KEY=VALUE (repeatable).
     #[arg(long = "param")]
     params: Vec<String>,
@@ -244,14 +253,17 @@ fn sim(args: SimArgs) -> Result<()> {
     } else {
         Preset::parse(&args.preset)?
     };
-    let specs = parse_policies(&args.policy, &args.params, preset)?;
-    let sizes = CacheSize::parse_list(&args.cache_size)?;
     let format = args.input.format()?;
     let ops = OpFilter::from(args.ops);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
+    if !args.levels.is_empty() {
+        return sim_levels(&args, preset, &format, ops, &pool);
+    }
+    let specs = parse_policies(&args.policy, &args.params, preset)?;
+    let sizes = CacheSize::parse_list(args.cache_size.as_deref().unwrap_or_default())?;
     if format.is_file_level() {
         let cfg = file_config(&args)?;
         let events = load_file_trace(&args.input.trace, &format)?;
@@ -289,6 +301,42 @@ fn sim(args: SimArgs) -> Result<()> {
         trace.unique(),
         &trace.trace.source,
     )
+}
+
+/// `sim --levels`: block-level hierarchies.
+fn sim_levels(
+    args: &SimArgs,
+    preset: Preset,
+    format: &Format,
+    ops: OpFilter,
+    pool: &rayon::ThreadPool,
+) -> Result<()> {
+    if format.is_file_level()
+        || args.prefetch.as_deref().is_some_and(|p| p != "none")
+        || args.compat.is_some()
+        || !args.compat_rules.is_empty()
+        || args.disk.is_some()
+        || args.scheduler != "fcfs"
+    {
+        anyhow::bail!(
+            "--levels simulates block-level traces without read-ahead, --disk, --scheduler or --compat"
+        );
+    }
+    let specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
+    let trace = PreparedTrace::new(args.input.load(ops)?);
+    let results = pool.install(|| belady_core::hierarchy::run_hierarchies(&specs, &trace))?;
+    if args.json {
+        return emit(&levels::json(&results, format.name(), ops)?);
+    }
+    emit(&format!(
+        "trace {} ({} {}, {} references, {} unique blocks)\n{}",
+        trace.trace.source,
+        format.name(),
+        ops.noun(),
+        trace.trace.refs.len(),
+        trace.unique(),
+        levels::text(&results)
+    ))
 }
 
 fn print_runs(

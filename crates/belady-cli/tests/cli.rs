@@ -444,3 +444,88 @@ fn scheduler_needs_a_disk_and_is_checked() {
         "expected one of fcfs, clook, sstf",
     );
 }
+
+#[test]
+fn levels_run_hierarchies_per_placement_in_text_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    // The multi-level module's hand-worked trace 0 1 2 0 1 3 2 0 (here ids 10 11 12 13).
+    let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
+    let out = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "client:lru:2,storage:lru:2",
+        "--placement",
+        "access,eviction,exclusive",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 3);
+    let storage_hits: Vec<u64> = rows
+        .iter()
+        .map(|r| r["levels"][1]["hits"].as_u64().unwrap())
+        .collect();
+    assert_eq!(storage_hits, vec![0, 3, 4]);
+    let ev = &rows[1];
+    assert_eq!(ev["hierarchy"], "client:lru:2 > storage:lru:2:eviction");
+    assert_eq!(ev["levels"][1]["reloads_issued"], 6);
+    assert_eq!(ev["levels"][1]["reloads_used"], 3);
+    assert_eq!(ev["levels"][1]["reloads_wasted"], 1);
+    assert_eq!(ev["disk_requests"], 11);
+    assert_eq!(ev["format"], "lirs");
+    assert_eq!(rows[2]["levels"][1]["demotion_bytes"], 6 * 4096);
+    // A level naming its own placement overrides --placement, and runs once.
+    let text = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "client:lru:2,storage:lru:2:eviction:2",
+        "--placement",
+        "access,demote",
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(text.matches("hierarchy ").count(), 1, "{text}");
+    assert!(text.contains("eviction:2"), "{text}");
+    assert!(
+        text.contains("disk requests 9 = 7 demand reads + 2 reloads"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_levels_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "t.trace", "1\n2\n1\n");
+    for (levels, needle) in [
+        ("client:lru:2", "at least two levels"),
+        ("client:lru:2,storage:lru", "NAME:POLICY:SIZE"),
+        ("client:lru:2,storage:lru:2:sideways", "expected access"),
+        ("client:lru:2,storage:opt:2", "client level only"),
+    ] {
+        let out = belady(&["sim", "-t", &t, "-f", "lirs", "--levels", levels]);
+        assert_error(&out, needle);
+    }
+    let out = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "c:lru:2,s:lru:2",
+        "--placement",
+        "later",
+    ]);
+    assert_error(&out, "--placement");
+}

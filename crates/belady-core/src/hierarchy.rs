@@ -30,6 +30,10 @@
 //! Documented choices:
 //! - A notice for a block the level already holds places nothing and leaves the policy's order as
 //!   it is (`already_resident`); the block was placed before and has been referenced since.
+//! - A level that does not place on access still sees every reference that reaches it; its
+//!   policy may record a miss in its history ([`crate::policy::Policy::on_unplaced_miss`]: MQ
+//!   raises the block's count in Qout). At such levels MQ defaults to `unused_count=keep`, so a
+//!   placed block evicted before its first hit keeps the count of its earlier references.
 //! - Reloads go to the disk even when a level further down holds the block, as in the paper.
 //! - OPT needs the future of a level's own request stream, which depends on the levels above, so
 //!   it is accepted at the client level only.
@@ -497,6 +501,8 @@ pub struct Hierarchy {
     current: Vec<Event>,
     below: Vec<Event>,
     log: Option<Vec<Step>>,
+    /// Level 0's counters when its output is replayed rather than simulated.
+    client_report: Option<LevelReport>,
 }
 
 impl Hierarchy {
@@ -505,7 +511,15 @@ impl Hierarchy {
         let mut levels: Vec<Level> = Vec::with_capacity(spec.levels.len());
         for (i, l) in spec.levels.iter().enumerate() {
             let capacity = l.size.resolve(unique, block_size)?;
-            let policy = registry::build(&l.policy, capacity, unique, Boxed)?;
+            let mut policy_spec = l.policy.clone();
+            if i > 0
+                && l.placement != Placement::Access
+                && policy_spec.info.name == "mq"
+                && !policy_spec.params.contains_key("unused_count")
+            {
+                policy_spec.set("unused_count", "keep")?;
+            }
+            let policy = registry::build(&policy_spec, capacity, unique, Boxed)?;
             if i > 0 && policy.needs_oracle() {
                 return Err(Error::config(
                     "--levels",
@@ -553,6 +567,7 @@ impl Hierarchy {
             current: Vec::with_capacity(8),
             below: Vec::with_capacity(8),
             log: None,
+            client_report: None,
         })
     }
 
@@ -611,7 +626,33 @@ impl Hierarchy {
         self.requests += 1;
         self.current.clear();
         self.current.push(Event::Read(b));
-        for i in 0..self.levels.len() {
+        self.descend(0, next_use);
+    }
+
+    /// Replays what the client passed down for one reference that missed it (recorded by a run
+    /// of the client alone, whose counters stand in for level 0's): the read of `b`, and the
+    /// eviction of `victim`.
+    fn replay_client_miss(&mut self, b: Block, victim: Option<Block>) {
+        self.current.clear();
+        self.current.push(Event::Read(b));
+        let notice = match self.levels[0].notify {
+            Notify::Nothing => None,
+            Notify::Demoted => victim,
+            Notify::Tracked => self.levels[0]
+                .slots
+                .as_mut()
+                .expect("tracked levels keep slots")
+                .read_into(b, victim),
+        };
+        if let Some(v) = notice {
+            self.current.push(Event::Evicted(v));
+        }
+        self.descend(1, NEVER);
+    }
+
+    /// Handles the events in `current` at level `from` and every level below.
+    fn descend(&mut self, from: usize, next_use: u64) {
+        for i in from..self.levels.len() {
             self.below.clear();
             let mut k = 0;
             while k < self.current.len() {
@@ -890,7 +931,10 @@ impl Hierarchy {
     /// Counters per level so far.
     pub fn reports(&self) -> Vec<LevelReport> {
         (0..self.levels.len())
-            .map(|i| self.report_level(i))
+            .map(|i| match (&self.client_report, i) {
+                (Some(r), 0) => r.clone(),
+                _ => self.report_level(i),
+            })
             .collect()
     }
 
@@ -924,24 +968,111 @@ impl Hierarchy {
 pub fn run_hierarchy(spec: &HierarchySpec, trace: &PreparedTrace) -> Result<HierarchyResult> {
     let unique = trace.unique();
     let mut h = Hierarchy::new(spec, unique, trace.trace.block_size)?;
-    if h.levels[0].cache.policy.needs_oracle() {
-        for (&b, &n) in trace.trace.refs.iter().zip(trace.next_uses()) {
-            h.reference(b, if n == dense::NEVER { NEVER } else { n as u64 });
-        }
-    } else {
-        for &b in &trace.trace.refs {
-            h.reference(b, NEVER);
-        }
-    }
+    let oracle = h.levels[0].cache.policy.needs_oracle();
+    for_each_reference(oracle, trace, |b, n| h.reference(b, n));
     Ok(h.result(&trace.trace.source, spec.label(), unique))
 }
 
-/// Runs each hierarchy in parallel; results come in the order given.
+/// Calls `f(block, next_use)` for each reference, with next uses when `oracle` asks for them.
+fn for_each_reference(oracle: bool, trace: &PreparedTrace, mut f: impl FnMut(Block, u64)) {
+    if oracle {
+        for (&b, &n) in trace.trace.refs.iter().zip(trace.next_uses()) {
+            f(b, if n == dense::NEVER { NEVER } else { n as u64 });
+        }
+    } else {
+        for &b in &trace.trace.refs {
+            f(b, NEVER);
+        }
+    }
+}
+
+/// What a client level passes down over a whole trace: for each reference that missed it, the
+/// block and the block it evicted (or [`NO_SLOT`]), with the client's own counters.
+struct ClientRun {
+    misses: Vec<(Block, Block)>,
+    report: LevelReport,
+    requests: u64,
+}
+
+/// Runs the client level of `spec` alone and records what it passes down.
+fn record_client(spec: &HierarchySpec, trace: &PreparedTrace) -> Result<ClientRun> {
+    let top = HierarchySpec {
+        levels: vec![spec.levels[0].clone()],
+    };
+    let mut h = Hierarchy::new(&top, trace.unique(), trace.trace.block_size)?;
+    let mut misses = Vec::new();
+    let oracle = h.levels[0].cache.policy.needs_oracle();
+    for_each_reference(oracle, trace, |b, n| {
+        let before = h.disk_reads;
+        h.reference(b, n);
+        if h.disk_reads != before {
+            let victim = h.levels[0].cache.last_victim();
+            misses.push((b, victim.map_or(NO_SLOT, |v| v.block)));
+        }
+    });
+    Ok(ClientRun {
+        misses,
+        report: h.report_level(0),
+        requests: h.requests,
+    })
+}
+
+/// Runs `spec` below a recorded client.
+fn replay(
+    spec: &HierarchySpec,
+    trace: &PreparedTrace,
+    client: &ClientRun,
+) -> Result<HierarchyResult> {
+    let unique = trace.unique();
+    let mut h = Hierarchy::new(spec, unique, trace.trace.block_size)?;
+    for &(b, v) in &client.misses {
+        h.replay_client_miss(b, (v != NO_SLOT).then_some(v));
+    }
+    h.requests = client.requests;
+    h.client_report = Some(LevelReport {
+        name: spec.levels[0].name.clone(),
+        ..client.report.clone()
+    });
+    Ok(h.result(&trace.trace.source, spec.label(), unique))
+}
+
+/// Runs each hierarchy in parallel; results come in the order given. The client level's behaviour
+/// does not depend on the levels below it, so hierarchies sharing a client (same policy,
+/// parameters and size) simulate it once and replay what it passes down.
 pub fn run_hierarchies(
     specs: &[HierarchySpec],
     trace: &PreparedTrace,
 ) -> Result<Vec<HierarchyResult>> {
-    specs.par_iter().map(|s| run_hierarchy(s, trace)).collect()
+    let key = |s: &HierarchySpec| -> Result<String> {
+        let top = &s.levels[0];
+        let blocks = top.size.resolve(trace.unique(), trace.trace.block_size)?;
+        Ok(format!(
+            "{}|{:?}|{:?}|{blocks}",
+            top.policy.info.name, top.policy.params, top.policy.preset
+        ))
+    };
+    let keys: Vec<String> = specs.iter().map(key).collect::<Result<_>>()?;
+    let mut shared: Vec<&String> = keys
+        .iter()
+        .filter(|k| keys.iter().filter(|x| x == k).count() > 1)
+        .collect();
+    shared.sort();
+    shared.dedup();
+    let clients: Vec<(&String, ClientRun)> = shared
+        .par_iter()
+        .map(|&k| {
+            let first = specs[keys.iter().position(|x| x == k).expect("key of a spec")].clone();
+            record_client(&first, trace).map(|c| (k, c))
+        })
+        .collect::<Result<_>>()?;
+    specs
+        .par_iter()
+        .zip(&keys)
+        .map(|(s, k)| match clients.iter().find(|(ck, _)| *ck == k) {
+            Some((_, c)) => replay(s, trace, c),
+            None => run_hierarchy(s, trace),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1416,6 +1547,70 @@ mod tests {
             }
             prop_assert_eq!(h.reports()[1].hits, alone.stats().hits);
         }
+    }
+
+    #[test]
+    fn grids_sharing_a_client_match_separate_runs() {
+        let mut x = 88172645463325252u64;
+        let refs: Vec<Block> = (0..6000)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // A hot set, a loop and noise, so every level sees hits and evictions.
+                match x % 4 {
+                    0 | 1 => (x >> 8) as Block % 40,
+                    2 => 40 + (i % 120) as Block,
+                    _ => 160 + (x >> 8) as Block % 200,
+                }
+            })
+            .collect();
+        let mut trace = crate::trace::BlockTrace {
+            source: "synthetic".into(),
+            block_size: 4096,
+            refs: Vec::new(),
+            originals: Vec::new(),
+            write_mask: None,
+            times: None,
+        };
+        let mut ids = std::collections::HashMap::new();
+        for &b in &refs {
+            let next = ids.len() as Block;
+            let id = *ids.entry(b).or_insert(next);
+            if id == next {
+                trace.originals.push(b as u64);
+            }
+            trace.refs.push(id);
+        }
+        let t = PreparedTrace::new(trace);
+        let mut specs = Vec::new();
+        for client in ["c:lru:30", "c:opt:30", "c:2q:45"] {
+            for low in ["s:mq:60", "s:lru:20", "s:fbr:90,d:lru:40:exclusive"] {
+                for p in ["access", "eviction", "eviction:2", "demote", "exclusive"] {
+                    let text = format!("{client},{low}");
+                    specs.push(
+                        HierarchySpec::parse(
+                            &text,
+                            &[],
+                            Preset::Paper,
+                            Placement::parse(p).unwrap(),
+                        )
+                        .unwrap(),
+                    );
+                }
+            }
+        }
+        let shared = run_hierarchies(&specs, &t).unwrap();
+        for (spec, got) in specs.iter().zip(&shared) {
+            let alone = run_hierarchy(spec, &t).unwrap();
+            assert_eq!(got, &alone, "{}", spec.label());
+        }
+        let lower_hits = shared.iter().filter(|r| r.levels[1].hits > 0).count();
+        assert!(
+            lower_hits > specs.len() * 3 / 4,
+            "{lower_hits} of {}",
+            specs.len()
+        );
     }
 
     #[test]

@@ -176,15 +176,21 @@ impl<P: Policy> CacheLevel<P> {
 
     /// A demand reference to `b` at a level that does not place blocks on access (a lower level
     /// of a hierarchy with another placement): a hit as in [`CacheLevel::access`], a miss inserts
-    /// nothing. Returns whether it hit.
+    /// nothing (the policy may note it in its history). Returns whether it hit.
     pub fn lookup(&mut self, b: Block, next_use: u64) -> bool {
         if self.frames.is_resident(b) {
             return self.access(b, next_use) == Outcome::Hit;
         }
+        let cx = Access {
+            tick: self.tick,
+            next_use,
+            first_use: false,
+        };
         self.tick += 1;
         self.stats.requests += 1;
         self.stats.misses += 1;
         self.last_victim = None;
+        self.policy.on_unplaced_miss(b, &cx);
         false
     }
 

@@ -98,6 +98,11 @@ pub trait Policy: Send {
     /// Non-resident block `b` enters the level; room has been made already.
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access);
 
+    /// A demand reference to non-resident `b` at a level that does not place blocks on access (a
+    /// lower level of a hierarchy placing on eviction): nothing enters, but a policy keeping
+    /// history of non-resident blocks may record the reference. Default: nothing.
+    fn on_unplaced_miss(&mut self, _b: Block, _cx: &Access) {}
+
     /// Number of resident blocks the policy tracks; must equal the frame table's count.
     fn len(&self) -> usize;
 
@@ -137,6 +142,9 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     #[inline]
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
         (**self).on_insert(b, kind, cx)
+    }
+    fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
+        (**self).on_unplaced_miss(b, cx)
     }
     fn len(&self) -> usize {
         (**self).len()

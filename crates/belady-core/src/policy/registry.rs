@@ -458,6 +458,13 @@ pub static POLICIES: &[PolicyInfo] = &[
                 accusim: Some("true"),
                 about: "run Adjust (expiry demotion) after a prefetch insertion too, at the unchanged clock (AccuSim)",
             },
+            ParamInfo {
+                name: "unused_count",
+                default: "drop",
+                study: None,
+                accusim: None,
+                about: "a block evicted before its first use that entered with a remembered count: drop it (prefetching study) or keep the count in Qout (keep; the default at hierarchy levels placing on eviction)",
+            },
         ],
     },
 ];
