@@ -2,6 +2,7 @@
 
 mod demo;
 mod disk_cmd;
+mod distances;
 mod levels;
 mod record;
 mod table;
@@ -51,6 +52,8 @@ enum Command {
     Record(record::RecordArgs),
     /// Print a disk model's service-time distribution under random or sequential requests.
     Disk(disk_cmd::DiskArgs),
+    /// Reuse and eviction (idle) distance histograms below a client cache (log2 buckets).
+    Distances(distances::DistancesArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -518,6 +521,7 @@ fn main() {
         Command::Demo(args) => demo::run(args),
         Command::Record(args) => record::run(args),
         Command::Disk(args) => disk_cmd::run(args),
+        Command::Distances(args) => distances::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

@@ -529,3 +529,48 @@ fn bad_levels_are_one_line_errors() {
     ]);
     assert_error(&out, "--placement");
 }
+
+#[test]
+fn distances_print_both_histograms() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
+    let out = belady(&["distances", "-t", &t, "-f", "lirs", "-c", "2", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &rows[0];
+    assert_eq!(r["storage_references"], 8);
+    assert_eq!(r["first_references"], 4);
+    let buckets: Vec<(u64, u64, u64)> = r["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["low"].as_u64().unwrap(),
+                b["access"].as_u64().unwrap(),
+                b["eviction"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(buckets, vec![(1, 0, 2), (2, 2, 2), (4, 2, 0)]);
+    let text = belady(&["distances", "-t", &t, "-f", "lirs", "-c", "2"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("4-7"), "{text}");
+    assert!(text.contains("mean: access 3.5, eviction 1.5"), "{text}");
+    let bad = belady(&[
+        "distances",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "-c",
+        "2",
+        "--client-policy",
+        "lru,fifo",
+    ]);
+    assert_error(&bad, "name one policy");
+}

@@ -6,6 +6,7 @@
 //! victims. Only the engine calls across components.
 
 pub mod disk;
+pub mod distances;
 pub mod engine;
 pub mod error;
 pub mod filesim;

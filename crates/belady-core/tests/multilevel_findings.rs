@@ -148,3 +148,40 @@ fn p3_eviction_placement_beats_access_placement() {
     assert!(g.gain(twoq, 0) < g.gain(mq, 0));
     assert!((g.mean_gain(mq) - g.mean_gain(twoq)).abs() < 0.1);
 }
+
+/// The paper's Figure 2 on OLTP below an LRU client of 5,000 blocks: both idle-distance
+/// histograms are hill-shaped with their peak beyond the client's size, and eviction distances
+/// are shorter: at every bucket edge at least as many references fall below it as reuse
+/// distances, and many more below the client's size.
+#[test]
+fn oltp_figure_2_eviction_distances_are_shorter() {
+    let Some(t) = trace("arc/OLTP.lis.zst", Format::Arc) else {
+        return;
+    };
+    let client = 5_000u64;
+    let r = belady_core::distances::placement_distances(
+        &t,
+        &belady_core::PolicySpec::parse("lru").unwrap(),
+        client as usize,
+    )
+    .unwrap();
+    let peak = |f: fn(&belady_core::distances::DistanceBucket) -> u64| {
+        r.buckets.iter().max_by_key(|b| f(b)).unwrap().low
+    };
+    let (peak_access, peak_eviction) = (peak(|b| b.access), peak(|b| b.eviction));
+    eprintln!("peaks: access {peak_access}, eviction {peak_eviction}");
+    assert!(peak_access >= client && peak_eviction >= client);
+    let (mut a, mut e) = (0u64, 0u64);
+    let (mut a_below, mut e_below) = (0, 0);
+    for b in &r.buckets {
+        a += b.access;
+        e += b.eviction;
+        assert!(e >= a, "fewer short eviction distances up to {}", b.high);
+        if b.high < client {
+            (a_below, e_below) = (a, e);
+        }
+    }
+    eprintln!("below the client size: access {a_below}, eviction {e_below}");
+    assert!(e_below > 10 * a_below.max(1));
+    assert!(r.mean_eviction < r.mean_access);
+}
