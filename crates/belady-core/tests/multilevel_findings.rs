@@ -115,11 +115,22 @@ fn oltp_eviction_placement_beats_access_placement() {
     let g = Grid::run(&t, 5_000, &[5_000, 10_000, 20_000, 40_000]);
     g.assert_eviction_wins();
     g.assert_gap_closes();
-    // LRU gains most and MQ least, at the smallest size and over the range.
+    // LRU gains most at the client's size and on average over the sizes (2Q overtakes it at
+    // 20,000 blocks and above); MQ gains least at every size.
     let (lru, mq) = (0, 3);
     for other in 1..3 {
-        assert!(g.gain(lru, 0) > g.gain(other, 0) && g.gain(mq, 0) < g.gain(other, 0));
+        assert!(g.gain(lru, 0) > g.gain(other, 0));
         assert!(g.mean_gain(lru) > g.mean_gain(other) && g.mean_gain(mq) < g.mean_gain(other));
+    }
+    for other in 0..3 {
+        for k in 0..g.sizes.len() {
+            assert!(
+                g.gain(mq, k) < g.gain(other, k),
+                "{} at {}",
+                POLICIES[other],
+                g.sizes[k]
+            );
+        }
     }
     // The paper's "up to 500 %" on LRU: here nearly five times at the client's size.
     assert!(g.gain(lru, 0) > 4.0, "{}", g.gain(lru, 0));
