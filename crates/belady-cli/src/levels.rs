@@ -2,7 +2,7 @@
 
 use crate::table::aligned;
 use anyhow::Result;
-use belady_core::hierarchy::{HierarchyResult, HierarchySpec, Placement};
+use belady_core::hierarchy::{HierarchyResult, HierarchySpec, HierarchyTiming, Placement};
 use belady_core::{OpFilter, Preset};
 
 /// The hierarchies `--levels` (repeatable) × `--placement` (comma-separated) ask for, in that
@@ -34,6 +34,29 @@ pub fn specs(
         }
     }
     Ok(out)
+}
+
+/// The timing model `--disk` and the link options ask for (none without `--disk`).
+pub fn timing(args: &crate::SimArgs) -> Result<Option<HierarchyTiming>> {
+    let Some(disk) = &args.disk else {
+        return Ok(None);
+    };
+    let us = |v: f64, flag: &str| -> Result<u64> {
+        if v.is_finite() && v >= 0.0 {
+            Ok((v * 1000.0).round() as u64)
+        } else {
+            Err(belady_core::Error::config(flag, v, "expected microseconds, 0 or more").into())
+        }
+    };
+    let cfg = HierarchyTiming {
+        link_latency_ns: us(args.link_latency_us, "--link-latency-us")?,
+        link_bytes_per_s: args.link_mbps * 1e6 / 8.0,
+        think_ns: us(args.think_us, "--think-us")?,
+        reload_queue: args.reload_queue,
+        ..HierarchyTiming::new(belady_core::disk::load_config(disk)?, disk)
+    };
+    cfg.validate()?;
+    Ok(Some(cfg))
 }
 
 /// One `sim --levels --json` result: the run plus how the trace was read.
@@ -105,6 +128,25 @@ pub fn text(results: &[HierarchyResult]) -> String {
             r.disk_reads,
             r.disk_reloads
         ));
+        if let Some(t) = &r.timing {
+            out.push_str(&format!(
+                "time on {}: run {:.3} s, mean response {:.3} ms; disk busy {:.3} s on demand reads, \
+                 {:.3} s on reloads; demand reads waited {:.3} s for reloads, misses {:.3} s for demotions; \
+                 reloads queued {}, started {}, cancelled {}, dropped {}, pending {}\n",
+                t.disk,
+                t.run_time_ns as f64 / 1e9,
+                t.mean_response_ns / 1e6,
+                t.demand_disk_ns as f64 / 1e9,
+                t.reload_disk_ns as f64 / 1e9,
+                t.reload_wait_ns as f64 / 1e9,
+                t.demotion_wait_ns as f64 / 1e9,
+                t.reloads_queued,
+                t.reloads_started,
+                t.reloads_cancelled,
+                t.reloads_dropped,
+                t.reloads_pending
+            ));
+        }
     }
     out
 }

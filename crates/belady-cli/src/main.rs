@@ -173,6 +173,18 @@ struct SimArgs {
     /// How the device orders waiting requests: fcfs, clook (seek-aware elevator) or sstf.
     #[arg(long, default_value = "fcfs")]
     scheduler: String,
+    /// With --levels and --disk: one-way latency between adjacent levels, microseconds.
+    #[arg(long, default_value_t = 10.0, requires = "levels")]
+    link_latency_us: f64,
+    /// With --levels and --disk: bandwidth between adjacent levels, megabits per second.
+    #[arg(long, default_value_t = 1000.0, requires = "levels")]
+    link_mbps: f64,
+    /// With --levels and --disk: time between one reference's completion and the next, microseconds.
+    #[arg(long, default_value_t = 0.0, requires = "levels")]
+    think_us: f64,
+    /// With --levels and --disk: most reloads waiting for idle disk time; more are dropped.
+    #[arg(long, default_value_t = 4096, requires = "levels")]
+    reload_queue: usize,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -318,16 +330,17 @@ fn sim_levels(
         || args.prefetch.as_deref().is_some_and(|p| p != "none")
         || args.compat.is_some()
         || !args.compat_rules.is_empty()
-        || args.disk.is_some()
         || args.scheduler != "fcfs"
     {
         anyhow::bail!(
-            "--levels simulates block-level traces without read-ahead, --disk, --scheduler or --compat"
+            "--levels simulates block-level traces without read-ahead, --scheduler or --compat"
         );
     }
     let specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
+    let timing = levels::timing(args)?;
     let trace = PreparedTrace::new(args.input.load(ops)?);
-    let results = pool.install(|| belady_core::hierarchy::run_hierarchies(&specs, &trace))?;
+    let results =
+        pool.install(|| belady_core::hierarchy::run_hierarchies(&specs, &trace, timing.as_ref()))?;
     if args.json {
         return emit(&levels::json(&results, format.name(), ops)?);
     }

@@ -574,3 +574,66 @@ fn distances_print_both_histograms() {
     ]);
     assert_error(&bad, "name one policy");
 }
+
+#[test]
+fn levels_with_a_disk_report_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
+    let out = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "client:lru:2,storage:lru:2",
+        "--placement",
+        "eviction,demote",
+        "--disk",
+        "fixed",
+        "--think-us",
+        "5000",
+        "--link-latency-us",
+        "10",
+        "--link-mbps",
+        "819.2",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    // The timing module's hand-worked case: 1 ms disk reads, 60 µs storage hits, 5 ms think.
+    assert_eq!(rows[0]["timing"]["run_time_ns"], 45_480_000u64);
+    assert_eq!(rows[0]["timing"]["reloads_started"], 5);
+    assert_eq!(rows[1]["timing"]["demotion_wait_ns"], 300_000u64);
+    let text = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "c:lru:2,s:lru:2",
+        "--disk",
+        "fixed",
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("time on fixed: run "), "{text}");
+    let bad = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "c:lru:2,s:lru:2",
+        "--disk",
+        "fixed",
+        "--link-mbps",
+        "0",
+    ]);
+    assert_error(&bad, "--link-mbps");
+}

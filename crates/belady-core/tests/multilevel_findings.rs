@@ -38,7 +38,7 @@ impl Grid {
             }
         }
         // One parallel batch: every (policy, size, placement) on the rayon pool.
-        let results = run_hierarchies(&specs, t).unwrap();
+        let results = run_hierarchies(&specs, t, None).unwrap();
         let ratio = |i: usize| results[i].levels[1].hit_ratio;
         let n = sizes.len();
         let at = |p: usize, k: usize, e: usize| ratio((p * n + k) * 2 + e);
@@ -122,14 +122,9 @@ fn oltp_eviction_placement_beats_access_placement() {
         assert!(g.gain(lru, 0) > g.gain(other, 0));
         assert!(g.mean_gain(lru) > g.mean_gain(other) && g.mean_gain(mq) < g.mean_gain(other));
     }
-    for other in 0..3 {
-        for k in 0..g.sizes.len() {
-            assert!(
-                g.gain(mq, k) < g.gain(other, k),
-                "{} at {}",
-                POLICIES[other],
-                g.sizes[k]
-            );
+    for (other, name) in POLICIES.iter().enumerate().take(3) {
+        for (k, size) in g.sizes.iter().enumerate() {
+            assert!(g.gain(mq, k) < g.gain(other, k), "{name} at {size}");
         }
     }
     // The paper's "up to 500 %" on LRU: here nearly five times at the client's size.

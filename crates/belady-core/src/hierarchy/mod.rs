@@ -47,6 +47,9 @@ use crate::trace::dense;
 use crate::PreparedTrace;
 use rayon::prelude::*;
 
+pub mod timing;
+pub use timing::{HierarchyTiming, TimingReport};
+
 /// How blocks enter a lower level of a hierarchy.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Placement {
@@ -395,6 +398,9 @@ pub struct HierarchyResult {
     pub disk_requests: u64,
     /// Bytes moved by demotions, all levels.
     pub demotion_bytes: u64,
+    /// Times, with the timing model.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub timing: Option<TimingReport>,
 }
 
 /// What reaches a level while one demand reference is handled.
@@ -503,6 +509,12 @@ pub struct Hierarchy {
     log: Option<Vec<Step>>,
     /// Level 0's counters when its output is replayed rather than simulated.
     client_report: Option<LevelReport>,
+    /// The level that served the current reference (`None`: the disk).
+    served: Option<usize>,
+    /// The client sent a block down while handling the current reference.
+    client_demoted: bool,
+    /// The timing model, when on.
+    timing: Option<Box<timing::Clock>>,
 }
 
 impl Hierarchy {
@@ -568,6 +580,9 @@ impl Hierarchy {
             below: Vec::with_capacity(8),
             log: None,
             client_report: None,
+            served: None,
+            client_demoted: false,
+            timing: None,
         })
     }
 
@@ -623,7 +638,18 @@ impl Hierarchy {
 
     /// One demand reference to `b`; `next_use` feeds OPT at the client.
     pub fn reference(&mut self, b: Block, next_use: u64) {
+        if self.timing.is_some() {
+            self.timed_reference(b, next_use);
+        } else {
+            self.handle(b, next_use);
+        }
+    }
+
+    /// The cache side of one demand reference.
+    fn handle(&mut self, b: Block, next_use: u64) {
         self.requests += 1;
+        self.served = None;
+        self.client_demoted = false;
         self.current.clear();
         self.current.push(Event::Read(b));
         self.descend(0, next_use);
@@ -691,6 +717,7 @@ impl Hierarchy {
                     _ => {}
                 }
             }
+            self.served = Some(i);
             self.step(Step::Hit { level: i, block: b });
             if self.levels[i].placement == Placement::Exclusive {
                 let level = &mut self.levels[i];
@@ -750,6 +777,19 @@ impl Hierarchy {
                 Source::Demotion
             }
         };
+        if how == Source::Reload {
+            if let Some(clock) = &mut self.timing {
+                // With the timing model the reload waits for idle disk time (timing.rs).
+                clock.queue_reload(i, v);
+                return;
+            }
+        }
+        self.place_by(i, v, how);
+    }
+
+    /// Places `v` at level `i` by reload or demotion, with the bookkeeping and the notices below.
+    fn place_by(&mut self, i: usize, v: Block, how: Source) {
+        let level = &mut self.levels[i];
         if !level.cache.prefetch(v, NEVER) {
             return;
         }
@@ -763,7 +803,8 @@ impl Hierarchy {
                 level.report.reloads_issued += 1;
                 if from_below {
                     level.report.reloads_from_below += 1;
-                } else {
+                } else if self.timing.is_none() {
+                    // Timed reloads count as disk requests when the disk starts them.
                     self.disk_reloads += 1;
                 }
             }
@@ -819,7 +860,10 @@ impl Hierarchy {
         }
         let notice = match level.notify {
             Notify::Nothing => None,
-            Notify::Demoted => victim.map(|v| v.block),
+            Notify::Demoted => {
+                self.client_demoted |= i == 0 && victim.is_some();
+                victim.map(|v| v.block)
+            }
             Notify::Tracked => {
                 let slots = level.slots.as_mut().expect("tracked levels keep slots");
                 let detected = slots.read_into(b, victim.map(|v| v.block));
@@ -960,14 +1004,22 @@ impl Hierarchy {
             disk_reloads: self.disk_reloads,
             disk_requests: self.disk_reads + self.disk_reloads,
             demotion_bytes,
+            timing: self.timing.as_ref().map(|c| c.report()),
         }
     }
 }
 
-/// Runs every reference of `trace` through the hierarchy `spec`.
-pub fn run_hierarchy(spec: &HierarchySpec, trace: &PreparedTrace) -> Result<HierarchyResult> {
+/// Runs every reference of `trace` through the hierarchy `spec`, timed when `timing` is given.
+pub fn run_hierarchy(
+    spec: &HierarchySpec,
+    trace: &PreparedTrace,
+    timing: Option<&HierarchyTiming>,
+) -> Result<HierarchyResult> {
     let unique = trace.unique();
     let mut h = Hierarchy::new(spec, unique, trace.trace.block_size)?;
+    if let Some(cfg) = timing {
+        h = h.with_timing(cfg, &trace.trace.originals)?;
+    }
     let oracle = h.levels[0].cache.policy.needs_oracle();
     for_each_reference(oracle, trace, |b, n| h.reference(b, n));
     Ok(h.result(&trace.trace.source, spec.label(), unique))
@@ -1036,13 +1088,21 @@ fn replay(
     Ok(h.result(&trace.trace.source, spec.label(), unique))
 }
 
-/// Runs each hierarchy in parallel; results come in the order given. The client level's behaviour
-/// does not depend on the levels below it, so hierarchies sharing a client (same policy,
-/// parameters and size) simulate it once and replay what it passes down.
+/// Runs each hierarchy in parallel (timed when `timing` is given); results come in the order
+/// given. Untimed, the client level's behaviour does not depend on the levels below it, so
+/// hierarchies sharing a client (same policy, parameters and size) simulate it once and replay
+/// what it passes down.
 pub fn run_hierarchies(
     specs: &[HierarchySpec],
     trace: &PreparedTrace,
+    timing: Option<&HierarchyTiming>,
 ) -> Result<Vec<HierarchyResult>> {
+    if timing.is_some() {
+        return specs
+            .par_iter()
+            .map(|s| run_hierarchy(s, trace, timing))
+            .collect();
+    }
     let key = |s: &HierarchySpec| -> Result<String> {
         let top = &s.levels[0];
         let blocks = top.size.resolve(trace.unique(), trace.trace.block_size)?;
@@ -1070,7 +1130,7 @@ pub fn run_hierarchies(
         .zip(&keys)
         .map(|(s, k)| match clients.iter().find(|(ck, _)| *ck == k) {
             Some((_, c)) => replay(s, trace, c),
-            None => run_hierarchy(s, trace),
+            None => run_hierarchy(s, trace, None),
         })
         .collect()
 }
@@ -1467,6 +1527,7 @@ mod tests {
         fn conservation_holds_for_any_hierarchy(
             levels in proptest::collection::vec(level_strategy(), 2..4),
             refs in proptest::collection::vec(0u32..12, 1..150),
+            timed in proptest::option::of((0u64..3000, 0usize..4)),
         ) {
             let text: Vec<String> = levels
                 .iter()
@@ -1480,6 +1541,18 @@ mod tests {
                 })
                 .collect();
             let mut h = build(&text.join(","), "access", 12);
+            if let Some((think_us, queue)) = timed {
+                // Reloads deferred to idle disk time, some dropped by a short queue.
+                let cfg = HierarchyTiming {
+                    think_ns: think_us * 1000,
+                    reload_queue: queue,
+                    ..HierarchyTiming::new(
+                        crate::disk::DiskConfig::Fixed(crate::disk::fixed::FixedParams::default()),
+                        "fixed",
+                    )
+                };
+                h = h.with_timing(&cfg, &(0..12).collect::<Vec<u64>>()).unwrap();
+            }
             for &b in &refs {
                 h.reference(b, NEVER);
                 if let Err(e) = h.check() {
@@ -1489,6 +1562,10 @@ mod tests {
             let res = h.result("t", "x".into(), 12);
             let served: u64 = res.levels.iter().map(|l| l.hits).sum();
             prop_assert_eq!(served + res.disk_reads, refs.len() as u64);
+            if let Some(t) = &res.timing {
+                prop_assert!(t.reloads_started + t.reloads_cancelled <= t.reloads_queued);
+                prop_assert_eq!(t.reloads_started, res.disk_reloads);
+            }
             prop_assert_eq!(res.disk_requests, res.disk_reads + res.disk_reloads);
             for (l, next) in res.levels.iter().zip(res.levels.iter().skip(1)) {
                 prop_assert_eq!(l.misses, next.requests);
@@ -1600,9 +1677,9 @@ mod tests {
                 }
             }
         }
-        let shared = run_hierarchies(&specs, &t).unwrap();
+        let shared = run_hierarchies(&specs, &t, None).unwrap();
         for (spec, got) in specs.iter().zip(&shared) {
-            let alone = run_hierarchy(spec, &t).unwrap();
+            let alone = run_hierarchy(spec, &t, None).unwrap();
             assert_eq!(got, &alone, "{}", spec.label());
         }
         let lower_hits = shared.iter().filter(|r| r.levels[1].hits > 0).count();
