@@ -2,7 +2,9 @@
 
 mod demo;
 mod disk_cmd;
+mod distances;
 mod gen_cmd;
+mod levels;
 mod merge_cmd;
 mod record;
 mod report;
@@ -17,7 +19,9 @@ use belady_core::trace::{
     accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
     Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
 };
-use belady_core::{parse_policies, BlockTrace, CacheSize, Preset, RunResult, POLICIES};
+use belady_core::{
+    parse_policies, BlockTrace, CacheSize, PreparedTrace, Preset, RunResult, POLICIES,
+};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -66,6 +70,8 @@ enum Command {
     Results(sweep::ResultsArgs),
     /// Write an HTML report with charts (and SVG files) from a results store.
     Report(report::ReportArgs),
+    /// Reuse and eviction (idle) distance histograms below a client cache (log2 buckets).
+    Distances(distances::DistancesArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -163,8 +169,16 @@ struct SimArgs {
     #[arg(long, short = 'p', default_value = "lru")]
     policy: String,
     /// Comma-separated cache sizes: blocks (500), bytes (64MiB) or shares of the unique blocks (1%).
-    #[arg(long, short = 'c')]
-    cache_size: String,
+    #[arg(long, short = 'c', required_unless_present = "levels")]
+    cache_size: Option<String>,
+    /// A cache hierarchy, top (client) first: NAME:POLICY:SIZE[:PLACEMENT],... e.g.
+    /// client:lru:256MiB,storage:mq:512MiB:eviction (repeatable; replaces --policy and --cache-size).
+    #[arg(long, conflicts_with = "cache_size")]
+    levels: Vec<String>,
+    /// Placement at lower levels that do not name one: access, eviction, eviction:N (reload only
+    /// blocks requested N times), demote, exclusive; a comma-separated list runs each.
+    #[arg(long, default_value = "access", requires = "levels")]
+    placement: String,
     /// Policy parameter, POLICY.KEY=VALUE (repeatable).
     #[arg(long = "param")]
     params: Vec<String>,
@@ -203,6 +217,18 @@ struct SimArgs {
     /// time) in each JSON row's `request_log`.
     #[arg(long)]
     log_requests: bool,
+    /// With --levels and --disk: one-way latency between adjacent levels, microseconds.
+    #[arg(long, default_value_t = 10.0, requires = "levels")]
+    link_latency_us: f64,
+    /// With --levels and --disk: bandwidth between adjacent levels, megabits per second.
+    #[arg(long, default_value_t = 1000.0, requires = "levels")]
+    link_mbps: f64,
+    /// With --levels and --disk: time between one reference's completion and the next, microseconds.
+    #[arg(long, default_value_t = 0.0, requires = "levels")]
+    think_us: f64,
+    /// With --levels and --disk: most reloads waiting for idle disk time; more are dropped.
+    #[arg(long, default_value_t = 4096, requires = "levels")]
+    reload_queue: usize,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -275,14 +301,17 @@ fn sim(args: SimArgs) -> Result<()> {
     } else {
         Preset::parse(&args.preset)?
     };
-    let specs = parse_policies(&args.policy, &args.params, preset)?;
-    let sizes = CacheSize::parse_list(&args.cache_size)?;
     let format = args.input.format()?;
     let ops = OpFilter::from(args.ops);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
+    if !args.levels.is_empty() {
+        return sim_levels(&args, preset, &format, ops, &pool);
+    }
+    let specs = parse_policies(&args.policy, &args.params, preset)?;
+    let sizes = CacheSize::parse_list(args.cache_size.as_deref().unwrap_or_default())?;
     let wants_file_engine = format.is_file_level()
         || args.prefetch.as_deref().is_some_and(|p| p != "none")
         || args.compat.is_some()
@@ -310,6 +339,43 @@ fn sim(args: SimArgs) -> Result<()> {
         sim.unique,
         &sim.source,
     )
+}
+
+/// `sim --levels`: block-level hierarchies.
+fn sim_levels(
+    args: &SimArgs,
+    preset: Preset,
+    format: &Format,
+    ops: OpFilter,
+    pool: &rayon::ThreadPool,
+) -> Result<()> {
+    if format.is_file_level()
+        || args.prefetch.as_deref().is_some_and(|p| p != "none")
+        || args.compat.is_some()
+        || !args.compat_rules.is_empty()
+        || args.scheduler != "fcfs"
+    {
+        anyhow::bail!(
+            "--levels simulates block-level traces without read-ahead, --scheduler or --compat"
+        );
+    }
+    let specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
+    let timing = levels::timing(args)?;
+    let trace = PreparedTrace::new(args.input.load(ops)?);
+    let results =
+        pool.install(|| belady_core::hierarchy::run_hierarchies(&specs, &trace, timing.as_ref()))?;
+    if args.json {
+        return emit(&levels::json(&results, format.name(), ops)?);
+    }
+    emit(&format!(
+        "trace {} ({} {}, {} references, {} unique blocks)\n{}",
+        trace.trace.source,
+        format.name(),
+        ops.noun(),
+        trace.trace.refs.len(),
+        trace.unique(),
+        levels::text(&results)
+    ))
 }
 
 fn print_runs(
@@ -630,6 +696,7 @@ fn main() {
         Command::Sweep(args) => sweep::run(args),
         Command::Results(args) => sweep::results(args),
         Command::Report(args) => report::run(args),
+        Command::Distances(args) => distances::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

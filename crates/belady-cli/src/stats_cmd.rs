@@ -4,6 +4,7 @@ use crate::{emit, FormatArgs};
 use anyhow::Result;
 use belady_core::stats::{block_stats, file_stats, Bucket, StatsOptions, TraceStats};
 use belady_core::trace::load_file_trace;
+use belady_core::{BlockTrace, OpFilter, PreparedTrace};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -24,6 +25,16 @@ pub struct StatsArgs {
     /// References per working-set window.
     #[arg(long, default_value_t = 10_000)]
     window: u64,
+    /// Instead: reuse- and eviction (idle)-distance histograms below a client cache, for
+    /// access-based and eviction-based placement (log2 buckets; needs --client-size).
+    #[arg(long, requires = "client_size")]
+    distances: bool,
+    /// With --distances: client cache size(s), blocks, bytes or % (comma-separated).
+    #[arg(long, short = 'c')]
+    client_size: Option<String>,
+    /// With --distances: the client's replacement policy.
+    #[arg(long, default_value = "lru")]
+    client_policy: String,
 }
 
 #[derive(serde::Serialize)]
@@ -49,6 +60,20 @@ pub fn run(args: StatsArgs) -> Result<()> {
         return Err(belady_core::Error::config("--window", 0, "must be at least 1").into());
     }
     let format = args.how.format_of(&args.trace, None)?;
+    if args.distances {
+        let trace = PreparedTrace::new(BlockTrace::load(
+            &args.trace,
+            &format,
+            &args.how.read_options(),
+            OpFilter::Read,
+        )?);
+        return crate::distances::report(
+            &trace,
+            &args.client_policy,
+            args.client_size.as_deref().unwrap_or_default(),
+            args.json,
+        );
+    }
     let opts = StatsOptions {
         block_size: args.how.block_size,
         sample_rate: args.sample_rate,

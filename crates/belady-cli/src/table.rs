@@ -50,15 +50,20 @@ pub fn runs(results: &[RunResult]) -> String {
             row
         })
         .collect();
+    aligned(&header, &rows)
+}
+
+/// `header` and `rows` in columns: the first left-aligned, the rest right-aligned.
+pub fn aligned(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for row in &rows {
+    for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.len());
         }
     }
     let mut out = String::new();
     let line = |cells: &[&str], out: &mut String| {
-        for (i, (cell, &w)) in cells.iter().zip(&widths).enumerate() {
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
             if i == 0 {
                 out.push_str(&format!("{cell:<w$}"));
             } else {
@@ -67,8 +72,8 @@ pub fn runs(results: &[RunResult]) -> String {
         }
         out.push('\n');
     };
-    line(&header, &mut out);
-    for row in &rows {
+    line(header, &mut out);
+    for row in rows {
         line(
             &row.iter().map(String::as_str).collect::<Vec<_>>(),
             &mut out,

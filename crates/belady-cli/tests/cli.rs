@@ -844,3 +844,223 @@ fn sweep_exports_csv_json_and_parquet_with_the_same_runs() {
         "-o FILE",
     );
 }
+
+#[test]
+fn levels_run_hierarchies_per_placement_in_text_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    // The multi-level module's hand-worked trace 0 1 2 0 1 3 2 0 (here ids 10 11 12 13).
+    let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
+    let out = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "client:lru:2,storage:lru:2",
+        "--placement",
+        "access,eviction,exclusive",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 3);
+    let storage_hits: Vec<u64> = rows
+        .iter()
+        .map(|r| r["levels"][1]["hits"].as_u64().unwrap())
+        .collect();
+    assert_eq!(storage_hits, vec![0, 3, 4]);
+    let ev = &rows[1];
+    assert_eq!(ev["hierarchy"], "client:lru:2 > storage:lru:2:eviction");
+    assert_eq!(ev["levels"][1]["reloads_issued"], 6);
+    assert_eq!(ev["levels"][1]["reloads_used"], 3);
+    assert_eq!(ev["levels"][1]["reloads_wasted"], 1);
+    assert_eq!(ev["disk_requests"], 11);
+    assert_eq!(ev["format"], "lirs");
+    assert_eq!(rows[2]["levels"][1]["demotion_bytes"], 6 * 4096);
+    // A level naming its own placement overrides --placement, and runs once.
+    let text = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "client:lru:2,storage:lru:2:eviction:2",
+        "--placement",
+        "access,demote",
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(text.matches("hierarchy ").count(), 1, "{text}");
+    assert!(text.contains("eviction:2"), "{text}");
+    assert!(
+        text.contains("disk requests 9 = 7 demand reads + 2 reloads"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_levels_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "t.trace", "1\n2\n1\n");
+    for (levels, needle) in [
+        ("client:lru:2", "at least two levels"),
+        ("client:lru:2,storage:lru", "NAME:POLICY:SIZE"),
+        ("client:lru:2,storage:lru:2:sideways", "expected access"),
+        ("client:lru:2,storage:opt:2", "client level only"),
+    ] {
+        let out = belady(&["sim", "-t", &t, "-f", "lirs", "--levels", levels]);
+        assert_error(&out, needle);
+    }
+    let out = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "c:lru:2,s:lru:2",
+        "--placement",
+        "later",
+    ]);
+    assert_error(&out, "--placement");
+}
+
+#[test]
+fn distances_print_both_histograms() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
+    let out = belady(&["distances", "-t", &t, "-f", "lirs", "-c", "2", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &rows[0];
+    assert_eq!(r["storage_references"], 8);
+    assert_eq!(r["first_references"], 4);
+    let buckets: Vec<(u64, u64, u64)> = r["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["low"].as_u64().unwrap(),
+                b["access"].as_u64().unwrap(),
+                b["eviction"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(buckets, vec![(1, 0, 2), (2, 2, 2), (4, 2, 0)]);
+    let text = belady(&["distances", "-t", &t, "-f", "lirs", "-c", "2"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("4-7"), "{text}");
+    assert!(text.contains("mean: access 3.5, eviction 1.5"), "{text}");
+    let bad = belady(&[
+        "distances",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "-c",
+        "2",
+        "--client-policy",
+        "lru,fifo",
+    ]);
+    assert_error(&bad, "name one policy");
+}
+
+#[test]
+fn levels_with_a_disk_report_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
+    let out = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "client:lru:2,storage:lru:2",
+        "--placement",
+        "eviction,demote",
+        "--disk",
+        "fixed",
+        "--think-us",
+        "5000",
+        "--link-latency-us",
+        "10",
+        "--link-mbps",
+        "819.2",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    // The timing module's hand-worked case: 1 ms disk reads, 60 µs storage hits, 5 ms think.
+    assert_eq!(rows[0]["timing"]["run_time_ns"], 45_480_000u64);
+    assert_eq!(rows[0]["timing"]["reloads_started"], 5);
+    assert_eq!(rows[1]["timing"]["demotion_wait_ns"], 300_000u64);
+    let text = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "c:lru:2,s:lru:2",
+        "--disk",
+        "fixed",
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("time on fixed: run "), "{text}");
+    let bad = belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-f",
+        "lirs",
+        "--levels",
+        "c:lru:2,s:lru:2",
+        "--disk",
+        "fixed",
+        "--link-mbps",
+        "0",
+    ]);
+    assert_error(&bad, "--link-mbps");
+}
+
+#[test]
+fn stats_distances_equals_the_distances_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..2000)
+        .map(|i| format!("{}\n", (i * 7 + i / 13) % 300))
+        .collect();
+    let t = write(dir.path(), "d.trace", &ids);
+    let a = belady(&[
+        "stats",
+        &t,
+        "-f",
+        "lirs",
+        "--distances",
+        "-c",
+        "50",
+        "--json",
+    ]);
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    let b = belady(&["distances", "-t", &t, "-f", "lirs", "-c", "50", "--json"]);
+    assert_eq!(a.stdout, b.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    let missing = belady(&["stats", &t, "-f", "lirs", "--distances"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("--client-size"));
+}

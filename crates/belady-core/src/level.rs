@@ -53,6 +53,16 @@ pub struct CacheLevel<P: Policy> {
     frames: Frames,
     stats: LevelStats,
     tick: u64,
+    last_victim: Option<Victim>,
+}
+
+/// A block a level evicted to make room, as reported by [`CacheLevel::last_victim`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Victim {
+    /// The evicted block.
+    pub block: Block,
+    /// It entered by prefetch (or placement) and was never demand-accessed.
+    pub unused_prefetch: bool,
 }
 
 impl<P: Policy> CacheLevel<P> {
@@ -63,6 +73,7 @@ impl<P: Policy> CacheLevel<P> {
             frames: Frames::new(capacity, universe),
             stats: LevelStats::default(),
             tick: 0,
+            last_victim: None,
         }
     }
 
@@ -100,6 +111,7 @@ impl<P: Policy> CacheLevel<P> {
         };
         self.tick += 1;
         self.stats.requests += 1;
+        self.last_victim = None;
         if self.frames.is_resident(b) {
             self.stats.hits += 1;
             if self.frames.mark_used(b) {
@@ -140,6 +152,7 @@ impl<P: Policy> CacheLevel<P> {
     /// Inserts `b` as a prefetch (resident, not accessed). Returns `false` when it was already
     /// resident or no frame could be freed. Prefetches do not advance the virtual clock.
     pub fn prefetch(&mut self, b: Block, next_use: u64) -> bool {
+        self.last_victim = None;
         if self.frames.is_resident(b) {
             return false;
         }
@@ -177,6 +190,51 @@ impl<P: Policy> CacheLevel<P> {
         self.policy.select_victim(incoming, &self.frames, &cx)
     }
 
+    /// A demand reference to `b` at a level that does not place blocks on access (a lower level
+    /// of a hierarchy with another placement): a hit as in [`CacheLevel::access`], a miss inserts
+    /// nothing (the policy may note it in its history). Returns whether it hit.
+    pub fn lookup(&mut self, b: Block, next_use: u64) -> bool {
+        if self.frames.is_resident(b) {
+            return self.access(b, next_use) == Outcome::Hit;
+        }
+        let cx = Access {
+            tick: self.tick,
+            next_use,
+            first_use: false,
+            prefetch: false,
+            lookahead: false,
+        };
+        self.tick += 1;
+        self.stats.requests += 1;
+        self.stats.misses += 1;
+        self.last_victim = None;
+        self.policy.on_unplaced_miss(b, &cx);
+        false
+    }
+
+    /// Takes resident, unpinned `b` out of the level without counting an eviction (an exclusive
+    /// level hands a hit block up). The policy sees it leave as on an eviction. Returns whether
+    /// it was an unused prefetch.
+    pub fn remove(&mut self, b: Block) -> bool {
+        debug_assert!(self.frames.is_resident(b) && !self.frames.is_pinned(b));
+        let cx = Access {
+            tick: self.tick,
+            next_use: NEVER,
+            first_use: false,
+            prefetch: false,
+            lookahead: false,
+        };
+        let unused_prefetch = self.frames.remove(b);
+        self.policy.on_evict(b, Evicted { unused_prefetch }, &cx);
+        unused_prefetch
+    }
+
+    /// The block evicted by the last [`CacheLevel::access`], [`CacheLevel::lookup`] or
+    /// [`CacheLevel::prefetch`], if it evicted one.
+    pub fn last_victim(&self) -> Option<Victim> {
+        self.last_victim
+    }
+
     /// Flags resident `b` as a read-ahead trigger.
     pub fn set_marker(&mut self, b: Block) {
         self.frames.set_marker(b);
@@ -206,6 +264,11 @@ impl<P: Policy> CacheLevel<P> {
             if unused_prefetch {
                 self.stats.prefetch_unused_evicted += 1;
             }
+            debug_assert!(self.last_victim.is_none(), "one eviction makes room");
+            self.last_victim = Some(Victim {
+                block: victim,
+                unused_prefetch,
+            });
             self.policy
                 .on_evict(victim, Evicted { unused_prefetch }, cx);
         }

@@ -6,10 +6,12 @@
 //! victims. Only the engine calls across components.
 
 pub mod disk;
+pub mod distances;
 pub mod engine;
 pub mod error;
 pub mod filesim;
 pub mod frames;
+pub mod hierarchy;
 pub mod io;
 pub mod level;
 pub mod policy;

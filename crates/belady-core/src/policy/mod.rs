@@ -113,6 +113,11 @@ pub trait Policy: Send {
         true
     }
 
+    /// A demand reference to non-resident `b` at a level that does not place blocks on access (a
+    /// lower level of a hierarchy placing on eviction): nothing enters, but a policy keeping
+    /// history of non-resident blocks may record the reference. Default: nothing.
+    fn on_unplaced_miss(&mut self, _b: Block, _cx: &Access) {}
+
     /// Number of resident blocks the policy tracks; must equal the frame table's count.
     fn len(&self) -> usize;
 
@@ -126,6 +131,45 @@ pub trait Policy: Send {
 
     /// Internal queues in eviction-relevant order, named, for exact-order unit tests.
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)>;
+}
+
+/// A boxed policy is a policy, so levels whose policy is chosen at run time (the levels of a
+/// hierarchy, each with its own type) can share one `CacheLevel<Box<dyn Policy>>` type.
+impl<P: Policy + ?Sized> Policy for Box<P> {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn needs_oracle(&self) -> bool {
+        (**self).needs_oracle()
+    }
+    #[inline]
+    fn on_hit(&mut self, b: Block, cx: &Access) {
+        (**self).on_hit(b, cx)
+    }
+    #[inline]
+    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
+        (**self).select_victim(incoming, frames, cx)
+    }
+    #[inline]
+    fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
+        (**self).on_evict(b, ev, cx)
+    }
+    #[inline]
+    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
+        (**self).on_insert(b, kind, cx)
+    }
+    fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
+        (**self).on_unplaced_miss(b, cx)
+    }
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+    fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
+        (**self).check_invariants(frames)
+    }
+    fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
+        (**self).dump()
+    }
 }
 
 /// Checks that the resident blocks a policy lists are exactly the frame table's.

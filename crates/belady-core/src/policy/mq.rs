@@ -53,6 +53,13 @@
 //!   with `currentTime` = demand references so far.
 //! - `ghost_lookup=before-evict` (below).
 //!
+//! Multi-level caches ([`crate::hierarchy`]): a storage level placing on eviction sees references
+//! it does not place; `on_unplaced_miss` counts them as references (the id goes to Qout with its
+//! count raised), so a block reloaded later enters its `log2 f` queue. Such a reloaded block is a
+//! placement not yet referenced at this level, like a prefetch; with `unused_count=keep` (which a
+//! hierarchy sets at its eviction, demote and exclusive levels unless told otherwise) evicting it
+//! unused returns its count to Qout rather than forgetting the references it had.
+//!
 //! Documented choices:
 //! - Pinned blocks are passed over: the victim is the LRU-most unpinned block of the lowest queue
 //!   holding one.
@@ -96,6 +103,8 @@ pub struct MqPolicy {
     clock_first: bool,
     /// `Adjust` also runs after a prefetch insertion, at the unchanged clock (AccuSim).
     adjust_on_prefetch: bool,
+    /// An unused block that entered with a count keeps it in Qout when evicted.
+    keep_unused_counts: bool,
 }
 
 impl MqPolicy {
@@ -114,6 +123,7 @@ impl MqPolicy {
             count_prefetches: false,
             clock_first: false,
             adjust_on_prefetch: false,
+            keep_unused_counts: false,
         }
     }
 
@@ -137,6 +147,14 @@ impl MqPolicy {
         self
     }
 
+    /// `unused_count=keep` when `yes`: a block evicted before its first demand access that
+    /// entered with a remembered count (it was referenced before) returns to Qout with that count
+    /// instead of being forgotten.
+    pub fn with_unused_counts_kept(mut self, yes: bool) -> Self {
+        self.keep_unused_counts = yes;
+        self
+    }
+
     /// Looks a missed block up in Qout before evicting (libCacheSim's order) when `yes`.
     pub fn with_lookup_before_evict(mut self, yes: bool) -> Self {
         self.lookup_first = yes;
@@ -152,6 +170,7 @@ impl MqPolicy {
         let count = spec.choice("count", &["references", "prefetches"])?;
         let clock = spec.choice("clock", &["after-access", "before-access"])?;
         let adjust_on_prefetch = spec.bool("adjust_on_prefetch")?;
+        let unused = spec.choice("unused_count", &["drop", "keep"])?;
         Ok(Self::new(
             queues,
             (qout * capacity as f64).floor() as usize,
@@ -161,7 +180,8 @@ impl MqPolicy {
         .with_lookup_before_evict(lookup == "before-evict")
         .with_prefetch_counting(count == "prefetches")
         .with_clock_before_access(clock == "before-access")
-        .with_adjust_on_prefetch(adjust_on_prefetch))
+        .with_adjust_on_prefetch(adjust_on_prefetch)
+        .with_unused_counts_kept(unused == "keep"))
     }
 
     /// lifeTime in references.
@@ -253,7 +273,8 @@ impl Policy for MqPolicy {
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         self.lists.remove(b);
-        if ev.unused_prefetch || self.qout_cap == 0 {
+        let forget = ev.unused_prefetch && !(self.keep_unused_counts && self.freq[b as usize] > 0);
+        if forget || self.qout_cap == 0 {
             self.freq[b as usize] = 0;
             return;
         }
@@ -296,6 +317,27 @@ impl Policy for MqPolicy {
                 }
             }
         }
+    }
+
+    /// A storage level placing on eviction still sees every reference: the count of a missed
+    /// block rises as if it had been inserted and evicted again (its id goes to the newest end of
+    /// Qout), so a later reload enters its `log2 f` queue; `Adjust` runs as after any reference.
+    fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
+        if !self.count_prefetches && self.qout_cap > 0 {
+            let f = if self.lists.contains(self.qout, b) {
+                self.lists.remove(b);
+                self.freq[b as usize]
+            } else {
+                0
+            };
+            self.freq[b as usize] = f.saturating_add(1);
+            self.lists.push_front(self.qout, b);
+            if self.lists.len(self.qout) > self.qout_cap {
+                let old = self.lists.pop_back(self.qout).expect("Qout is not empty");
+                self.freq[old as usize] = 0;
+            }
+        }
+        self.adjust(cx.tick + 1);
     }
 
     fn len(&self) -> usize {
@@ -448,6 +490,42 @@ mod tests {
         level.access(1, u64::MAX);
         assert_eq!(level.policy.count(1), 1);
         assert_eq!(lists(&level.policy)[4], vec![2]);
+    }
+
+    #[test]
+    fn unplaced_misses_count_and_kept_counts_survive_an_unused_eviction() {
+        // 4 queues, Qout of 4, c = 1. Three lookups of 5 that place nothing: count 3 in Qout.
+        let mut level = CacheLevel::new(MqPolicy::new(4, 4, 100, 8), 1, 8);
+        for _ in 0..3 {
+            assert!(!level.lookup(5, u64::MAX));
+        }
+        level.check().unwrap();
+        assert_eq!(level.policy.count(5), 3);
+        assert_eq!(lists(&level.policy)[4], vec![5]);
+        // Placed like a reload: it leaves Qout with count 3 and enters Q1 = floor(log2 3).
+        assert!(level.prefetch(5, u64::MAX));
+        assert_eq!(lists(&level.policy)[1], vec![5]);
+        // Evicted unused by 1. With unused_count=drop (the default) the count is forgotten ...
+        level.access(1, u64::MAX);
+        level.check().unwrap();
+        assert!(!level.frames().is_resident(5));
+        assert_eq!(level.policy.count(5), 0);
+        assert!(!lists(&level.policy)[4].contains(&5));
+        // ... with keep, 5 returns to Qout with its count.
+        let mut level = CacheLevel::new(
+            MqPolicy::new(4, 4, 100, 8).with_unused_counts_kept(true),
+            1,
+            8,
+        );
+        for _ in 0..3 {
+            level.lookup(5, u64::MAX);
+        }
+        level.prefetch(5, u64::MAX);
+        level.access(1, u64::MAX);
+        level.check().unwrap();
+        assert!(!level.frames().is_resident(5));
+        assert_eq!(level.policy.count(5), 3);
+        assert!(lists(&level.policy)[4].contains(&5));
     }
 
     #[test]

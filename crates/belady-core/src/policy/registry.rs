@@ -471,6 +471,13 @@ pub static POLICIES: &[PolicyInfo] = &[
                 accusim: Some("true"),
                 about: "run Adjust (expiry demotion) after a prefetch insertion too, at the unchanged clock (AccuSim)",
             },
+            ParamInfo {
+                name: "unused_count",
+                default: "drop",
+                study: None,
+                accusim: None,
+                about: "a block evicted before its first use that entered with a remembered count: drop it (prefetching study) or keep the count in Qout (keep; the default at hierarchy levels placing on eviction)",
+            },
         ],
     },
 ];
@@ -644,7 +651,7 @@ pub trait PolicyVisitor {
     /// What the visit returns.
     type Output;
     /// Runs with the concrete policy.
-    fn visit<P: Policy>(self, policy: P) -> Self::Output;
+    fn visit<P: Policy + 'static>(self, policy: P) -> Self::Output;
 }
 
 /// Builds the policy `spec` names for `capacity` blocks over ids `0..universe`.
