@@ -247,8 +247,9 @@ impl<P: Policy> CacheLevel<P> {
 
     /// Pins or unpins resident `b` (its I/O is in flight); pinned blocks are never evicted.
     pub fn set_pinned(&mut self, b: Block, pinned: bool) {
-        if self.frames.is_resident(b) {
+        if self.frames.is_resident(b) && self.frames.is_pinned(b) != pinned {
             self.frames.set_pinned(b, pinned);
+            self.policy.on_pin(b, pinned);
         }
     }
 

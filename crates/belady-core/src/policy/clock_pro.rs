@@ -63,6 +63,8 @@ const GHOST: u8 = 3;
 const KIND_MASK: u8 = 3;
 const TEST_FLAG: u8 = 4;
 const BIT_FLAG: u8 = 8;
+/// The page's I/O is in flight (mirrors the frame table, so pinned cold pages can be counted).
+const PIN_FLAG: u8 = 16;
 
 /// One page in the clock. 16 bytes, so that a page's links, id and state share a cache line.
 #[derive(Clone, Copy, Debug)]
@@ -247,6 +249,8 @@ pub struct ClockProPolicy {
     hand_test: u32,
     n_hot: usize,
     n_cold: usize,
+    /// Cold pages whose I/O is in flight: when all cold pages are, no cold victim exists.
+    n_cold_pinned: usize,
     n_ghost: usize,
     m: usize,
     min_cold: usize,
@@ -307,6 +311,7 @@ impl ClockProPolicy {
             hand_test: NIL,
             n_hot: 0,
             n_cold: 0,
+            n_cold_pinned: 0,
             n_ghost: 0,
             m,
             min_cold,
@@ -340,7 +345,16 @@ impl ClockProPolicy {
     #[inline]
     fn set_kind(&mut self, s: u32, kind: u8) {
         let st = &mut self.ring.node_mut(s).state;
+        let was_cold = *st & KIND_MASK == COLD;
+        let pinned = *st & PIN_FLAG != 0;
         *st = (*st & !KIND_MASK) | kind;
+        if pinned && was_cold != (kind == COLD) {
+            if was_cold {
+                self.n_cold_pinned -= 1;
+            } else {
+                self.n_cold_pinned += 1;
+            }
+        }
     }
 
     #[inline]
@@ -574,6 +588,8 @@ impl ClockProPolicy {
             if !frames.is_pinned(n.block) {
                 match n.state & KIND_MASK {
                     COLD => return s,
+                    // No cold page is free, so the first free hot page is the answer.
+                    HOT if self.n_cold_pinned == self.n_cold => return s,
                     HOT if hot == NIL => hot = s,
                     _ => {}
                 }
@@ -613,6 +629,11 @@ impl Policy for ClockProPolicy {
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
+        if self.n_cold > 0 && self.n_cold_pinned == self.n_cold {
+            // Every cold page's I/O is in flight: the cold hand would only circle them.
+            self.victim = self.fallback_victim(frames);
+            return self.block_at(self.victim);
+        }
         let mut budget = 8 * self.ring.len + 64;
         let mut c = self.next_cold_from(self.hand_cold);
         while c != NIL {
@@ -722,6 +743,25 @@ impl Policy for ClockProPolicy {
         }
     }
 
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        let s = self.ring.slot(b);
+        if s == NIL || self.ring.node(s).block != b || self.kind(s) == GHOST {
+            return;
+        }
+        if pinned {
+            self.set_flag(s, PIN_FLAG);
+        } else {
+            self.clear_flags(s, PIN_FLAG);
+        }
+        if self.kind(s) == COLD {
+            if pinned {
+                self.n_cold_pinned += 1;
+            } else {
+                self.n_cold_pinned -= 1;
+            }
+        }
+    }
+
     fn on_insert(&mut self, b: Block, kind: InsertKind, _cx: &Access) {
         let evicted = std::mem::replace(&mut self.evicted, false);
         let free_before = if evicted {
@@ -777,7 +817,7 @@ impl Policy for ClockProPolicy {
 
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.ring.check()?;
-        let (mut hot, mut cold, mut ghost) = (0, 0, 0);
+        let (mut hot, mut cold, mut ghost, mut cold_pinned) = (0, 0, 0, 0);
         for i in 0..frames.universe() {
             let b = i as Block;
             let res = frames.is_resident(b);
@@ -809,6 +849,19 @@ impl Policy for ClockProPolicy {
                     s != NIL
                 ));
             }
+            let pin_flag = s != NIL && self.has(s, PIN_FLAG);
+            if res && pin_flag != frames.is_pinned(b) {
+                return Err(format!(
+                    "page {b}: pin flag {pin_flag} disagrees with the frame table"
+                ));
+            }
+            cold_pinned += usize::from(k == COLD && pin_flag);
+        }
+        if cold_pinned != self.n_cold_pinned {
+            return Err(format!(
+                "{cold_pinned} pinned cold pages, recorded {}",
+                self.n_cold_pinned
+            ));
         }
         if (hot, cold, ghost) != (self.n_hot, self.n_cold, self.n_ghost) {
             return Err(format!(

@@ -118,6 +118,11 @@ pub trait Policy: Send {
     /// history of non-resident blocks may record the reference. Default: nothing.
     fn on_unplaced_miss(&mut self, _b: Block, _cx: &Access) {}
 
+    /// Resident `b` was pinned (its I/O is in flight: it cannot be a victim) or unpinned. The
+    /// frame table holds the state; a policy whose victim search walks past pinned blocks may
+    /// count them to know when none of its candidates is free. Default: nothing.
+    fn on_pin(&mut self, _b: Block, _pinned: bool) {}
+
     /// Number of resident blocks the policy tracks; must equal the frame table's count.
     fn len(&self) -> usize;
 
@@ -158,8 +163,14 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
         (**self).on_insert(b, kind, cx)
     }
+    fn prefetch_marked(&self, b: Block) -> bool {
+        (**self).prefetch_marked(b)
+    }
     fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
         (**self).on_unplaced_miss(b, cx)
+    }
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        (**self).on_pin(b, pinned)
     }
     fn len(&self) -> usize {
         (**self).len()
