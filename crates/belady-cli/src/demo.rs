@@ -100,6 +100,8 @@ pub fn run(args: DemoArgs) -> Result<()> {
         policies: POLICIES.iter().map(|p| p.name.to_string()).collect(),
         params: Vec::new(),
         sizes: ["5%", "10%", "20%", "40%"].map(String::from).to_vec(),
+        levels: Vec::new(),
+        placements: Vec::new(),
         prefetch: vec!["none".into(), "linux24".into()],
         disks: vec!["cheetah9lp".into()],
         scheduler: "fcfs".into(),

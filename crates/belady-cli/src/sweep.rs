@@ -298,6 +298,8 @@ fn record(run: StoredRun) -> Record {
         ("format".into(), c.format.into()),
         ("block_size".into(), c.block_size.into()),
         ("policy".into(), run.result.policy.clone().into()),
+        ("levels".into(), c.levels.into()),
+        ("placement".into(), c.placement.into()),
         ("params".into(), c.params.join(" ").into()),
         ("preset".into(), c.preset.into()),
         ("cache_size".into(), c.cache_size.into()),

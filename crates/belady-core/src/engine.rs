@@ -96,6 +96,9 @@ pub struct RunResult {
     /// Read-ahead and disk request counters, for file-level runs.
     #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
     pub io: Option<crate::filesim::IoStats>,
+    /// Per-level counters, for multi-level runs (then `policy` names the hierarchy).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub levels: Option<Vec<crate::hierarchy::LevelReport>>,
 }
 
 /// Runs one policy at one size.
@@ -114,6 +117,7 @@ pub fn run_one(spec: &PolicySpec, trace: &PreparedTrace, capacity: usize) -> Res
         evictions: stats.evictions,
         prefetch: None,
         io: None,
+        levels: None,
     })
 }
 

@@ -1221,6 +1221,7 @@ pub fn run_file_one(
         evictions: stats.evictions,
         prefetch: Some(cfg.prefetch.name().to_string()),
         io: Some(io),
+        levels: None,
     })
 }
 

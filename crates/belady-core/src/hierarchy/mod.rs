@@ -403,6 +403,35 @@ pub struct HierarchyResult {
     pub timing: Option<TimingReport>,
 }
 
+impl HierarchyResult {
+    /// The run as one row of results: the hierarchy as the policy, hits anywhere as hits, every
+    /// level in `levels`, disk requests (demand reads and reloads) in the I/O counters.
+    pub fn summary(&self) -> crate::engine::RunResult {
+        crate::engine::RunResult {
+            trace: self.trace.clone(),
+            policy: self.hierarchy.clone(),
+            cache_blocks: self.levels.iter().map(|l| l.cache_blocks).sum(),
+            block_size: self.block_size,
+            unique_blocks: self.unique_blocks,
+            requests: self.requests,
+            hits: self.hits,
+            misses: self.requests - self.hits,
+            hit_ratio: self.hit_ratio,
+            evictions: 0,
+            prefetch: None,
+            io: Some(crate::filesim::IoStats {
+                disk_requests: self.disk_requests,
+                sync_requests: self.disk_reads,
+                sync_blocks: self.disk_reads,
+                async_requests: self.disk_reloads,
+                async_blocks: self.disk_reloads,
+                ..Default::default()
+            }),
+            levels: Some(self.levels.clone()),
+        }
+    }
+}
+
 /// What reaches a level while one demand reference is handled.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Event {

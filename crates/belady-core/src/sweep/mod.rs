@@ -53,12 +53,21 @@ pub struct Experiment {
     #[serde(default = "default_preset")]
     pub preset: String,
     /// Policies by name.
+    #[serde(default)]
     pub policies: Vec<String>,
     /// `POLICY.KEY=VALUE` settings.
     #[serde(default)]
     pub params: Vec<String>,
     /// Cache sizes: blocks, bytes or percentages.
+    #[serde(default)]
     pub sizes: Vec<String>,
+    /// Multi-level hierarchies (`client:lru:5000,storage:mq:10000`, as `sim --levels`); when
+    /// given, the grid is traces × hierarchies × placements instead of policies × sizes.
+    #[serde(default)]
+    pub levels: Vec<String>,
+    /// Placements of the lower levels, for `levels`.
+    #[serde(default = "default_placements")]
+    pub placements: Vec<String>,
     /// Read-ahead engines.
     #[serde(default = "default_none")]
     pub prefetch: Vec<String>,
@@ -78,6 +87,9 @@ pub struct Experiment {
     pub traces: Vec<TraceSpec>,
 }
 
+fn default_placements() -> Vec<String> {
+    vec!["access".into()]
+}
 fn default_preset() -> String {
     "paper".into()
 }
@@ -101,11 +113,21 @@ impl Experiment {
                 .map_or(0, |s| text[..s.start].matches('\n').count() as u64 + 1),
             msg: e.message().to_string(),
         })?;
-        if exp.traces.is_empty() || exp.policies.is_empty() || exp.sizes.is_empty() {
+        let grid = !exp.policies.is_empty() && !exp.sizes.is_empty();
+        if exp.traces.is_empty() || (!grid && exp.levels.is_empty()) {
             return Err(Error::config(
                 "experiment",
                 origin,
-                "needs at least one [[trace]], one policy and one size",
+                "needs at least one [[trace]], and one policy and one size or one of `levels`",
+            ));
+        }
+        if !exp.levels.is_empty()
+            && (exp.prefetch.iter().chain(&exp.disks).any(|s| s != "none") || exp.compat.is_some())
+        {
+            return Err(Error::config(
+                "experiment",
+                origin,
+                "`levels` simulates block-level hierarchies without read-ahead, disks or compat",
             ));
         }
         Ok(exp)
@@ -160,6 +182,12 @@ pub struct RunConfig {
     pub max_request: String,
     /// belady's version.
     pub belady_version: String,
+    /// For a multi-level run: the hierarchy as written (then `policy` and sizes are unused).
+    #[serde(skip_serializing_if = "String::is_empty", default)]
+    pub levels: String,
+    /// For a multi-level run: the lower levels' placement.
+    #[serde(skip_serializing_if = "String::is_empty", default)]
+    pub placement: String,
     /// Where this machine reads the trace (not part of the key).
     #[serde(default)]
     pub trace_path: String,
@@ -285,6 +313,24 @@ impl LoadedTrace {
 
     /// Runs `config` over this trace.
     pub fn run(&self, config: &RunConfig) -> Result<RunResult> {
+        if !config.levels.is_empty() {
+            let blocks = self.blocks.as_ref().ok_or_else(|| {
+                Error::config(
+                    "trace",
+                    &self.label,
+                    "was not prepared for the block engine",
+                )
+            })?;
+            let preset = Preset::parse(&config.preset)?;
+            let placement = crate::hierarchy::Placement::parse(&config.placement)?;
+            let spec = crate::hierarchy::HierarchySpec::parse(
+                &config.levels,
+                &config.params,
+                preset,
+                placement,
+            )?;
+            return Ok(crate::hierarchy::run_hierarchy(&spec, blocks, None)?.summary());
+        }
         let spec = config.spec()?;
         let capacity = config.cache_blocks as usize;
         if config.uses_file_engine(&self.format) {
@@ -319,8 +365,16 @@ impl Plan {
     /// Checks the experiment, reads its traces (paths relative to `base`) and lists its runs.
     pub fn new(exp: &Experiment, base: &Path, name: &str) -> Result<Plan> {
         let preset = exp.preset()?;
-        // Policy names and parameters, checked once.
-        parse_policies(&exp.policies.join(","), &exp.params, preset)?;
+        // Policy names, parameters and hierarchies, checked once.
+        if !exp.policies.is_empty() {
+            parse_policies(&exp.policies.join(","), &exp.params, preset)?;
+        }
+        for levels in &exp.levels {
+            for p in &exp.placements {
+                let placement = crate::hierarchy::Placement::parse(p)?;
+                crate::hierarchy::HierarchySpec::parse(levels, &exp.params, preset, placement)?;
+            }
+        }
         let sizes: Vec<(String, CacheSize)> = exp
             .sizes
             .iter()
@@ -341,7 +395,7 @@ impl Plan {
             }
         }
         let plain = |p: &str, d: &str| p == "none" && d == "none" && exp.compat.is_none();
-        let need_blocks = settings.iter().any(|(p, d)| plain(p, d));
+        let need_blocks = settings.iter().any(|(p, d)| plain(p, d)) || !exp.levels.is_empty();
         let need_files = settings.iter().any(|(p, d)| !plain(p, d));
         let mut traces = Vec::new();
         for t in &exp.traces {
@@ -360,7 +414,43 @@ impl Plan {
             )?);
         }
         let mut runs = Vec::new();
+        let base_config = |trace: &LoadedTrace| RunConfig {
+            trace: trace.label.clone(),
+            trace_hash: trace.hash.clone(),
+            format: trace.format.name().to_string(),
+            block_size: trace.block_size,
+            policy: String::new(),
+            params: exp.params.clone(),
+            preset: exp.preset.clone(),
+            cache_size: String::new(),
+            cache_blocks: 0,
+            prefetch: "none".into(),
+            disk: "none".into(),
+            scheduler: exp.scheduler.clone(),
+            compat: String::new(),
+            max_request: exp.max_request.clone(),
+            belady_version: env!("CARGO_PKG_VERSION").to_string(),
+            trace_path: trace.path.display().to_string(),
+            levels: String::new(),
+            placement: String::new(),
+        };
         for (ti, trace) in traces.iter().enumerate() {
+            for levels in &exp.levels {
+                for placement in &exp.placements {
+                    runs.push((
+                        ti,
+                        RunConfig {
+                            policy: "hierarchy".into(),
+                            levels: levels.clone(),
+                            placement: placement.clone(),
+                            ..base_config(trace)
+                        },
+                    ));
+                }
+            }
+            if exp.policies.is_empty() || exp.sizes.is_empty() {
+                continue;
+            }
             for (prefetch, disk) in &settings {
                 for policy in &exp.policies {
                     for (size_text, size) in &sizes {
@@ -384,6 +474,8 @@ impl Plan {
                                 max_request: exp.max_request.clone(),
                                 belady_version: env!("CARGO_PKG_VERSION").to_string(),
                                 trace_path: trace.path.display().to_string(),
+                                levels: String::new(),
+                                placement: String::new(),
                             },
                         ));
                     }
@@ -535,6 +627,55 @@ mod tests {
         write(dir.path(), "t.trace", "1\n2\n");
         let err = run_config(&plan.runs[0].1).unwrap_err().to_string();
         assert!(err.contains("SHA-256"), "{err}");
+    }
+
+    #[test]
+    fn experiments_sweep_hierarchies_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let ids: String = (0..3000)
+            .map(|i| format!("{}\n", (i * 31 + i / 7) % 400))
+            .collect();
+        write(dir.path(), "h.trace", &ids);
+        let exp = Experiment::from_toml(
+            "levels = [\"client:lru:40,storage:lru:80\", \"client:lru:40,storage:mq:80\"]\n\
+             placements = [\"access\", \"eviction\"]\n\
+             [[trace]]\npath = \"h.trace\"\nformat = \"lirs\"\n",
+            "h.toml",
+        )
+        .unwrap();
+        let plan = Plan::new(&exp, dir.path(), "h").unwrap();
+        assert_eq!(plan.runs.len(), 2 * 2);
+        let trace = PreparedTrace::new(
+            BlockTrace::load(
+                &dir.path().join("h.trace"),
+                &Format::Lirs,
+                &ReadOptions::default(),
+                OpFilter::Read,
+            )
+            .unwrap(),
+        );
+        for (i, (_, config)) in plan.runs.iter().enumerate() {
+            let got = plan.run(i).unwrap();
+            let spec = crate::hierarchy::HierarchySpec::parse(
+                &config.levels,
+                &[],
+                Preset::Paper,
+                crate::hierarchy::Placement::parse(&config.placement).unwrap(),
+            )
+            .unwrap();
+            let direct = crate::hierarchy::run_hierarchy(&spec, &trace, None).unwrap();
+            assert_eq!(got.levels.as_ref(), Some(&direct.levels));
+            assert_eq!((got.hits, got.requests), (direct.hits, direct.requests));
+            assert_eq!(got, run_config(config).unwrap());
+        }
+        let err = Experiment::from_toml(
+            "levels = [\"client:lru:4,storage:lru:8\"]\nprefetch = [\"linux24\"]\n\
+             [[trace]]\npath = \"h.trace\"\n",
+            "bad.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("without read-ahead"), "{err}");
     }
 
     #[test]
