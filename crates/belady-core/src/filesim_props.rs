@@ -94,6 +94,8 @@ struct Setup {
     scheduler: &'static str,
     capacity: usize,
     compat: bool,
+    /// ClusterFetch on, with this bandwidth cap (bytes/s, 0: none) and threshold (ms).
+    clusterfetch: Option<(u64, u64)>,
 }
 
 fn setup() -> impl Strategy<Value = Setup> {
@@ -123,15 +125,23 @@ fn setup() -> impl Strategy<Value = Setup> {
         prop::sample::select(SCHEDULER_NAMES),
         2usize..48,
         prop::bool::weighted(0.2),
+        prop::option::weighted(
+            0.3,
+            (
+                prop::sample::select(vec![0u64, 1 << 20, 1 << 24]),
+                prop::sample::select(vec![2u64, 8, 20]),
+            ),
+        ),
     )
         .prop_map(
-            |(policy, prefetch, disk, scheduler, capacity, compat)| Setup {
+            |(policy, prefetch, disk, scheduler, capacity, compat, clusterfetch)| Setup {
                 policy,
                 prefetch,
                 disk,
                 scheduler: if disk.is_some() { scheduler } else { "fcfs" },
                 capacity,
                 compat,
+                clusterfetch,
             },
         )
 }
@@ -284,6 +294,14 @@ fn config(s: &Setup) -> FileSimConfig {
         },
         disk: s.disk.map(|d| DiskConfig::preset(d).expect("a preset")),
         scheduler: Scheduler::parse(s.scheduler).expect("a scheduler name"),
+        // A short queue and low minimum so random programs learn bursts and reopen triggers.
+        clusterfetch: s.clusterfetch.map(|(cap, ms)| ClusterFetchConfig {
+            queue_len: 2,
+            threshold_ns: ms * 1_000_000,
+            min_burst: 2,
+            bandwidth_bytes_per_s: cap,
+            ..ClusterFetchConfig::default()
+        }),
         ..FileSimConfig::default()
     }
 }
@@ -314,14 +332,20 @@ proptest! {
         actions in prop::collection::vec(action(), 1..80),
         s in setup(),
     ) {
-        // Without a device every request completes at issue, so think times change nothing.
+        // Without a device every request completes at issue, so think times change nothing
+        // (except to ClusterFetch, whose bursts are defined by time).
         let mut trace = program(&actions);
         let Ok(a) = PreparedFileTrace::new(trace.clone(), 4096) else { return Ok(()) };
         for e in &mut trace.events {
             e.think_ns = 0;
         }
         let b = PreparedFileTrace::new(trace, 4096).expect("same reads");
-        let cfg = FileSimConfig { disk: None, scheduler: Scheduler::Fcfs, ..config(&s) };
+        let cfg = FileSimConfig {
+            disk: None,
+            scheduler: Scheduler::Fcfs,
+            clusterfetch: None,
+            ..config(&s)
+        };
         let spec = PolicySpec::parse(s.policy).expect("a listed policy");
         let ra = run_file_one(&spec, &a, s.capacity, &cfg).expect("runs");
         let rb = run_file_one(&spec, &b, s.capacity, &cfg).expect("runs");
