@@ -1,4 +1,5 @@
-//! `belady demo`: every policy at several sizes on the shipped sample traces.
+//! `belady demo`: every policy at several sizes on the shipped sample traces; `belady demo
+//! clusterfetch`: ClusterFetch on recorded launches.
 
 use anyhow::{bail, Result};
 use belady_core::trace::{Format, OpFilter, ReadOptions};
@@ -11,12 +12,25 @@ use std::path::PathBuf;
 #[derive(Args)]
 pub struct DemoArgs {
     /// Directory holding the sample traces (default: the checkout's data/).
-    #[arg(long)]
+    #[arg(long, global = true)]
     data: Option<PathBuf>,
+    #[command(subcommand)]
+    which: Option<Which>,
+}
+
+/// The demonstrations besides the default one.
+#[derive(clap::Subcommand)]
+enum Which {
+    /// ClusterFetch on recorded program launches: cold, warm and assisted launch times under an
+    /// HDD and an SSD model.
+    Clusterfetch(crate::clusterfetch_demo::DemoArgs),
 }
 
 pub fn run(args: DemoArgs) -> Result<()> {
     let dir = args.data.unwrap_or_else(crate::data_dir);
+    if let Some(Which::Clusterfetch(cf)) = args.which {
+        return crate::clusterfetch_demo::run(cf, &dir);
+    }
     let samples = [
         ("scan-hot.trace.gz", "250,500,750,1000,1250"),
         ("zipf-loop.trace.gz", "100,250,500,750,1000"),

@@ -1,12 +1,14 @@
 //! `belady`: the command-line front end of the belady simulator.
 
+mod clusterfetch;
+mod clusterfetch_demo;
 mod demo;
 mod disk_cmd;
 mod record;
 mod table;
 
 use anyhow::{Context, Result};
-use belady_core::filesim::{run_file_grid, Departures, FileSimConfig, PreparedFileTrace};
+use belady_core::filesim::{Departures, FileSimConfig, PreparedFileTrace};
 use belady_core::prefetch::PrefetchKind;
 use belady_core::trace::{
     accusim, detect_format, export, load_file_trace, native, Format, OpFilter, ReadOptions,
@@ -143,7 +145,8 @@ struct SimArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Read-ahead engine for file-level traces: none, linux24.
+    /// Read-ahead engine for file-level traces: none, linux24, linux26, ondemand, bsd, example;
+    /// add `+clusterfetch` for ClusterFetch on top (`clusterfetch` alone: no read-ahead).
     #[arg(long)]
     prefetch: Option<String>,
     /// Behave as a named reference simulator where it departs from the paper: accusim.
@@ -161,6 +164,8 @@ struct SimArgs {
     /// How the device orders waiting requests: fcfs, clook (seek-aware elevator) or sstf.
     #[arg(long, default_value = "fcfs")]
     scheduler: String,
+    #[command(flatten)]
+    cf: clusterfetch::CfArgs,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -203,9 +208,12 @@ struct SimRow<'a> {
 
 /// The file-level settings a `sim` call asks for, validated in one place.
 fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
+    let (engine, cf) = clusterfetch::split_prefetch(args.prefetch.as_deref().unwrap_or("none"))?;
     let mut cfg = FileSimConfig {
         block_size: args.input.block_size,
-        prefetch: PrefetchKind::parse(args.prefetch.as_deref().unwrap_or("none"))?,
+        prefetch: PrefetchKind::parse(&engine)?,
+        clusterfetch: args.cf.config(cf)?,
+        placement: args.cf.placement()?,
         ..FileSimConfig::default()
     };
     match args.compat.as_deref() {
@@ -255,8 +263,11 @@ fn sim(args: SimArgs) -> Result<()> {
     if format.is_file_level() {
         let cfg = file_config(&args)?;
         let events = load_file_trace(&args.input.trace, &format)?;
-        let trace = PreparedFileTrace::new(events, args.input.block_size)?;
-        let results = pool.install(|| run_file_grid(&specs, &sizes, &trace, &cfg))?;
+        let trace = args
+            .cf
+            .prepare(PreparedFileTrace::new(events, args.input.block_size)?)?;
+        let results =
+            pool.install(|| clusterfetch::run_file(&args.cf, &specs, &sizes, &trace, &cfg))?;
         return print_runs(
             &args,
             &results,
@@ -272,11 +283,15 @@ fn sim(args: SimArgs) -> Result<()> {
         || !args.compat_rules.is_empty()
         || args.disk.is_some()
         || args.scheduler != "fcfs"
+        || args.cf.needs_file_engine()
     {
         // Read-ahead, clustering and timing on a block trace: runs of consecutive ids act as files.
         let cfg = file_config(&args)?;
-        let trace = PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?;
-        let results = pool.install(|| run_file_grid(&specs, &sizes, &trace, &cfg))?;
+        let trace = args
+            .cf
+            .prepare(PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?)?;
+        let results =
+            pool.install(|| clusterfetch::run_file(&args.cf, &specs, &sizes, &trace, &cfg))?;
         return print_runs(
             &args,
             &results,
@@ -321,13 +336,14 @@ fn print_runs(
         emit(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
     } else {
         emit(&format!(
-            "trace {} ({} {}, {} references, {} unique blocks)\n{}",
+            "trace {} ({} {}, {} references, {} unique blocks)\n{}{}",
             source,
             format.name(),
             ops.noun(),
             references,
             unique,
-            table::runs(results)
+            table::runs(results),
+            clusterfetch::summary(results)
         ))?;
     }
     Ok(())

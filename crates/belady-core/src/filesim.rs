@@ -144,6 +144,8 @@ pub struct FileSimConfig {
     pub scheduler: Scheduler,
     /// ClusterFetch on top of the read-ahead engine, with its parameters.
     pub clusterfetch: Option<ClusterFetchConfig>,
+    /// Where files lie on the device.
+    pub placement: Placement,
 }
 
 impl Default for FileSimConfig {
@@ -158,6 +160,7 @@ impl Default for FileSimConfig {
             disk: None,
             scheduler: Scheduler::Fcfs,
             clusterfetch: None,
+            placement: Placement::Contiguous,
         }
     }
 }
@@ -718,6 +721,8 @@ impl<'a, P: Policy> FileSim<'a, P> {
         if self.cfg.departures.inode_spaced_layout {
             (file.wrapping_mul(2048).wrapping_add(index * 8) as u32 % 17_783_240) as u64
                 * (spb / 8).max(1)
+        } else if self.cfg.placement == Placement::Scattered {
+            cf::scattered_start(self.trace.trace.names.get(&file), file) + index * spb
         } else {
             let (base, _) = self.trace.layout.range(file);
             (base as u64 + index) * spb
@@ -1109,7 +1114,7 @@ pub fn run_file_grid(
 
 #[path = "filesim_cf.rs"]
 mod cf;
-pub use cf::{CfStats, LaunchStats, LaunchWindow};
+pub use cf::{CfStats, LaunchStats, LaunchWindow, Placement};
 
 #[cfg(test)]
 #[path = "filesim_props.rs"]

@@ -26,6 +26,57 @@ use crate::trace::file::FileTrace;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 
+/// Where files lie on the device (AccuSim's inode spacing, a departure, overrides both).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// One after another in order of first access: a freshly written or defragmented disk, the
+    /// best case for a cold start (the program reads the disk almost sequentially).
+    #[default]
+    Contiguous,
+    /// Each file contiguous, starting at a place drawn from its name (CRC-32) within the first
+    /// 8 GiB of the device: an aged file system, where a program's files lie far apart.
+    Scattered,
+}
+
+/// Names `--placement` takes.
+pub const PLACEMENT_NAMES: &[&str] = &["contiguous", "scattered"];
+
+impl Placement {
+    /// The placement called `name`.
+    pub fn parse(name: &str) -> Result<Placement> {
+        match name {
+            "contiguous" => Ok(Placement::Contiguous),
+            "scattered" => Ok(Placement::Scattered),
+            _ => Err(Error::config(
+                "--placement",
+                name,
+                format!("expected one of {}", PLACEMENT_NAMES.join(", ")),
+            )),
+        }
+    }
+
+    /// The name `parse` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Contiguous => "contiguous",
+            Placement::Scattered => "scattered",
+        }
+    }
+}
+
+/// Sectors of the region scattered files start in (8 GiB).
+const SCATTER_SECTORS: u64 = 16 << 20;
+
+/// First sector of a file under [`Placement::Scattered`]: 4 KiB-aligned, from its name (or its
+/// id when the trace names none), so the same file lies at the same place in every trace.
+pub(super) fn scattered_start(name: Option<&String>, file: u64) -> u64 {
+    let h = match name {
+        Some(n) => crc32fast::hash(n.as_bytes()),
+        None => crc32fast::hash(&file.to_le_bytes()),
+    };
+    (h as u64 % (SCATTER_SECTORS / 8)) * 8
+}
+
 /// The part of a trace measured as a launch: from event `start_event` (0: the start) to the first
 /// later open of file `until_open`, or to the end of the trace.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

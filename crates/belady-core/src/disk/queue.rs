@@ -10,9 +10,12 @@
 //!
 //! Background (low-priority) requests wait in a second queue: the device starts one only when no
 //! foreground request is waiting at that moment, and never before its release time (which may lie
-//! in the future: a bandwidth cap spaces releases out). A started request is never preempted, so a
-//! foreground request arriving during a background one waits for it to finish. A program blocked
-//! on a background request that has not started can promote it to the foreground.
+//! in the future: a bandwidth cap spaces releases out). Background requests are served as an
+//! address sweep from wherever the head is (C-LOOK; SSTF when that is the scheduler), so a
+//! foreground request that pulls the head away costs one seek, not a seek there and one back to
+//! where a first-come order would resume. A started request is never preempted, so a foreground
+//! request arriving during a background one waits for it to finish. A program blocked on a
+//! background request that has not started can promote it to the foreground.
 
 use super::{DiskAccess, DiskModel};
 use crate::error::{Error, Result};
@@ -168,11 +171,15 @@ impl DeviceQueue {
     /// whenever one has arrived, otherwise a released background one.
     pub fn dispatch_next(&mut self) -> Option<Dispatched> {
         let start = self.next_start_ns()?;
-        let w = match self.pick(&self.waiting, start) {
+        let w = match self.pick(&self.waiting, self.scheduler, start) {
             Some(i) => self.waiting.remove(i),
             None => {
+                let sweep = match self.scheduler {
+                    Scheduler::Fcfs => Scheduler::Clook,
+                    seek_aware => seek_aware,
+                };
                 let i = self
-                    .pick(&self.background, start)
+                    .pick(&self.background, sweep, start)
                     .expect("a request has arrived by its start time");
                 self.background.remove(i)
             }
@@ -196,14 +203,14 @@ impl DeviceQueue {
         }
     }
 
-    /// Index in `queue` of the request to start at `start`, among those arrived by then.
-    fn pick(&self, queue: &[Waiting], start: u64) -> Option<usize> {
+    /// Index in `queue` of the request `scheduler` starts at `start`, among those arrived by then.
+    fn pick(&self, queue: &[Waiting], scheduler: Scheduler, start: u64) -> Option<usize> {
         let arrived = queue
             .iter()
             .enumerate()
             .filter(|(_, w)| w.arrival_ns <= start);
         // `waiting` is in submission order, so `min_by_key` keeps the earliest on ties.
-        let chosen = match self.scheduler {
+        let chosen = match scheduler {
             Scheduler::Fcfs => arrived.min_by_key(|(i, _)| *i),
             Scheduler::Sstf => arrived.min_by_key(|(_, w)| w.access.lba.abs_diff(self.head_lba)),
             Scheduler::Clook => {
@@ -386,6 +393,23 @@ mod tests {
         q.dispatch_before(u64::MAX, &mut out);
         let starts: Vec<(u32, u64)> = out.iter().map(|d| (d.id, d.start_ns)).collect();
         assert_eq!(starts, [(11, 3_000_000), (10, 5_000_000)]);
+    }
+
+    #[test]
+    fn background_sweeps_from_the_head_even_under_fcfs() {
+        let mut q = queue(Scheduler::Fcfs);
+        for (id, lba) in [(10, 100), (11, 300), (12, 500), (13, 700)] {
+            q.submit_background(id, at(lba), 0);
+        }
+        let mut out = Vec::new();
+        q.dispatch_before(1, &mut out);
+        assert_eq!(out[0].id, 10);
+        // A demand read at 600 pulls the head past 300 and 500: the sweep goes on from there
+        // (700) and wraps, instead of going back to 300 first.
+        q.submit(0, at(600), 1);
+        q.dispatch_before(u64::MAX, &mut out);
+        let ids: Vec<u32> = out.iter().map(|d| d.id).collect();
+        assert_eq!(ids, [10, 0, 13, 11, 12]);
     }
 
     #[test]
