@@ -96,6 +96,7 @@ struct Setup {
     compat: bool,
     /// ClusterFetch on, with this bandwidth cap (bytes/s, 0: none) and threshold (ms).
     clusterfetch: Option<(u64, u64)>,
+    scattered: bool,
 }
 
 fn setup() -> impl Strategy<Value = Setup> {
@@ -132,16 +133,20 @@ fn setup() -> impl Strategy<Value = Setup> {
                 prop::sample::select(vec![2u64, 8, 20]),
             ),
         ),
+        prop::bool::ANY,
     )
         .prop_map(
-            |(policy, prefetch, disk, scheduler, capacity, compat, clusterfetch)| Setup {
-                policy,
-                prefetch,
-                disk,
-                scheduler: if disk.is_some() { scheduler } else { "fcfs" },
-                capacity,
-                compat,
-                clusterfetch,
+            |(policy, prefetch, disk, scheduler, capacity, compat, clusterfetch, scattered)| {
+                Setup {
+                    policy,
+                    prefetch,
+                    disk,
+                    scheduler: if disk.is_some() { scheduler } else { "fcfs" },
+                    capacity,
+                    compat,
+                    clusterfetch,
+                    scattered,
+                }
             },
         )
 }
@@ -302,6 +307,11 @@ fn config(s: &Setup) -> FileSimConfig {
             bandwidth_bytes_per_s: cap,
             ..ClusterFetchConfig::default()
         }),
+        placement: if s.scattered {
+            Placement::Scattered
+        } else {
+            Placement::Contiguous
+        },
         ..FileSimConfig::default()
     }
 }

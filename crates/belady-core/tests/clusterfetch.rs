@@ -4,7 +4,7 @@
 
 use belady_core::disk::DiskConfig;
 use belady_core::filesim::{
-    run_file_one, run_file_one_with_store, FileSimConfig, PreparedFileTrace,
+    run_file_one, run_file_one_with_store, FileSimConfig, Placement, PreparedFileTrace,
 };
 use belady_core::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};
 use belady_core::prefetch::PrefetchKind;
@@ -344,5 +344,56 @@ fn an_unknown_marker_is_a_config_error() {
     assert!(
         e.contains("--launch-until-open") && e.contains("/nope"),
         "{e}"
+    );
+}
+
+/// Scattered placement puts each file where its name says, so files read one after another cost
+/// seeks on a disk (not on the fixed model), and renumbering files changes nothing.
+#[test]
+fn scattered_placement_follows_names_and_costs_seeks() {
+    let files: Vec<(u64, String)> = (0..30)
+        .map(|i| (10 + i, format!("/lib/mod{i}.py")))
+        .collect();
+    let trace = |ids: &dyn Fn(u64) -> u64| {
+        let mut events = Vec::new();
+        for (f, _) in &files {
+            events.push(ev(ids(*f), 2 * BS, 0, FileEventKind::Open));
+            events.push(read(ids(*f), 2 * BS, 100_000, 0));
+        }
+        let names = files.iter().map(|(f, n)| (ids(*f), n.clone())).collect();
+        PreparedFileTrace::new(
+            FileTrace {
+                source: "modules".into(),
+                events,
+                names,
+            },
+            BS as u32,
+        )
+        .unwrap()
+    };
+    let a = trace(&|f| f);
+    let b = trace(&|f| 1000 - f);
+    let lru = PolicySpec::parse("lru").unwrap();
+    let time = |t: &PreparedFileTrace, disk: &str, placement| {
+        let cfg = FileSimConfig {
+            prefetch: PrefetchKind::None,
+            disk: Some(DiskConfig::preset(disk).unwrap()),
+            placement,
+            ..FileSimConfig::default()
+        };
+        run_file_one(&lru, t, 1000, &cfg)
+            .unwrap()
+            .io
+            .unwrap()
+            .exec_time_s
+            .unwrap()
+    };
+    let contiguous = time(&a, "cheetah9lp", Placement::Contiguous);
+    let scattered = time(&a, "cheetah9lp", Placement::Scattered);
+    assert!(scattered > contiguous * 1.5, "{scattered} vs {contiguous}");
+    assert_eq!(scattered, time(&b, "cheetah9lp", Placement::Scattered));
+    assert_eq!(
+        time(&a, "fixed", Placement::Scattered),
+        time(&a, "fixed", Placement::Contiguous)
     );
 }
