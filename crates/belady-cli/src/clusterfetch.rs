@@ -11,6 +11,7 @@ use std::path::PathBuf;
 /// The ClusterFetch component of `--prefetch`.
 pub const COMPONENT: &str = "clusterfetch";
 
+/// `sim`'s ClusterFetch, launch and placement options.
 #[derive(Args, Clone, Default)]
 pub struct CfArgs {
     /// ClusterFetch: entries of the queue of recent disk I/Os (default 16).

@@ -18,6 +18,7 @@ use belady_core::{PolicySpec, RunResult};
 use clap::Args;
 use std::path::Path;
 
+/// Options of `belady demo clusterfetch`.
 #[derive(Args)]
 pub struct DemoArgs {
     /// Print one JSON object per program, disk and placement instead of the table.
@@ -219,6 +220,7 @@ fn range(rows: &[Row], kind: &str) -> Option<(f64, f64)> {
     Some((lo, hi))
 }
 
+/// Runs the demonstration on the launches under `data/launch` and prints the table (or JSON).
 pub fn run(args: DemoArgs, data: &Path) -> Result<()> {
     let dir = data.join("launch");
     let rows = measure(&dir)?;
