@@ -17,9 +17,12 @@ import pytest
 from conftest import shared_dir, sim
 
 ORACLE = shared_dir() / "oracles" / "accusim"
-SCHEMES = {"OPT": "opt", "LRU": "lru", "LRU-2": "lru-k", "LRFU": "lrfu", "LIRS": "lirs", "MQ": "mq", "2Q": "2q",
+SCHEMES = {"OPT": "opt", "LRU": "lru", "LRU-2": "lru2", "LRFU": "lrfu", "LIRS": "lirs", "MQ": "mq", "2Q": "2q",
            "ARC": "arc"}
-EXACT_UNTIMED = ["LRU", "MQ"]
+# belady's JSON names each run by its registry name.
+LABELS = {"opt": "OPT", "lru": "LRU", "lru-k": "LRU-2", "lrfu": "LRFU", "lirs": "LIRS", "mq": "MQ", "2q": "2Q",
+          "arc": "ARC"}
+EXACT_UNTIMED = list(SCHEMES)
 COLUMNS = {"hits": "hits", "misses": "misses", "sync_reqs": "sync_requests", "sync_blocks": "sync_blocks",
            "async_reqs": "async_requests", "async_blocks": "async_blocks", "accesses": "requests"}
 
@@ -72,34 +75,41 @@ def test_untimed_rows_match_exactly(belady_bin, oracle, key, rows):
 
 
 # Timed runs (DiskSim's Cheetah 9LP in AccuSim, belady's cheetah9lp model here). The issue asks for run
-# time within 5% on every row and 2% at the median (met for these schemes), and hits, misses and request
-# counts within 1%. Hits meet that; misses and request counts are not there yet (up to about 4-6% off,
-# because which prefetches arrive late depends on the disk's exact timing), so they are held here to the
-# level reached, as a guard against regressions, not as the issue's bound.
-TIMED_SCHEMES = list(SCHEMES)
-# Schemes whose untimed rows all match; for the others hits and requests also carry the untimed gaps.
-COUNTS_CHECKED = ["LRU", "MQ"]
+# time within 5% on every row and 2% at the median, and hits, misses and request counts within 1%. Run
+# time and hits meet that with room (worst 3.3% and 0.2%, median 0.8%); misses and disk requests do not
+# yet (worst 4.7% and 3.5%, on lirs-cpp with read-ahead, where a few hundred misses make one request a
+# third of a percent). The demand-only rows show why: their counts match exactly, yet their run times
+# differ by up to 3.3% (micro-seq1), so the disk model's service times, not AccuSim's rules, decide which
+# prefetches are late. The bounds below hold the level reached, as a guard against regressions.
 TIMED = _rows("timed.tsv")
+EXEC_EACH, EXEC_MEDIAN = 0.04, 0.015
+COUNT_BOUNDS = {"hits": ("hits", 0.005), "misses": ("misses", 0.05), "num_ios": ("disk_requests", 0.04)}
 
 
 def test_timed_rows_within_bounds(belady_bin, oracle):
     errors = []
-    for scheme in TIMED_SCHEMES:
-        groups = _groups(TIMED, [scheme])
-        for (trace, prefetch, _), rows in groups:
-            sizes = [int(r["cache_blocks"]) for r in rows]
-            out = sim(belady_bin, oracle / "inputs" / f"{trace}.bin.gz", "accusim", [SCHEMES[scheme]], sizes,
-                      "--compat", "accusim", "--prefetch", "linux24" if prefetch == "1" else "none",
-                      "--disk", "cheetah9lp")
-            for row, got in zip(rows, out):
-                where = (trace, prefetch, scheme, row["cache_blocks"])
-                exec_error = abs(got["exec_time_s"] / float(row["exec_time_s"]) - 1)
-                assert exec_error < 0.05, (where, got["exec_time_s"], row["exec_time_s"])
-                errors.append(exec_error)
-                if scheme not in COUNTS_CHECKED:
-                    continue
-                assert abs(got["hits"] - int(row["hits"])) <= 0.01 * int(row["hits"]) + 1, where
-                for theirs, ours in [("misses", "misses"), ("num_ios", "disk_requests")]:
-                    assert abs(got[ours] - int(row[theirs])) <= 0.06 * int(row[theirs]) + 1, (where, theirs)
+    for (trace, prefetch), rows in sorted(_by_input(TIMED).items()):
+        sizes = sorted({int(r["cache_blocks"]) for r in rows})
+        schemes = [s for s in SCHEMES if any(r["scheme"] == s for r in rows)]
+        out = sim(belady_bin, oracle / "inputs" / f"{trace}.bin.gz", "accusim", [SCHEMES[s] for s in schemes],
+                  sizes, "--compat", "accusim", "--prefetch", "linux24" if prefetch == "1" else "none",
+                  "--disk", "cheetah9lp")
+        got = {(LABELS[r["policy"].split("(")[0]], r["cache_blocks"]): r for r in out}
+        for row in rows:
+            ours = got[(row["scheme"], int(row["cache_blocks"]))]
+            where = (trace, prefetch, row["scheme"], row["cache_blocks"])
+            assert ours["proc_time_s"] == pytest.approx(float(row["proc_time_s"]), abs=1e-6), where
+            exec_error = abs(ours["exec_time_s"] / float(row["exec_time_s"]) - 1)
+            assert exec_error < EXEC_EACH, (where, ours["exec_time_s"], row["exec_time_s"])
+            errors.append(exec_error)
+            for theirs, (field, bound) in COUNT_BOUNDS.items():
+                assert abs(ours[field] - int(row[theirs])) <= bound * int(row[theirs]), (where, theirs)
     errors.sort()
-    assert errors[len(errors) // 2] < 0.02, f"median run-time error {errors[len(errors) // 2]:.3%}"
+    assert errors[len(errors) // 2] < EXEC_MEDIAN, f"median run-time error {errors[len(errors) // 2]:.3%}"
+
+
+def _by_input(rows):
+    groups = collections.defaultdict(list)
+    for r in rows:
+        groups[(r["trace"], r["prefetch"])].append(r)
+    return groups

@@ -16,9 +16,18 @@ def test_simulate_equals_cli(belady_bin):
     py = belady.simulate(DEMO, ["lru", "clock", "opt"], [100, "5%"], format="lirs")
     cli = sim(belady_bin, DEMO, "lirs", ["lru", "clock", "opt"], [100, "5%"])
     assert len(py) == len(cli) == 6
-    for a, b in zip(py, cli):
-        for key in ("policy", "cache_blocks", "requests", "hits", "misses", "hit_ratio", "format", "ops"):
-            assert a[key] == b[key], key
+    assert list(py.columns) == list(cli[0].keys()), "the DataFrame has the CLI's JSON keys, in order"
+    for a, b in zip(py.to_dict("records"), cli):
+        assert a == b
+
+
+def test_simulate_with_read_ahead_and_a_disk_equals_cli(belady_bin):
+    options = dict(prefetch="linux24", disk="cheetah9lp", scheduler="clook")
+    py = belady.simulate(DEMO, ["lru", "arc"], [200], format="lirs", **options)
+    cli = sim(belady_bin, DEMO, "lirs", ["lru", "arc"], [200], "--prefetch", "linux24", "--disk", "cheetah9lp",
+              "--scheduler", "clook")
+    assert py.to_dict("records") == cli
+    assert (py["exec_time_s"] > 0).all() and (py["prefetched_blocks"] > 0).all()
 
 
 def test_policies_lists_registry():

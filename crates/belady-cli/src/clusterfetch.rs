@@ -4,12 +4,11 @@
 use anyhow::{bail, Result};
 use belady_core::filesim::{FileSimConfig, Placement, PreparedFileTrace};
 use belady_core::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};
-use belady_core::{CacheSize, Error, RunResult};
+use belady_core::simulate::Simulation;
+use belady_core::trace::{load_file_trace, Format, OpFilter, ReadOptions};
+use belady_core::{BlockTrace, CacheSize, Error, RunResult};
 use clap::Args;
 use std::path::PathBuf;
-
-/// The ClusterFetch component of `--prefetch`.
-pub const COMPONENT: &str = "clusterfetch";
 
 /// `sim`'s ClusterFetch, launch and placement options.
 #[derive(Args, Clone, Default)]
@@ -44,32 +43,6 @@ pub struct CfArgs {
     /// file at a place drawn from its name within 8 GiB, like an aged file system).
     #[arg(long, default_value = "contiguous")]
     placement: String,
-}
-
-/// Splits `--prefetch` into the read-ahead engine and whether ClusterFetch is on:
-/// `linux24+clusterfetch`, `clusterfetch` (no read-ahead), `ondemand`.
-pub fn split_prefetch(value: &str) -> Result<(String, bool)> {
-    let mut engine: Option<&str> = None;
-    let mut cf = false;
-    for part in value.split('+').map(str::trim) {
-        if part == COMPONENT {
-            if cf {
-                bail!(Error::config(
-                    "--prefetch",
-                    value,
-                    "names clusterfetch twice"
-                ));
-            }
-            cf = true;
-        } else if engine.replace(part).is_some() {
-            bail!(Error::config(
-                "--prefetch",
-                value,
-                "combines at most one read-ahead engine with clusterfetch (e.g. linux24+clusterfetch)"
-            ));
-        }
-    }
-    Ok((engine.unwrap_or("none").to_string(), cf))
 }
 
 fn bytes(flag: &str, text: &str) -> Result<u64> {
@@ -197,10 +170,13 @@ pub fn summary(results: &[RunResult]) -> String {
 impl CfArgs {
     /// Whether these options need the file-level engine even on a block-level trace.
     pub fn needs_file_engine(&self) -> bool {
-        self.warm
-            || self.launch_until_open.is_some()
-            || self.cf_store.is_some()
-            || self.placement != "contiguous"
+        self.needs_own_run() || self.placement != "contiguous"
+    }
+
+    /// Whether the trace or the run must be shaped here ([`simulate`]) rather than by
+    /// `belady_core::simulate`: a warm start, a launch marker or a persistent store.
+    pub fn needs_own_run(&self) -> bool {
+        self.warm || self.launch_until_open.is_some() || self.cf_store.is_some()
     }
 
     /// The `--placement` value.
@@ -244,4 +220,32 @@ pub fn run_file(
     )?;
     args.save_store(learned.as_ref())?;
     Ok(vec![run])
+}
+
+/// Like `belady_core::simulate::simulate` with the file engine, after shaping the trace
+/// ([`CfArgs::prepare`]) and with the store of `--cf-store` ([`run_file`]).
+#[allow(clippy::too_many_arguments)]
+pub fn simulate(
+    args: &CfArgs,
+    path: &std::path::Path,
+    format: &Format,
+    block_size: u32,
+    ops: OpFilter,
+    specs: &[belady_core::PolicySpec],
+    sizes: &[CacheSize],
+    cfg: &FileSimConfig,
+) -> Result<Simulation> {
+    let trace = if format.is_file_level() {
+        PreparedFileTrace::new(load_file_trace(path, format)?, block_size)?
+    } else {
+        let blocks = BlockTrace::load(path, format, &ReadOptions { block_size }, ops)?;
+        PreparedFileTrace::from_block_trace(&blocks)?
+    };
+    let trace = args.prepare(trace)?;
+    Ok(Simulation {
+        runs: run_file(args, specs, sizes, &trace, cfg)?,
+        references: trace.refs.len(),
+        unique: trace.distinct,
+        source: trace.trace.source.clone(),
+    })
 }

@@ -1,44 +1,59 @@
 //! `belady demo`: every policy at several sizes on the shipped sample traces; `belady demo
 //! clusterfetch`: ClusterFetch on recorded launches.
 
-use anyhow::{bail, Result};
-use belady_core::trace::{Format, OpFilter, ReadOptions};
-use belady_core::{
-    parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, Preset, POLICIES,
-};
-use clap::Args;
+use anyhow::{bail, Context, Result};
+use belady_core::sweep::store::Store;
+use belady_core::sweep::{Experiment, Plan, TraceSpec};
+use belady_core::workload::{self, GenSpec, Generator, OutFormat};
+use belady_core::RunResult;
+use belady_core::{parse_policies, run_grid, CacheSize, PreparedTrace, Preset, POLICIES};
+use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct DemoArgs {
     /// Directory holding the sample traces (default: the checkout's data/).
     #[arg(long, global = true)]
     data: Option<PathBuf>,
+    /// Where the demo writes its generated traces, results store and report.
+    #[arg(long, default_value = "belady-demo")]
+    out: PathBuf,
     #[command(subcommand)]
-    which: Option<Which>,
+    which: Option<DemoKind>,
 }
 
-/// The demonstrations besides the default one.
-#[derive(clap::Subcommand)]
-enum Which {
+#[derive(Subcommand)]
+enum DemoKind {
+    /// Every policy on the LRU-K paper's indexed database and on scans: where LRU fails and
+    /// which policies fix it.
+    LruFailures(LruFailuresArgs),
     /// ClusterFetch on recorded program launches: cold, warm and assisted launch times under an
     /// HDD and an SSD model.
     Clusterfetch(crate::clusterfetch_demo::DemoArgs),
 }
 
+#[derive(Args)]
+struct LruFailuresArgs {
+    /// Random seed of the generated workloads.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON (every run) instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
 pub fn run(args: DemoArgs) -> Result<()> {
     let dir = args.data.unwrap_or_else(crate::data_dir);
-    if let Some(Which::Clusterfetch(cf)) = args.which {
-        return crate::clusterfetch_demo::run(cf, &dir);
+    match args.which {
+        Some(DemoKind::LruFailures(a)) => return lru_failures(a),
+        Some(DemoKind::Clusterfetch(a)) => return crate::clusterfetch_demo::run(a, &dir),
+        None => {}
     }
-    let samples = [
-        ("scan-hot.trace.gz", "250,500,750,1000,1250"),
-        ("zipf-loop.trace.gz", "100,250,500,750,1000"),
-    ];
-    let all: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
-    let specs = parse_policies(&all.join(","), &[], Preset::Paper)?;
-    for (name, sizes) in samples {
-        let sizes = CacheSize::parse_list(sizes)?;
+    let out = args.out;
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut traces = Vec::new();
+    for name in ["scan-hot.trace.gz", "zipf-loop.trace.gz"] {
         let path = dir.join(name);
         if !path.is_file() {
             bail!(
@@ -46,19 +61,209 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 path.display()
             );
         }
-        let trace = PreparedTrace::new(BlockTrace::load(
-            &path,
-            &Format::Lirs,
-            &ReadOptions::default(),
-            OpFilter::Read,
-        )?);
-        crate::emit(&format!(
-            "\n== {} — {} references, {} unique blocks\n{}",
-            name,
-            trace.trace.refs.len(),
-            trace.unique(),
-            crate::table::runs(&run_grid(&specs, &sizes, &trace)?)
-        ))?;
+        traces.push(TraceSpec {
+            path: std::fs::canonicalize(&path)?,
+            format: Some("lirs".into()),
+            block_size: 4096,
+            name: None,
+        });
     }
+    // Two generated file-level programs, so read-ahead has files to work on: a cscope-like loop
+    // over many files and a tpc-h-like random reader.
+    for (kind, file, settings) in [
+        (
+            "sequential-files",
+            "files-loop.bev",
+            &[("requests", "60000"), ("files", "300")][..],
+        ),
+        (
+            "random-files",
+            "random-reads.bev",
+            &[
+                ("requests", "20000"),
+                ("files", "2"),
+                ("file-size", "64MiB"),
+            ][..],
+        ),
+    ] {
+        let path = out.join(file);
+        let mut spec = GenSpec::new(kind)?;
+        for (k, v) in settings {
+            spec.set(k, v)?;
+        }
+        workload::write(spec.build(1)?, &path, OutFormat::Events, file, 4096)?;
+        traces.push(TraceSpec {
+            path: std::fs::canonicalize(&path)?,
+            format: Some("events".into()),
+            block_size: 4096,
+            name: None,
+        });
+    }
+    let exp = Experiment {
+        name: "belady demo".into(),
+        store: None,
+        preset: "paper".into(),
+        policies: POLICIES.iter().map(|p| p.name.to_string()).collect(),
+        params: Vec::new(),
+        sizes: ["5%", "10%", "20%", "40%"].map(String::from).to_vec(),
+        prefetch: vec!["none".into(), "linux24".into()],
+        disks: vec!["cheetah9lp".into()],
+        scheduler: "fcfs".into(),
+        compat: None,
+        max_request: "64KiB".into(),
+        traces,
+    };
+    let plan = Plan::new(&exp, &out, "belady demo")?;
+    let store_path = out.join("results.sqlite");
+    let store = Store::open(&store_path)?;
+    let todo = plan.pending(&store)?;
+    plan.execute(&todo, &store, None, &mut || {})?;
+    for trace in &plan.traces {
+        for prefetch in ["none", "linux24"] {
+            let runs: Vec<RunResult> = store
+                .runs()?
+                .into_iter()
+                .filter(|r| r.config.trace == trace.label && r.config.prefetch == prefetch)
+                .map(|r| r.result)
+                .collect();
+            let name = trace
+                .path
+                .file_name()
+                .map_or_else(|| trace.label.clone(), |n| n.to_string_lossy().into_owned());
+            crate::emit(&format!(
+                "\n== {name}, read-ahead {prefetch}, disk cheetah9lp ({} unique blocks)\n{}",
+                trace.unique(),
+                crate::table::runs(&runs)
+            ))?;
+        }
+    }
+    let report = out.join("report.html");
+    let charts = crate::report::write_report(&store_path, &report, None)?;
+    crate::emit(&format!(
+        "\n{} runs in {}; report with {} charts: {}\n",
+        plan.runs.len(),
+        store_path.display(),
+        charts,
+        report.display()
+    ))?;
     Ok(())
+}
+
+/// One workload of the LRU-failure demo: a generator, its settings and the cache size.
+struct Case {
+    name: &'static str,
+    kind: &'static str,
+    params: &'static [(&'static str, &'static str)],
+    cache: u64,
+    what: &'static str,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "indexed-db",
+        kind: "indexed-db",
+        params: &[("requests", "200000")],
+        cache: 101,
+        what: "LRU-K paper: 100 leaf pages (p = 0.005 each) and 10,000 record pages (p = 0.00005) referenced alternately",
+    },
+    Case {
+        name: "scan-cyclic",
+        kind: "scan",
+        params: &[("requests", "100000"), ("region", "600"), ("mode", "cyclic")],
+        cache: 500,
+        what: "scan.c cyclic: a 600-block region scanned over and over",
+    },
+    Case {
+        name: "scan-use-once",
+        kind: "scan",
+        params: &[
+            ("requests", "100000"),
+            ("region", "5000"),
+            ("mode", "use-once"),
+            ("hot", "400"),
+            ("hot-share", "0.5"),
+        ],
+        cache: 500,
+        what: "scan.c use-once: a 400-block hot set (half the references) under a never-repeating scan",
+    },
+];
+
+/// Whether `hit` recovers at least half of the gap between LRU and OPT.
+fn fixes(hit: f64, lru: f64, opt: f64) -> bool {
+    opt - lru > 1e-9 && hit - lru >= 0.5 * (opt - lru)
+}
+
+fn lru_failures(args: LruFailuresArgs) -> Result<()> {
+    let all: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+    let specs = parse_policies(&all.join(","), &[], Preset::Paper)?;
+    let mut columns: Vec<Vec<RunResult>> = Vec::new();
+    for case in CASES {
+        let mut spec = GenSpec::new(case.kind)?;
+        for (k, v) in case.params {
+            spec.set(k, v)?;
+        }
+        let Generator::Block(gen) = spec.build(args.seed)? else {
+            bail!("{} is not a block-level generator", case.kind);
+        };
+        let trace = PreparedTrace::new(workload::block_trace(gen, case.name)?);
+        columns.push(run_grid(&specs, &[CacheSize::Blocks(case.cache)], &trace)?);
+    }
+    if args.json {
+        let runs: Vec<&RunResult> = columns.iter().flatten().collect();
+        return crate::emit(&format!("{}\n", serde_json::to_string_pretty(&runs)?));
+    }
+    let ratio = |c: usize, name: &str| {
+        columns[c]
+            .iter()
+            .find(|r| r.policy == name)
+            .map_or(0.0, |r| r.hit_ratio)
+    };
+    let mut out = format!("LRU's failure modes (seed {})\n", args.seed);
+    for case in CASES {
+        out.push_str(&format!(
+            "  {:<14} {} blocks of cache; {}\n",
+            case.name, case.cache, case.what
+        ));
+    }
+    out.push_str(
+        "hit ratio in %; 'fixes' = recovers at least half of the gap between LRU and OPT\n\n",
+    );
+    let mut header = format!("{:<10}", "policy");
+    for case in CASES {
+        header.push_str(&format!("  {:>14}  {:>5}", case.name, "fixes"));
+    }
+    out.push_str(&header);
+    out.push('\n');
+    let mut fix_all = Vec::new();
+    for (p, spec) in specs.iter().enumerate() {
+        let name = spec.info.name;
+        let mut line = format!("{name:<10}");
+        let mut every = true;
+        for (c, runs) in columns.iter().enumerate() {
+            let hit = runs[p].hit_ratio;
+            let verdict = if name == "lru" || name == "opt" {
+                "-"
+            } else if fixes(hit, ratio(c, "lru"), ratio(c, "opt")) {
+                "yes"
+            } else {
+                every = false;
+                "no"
+            };
+            line.push_str(&format!("  {:>14.2}  {verdict:>5}", 100.0 * hit));
+        }
+        if every && name != "lru" && name != "opt" {
+            fix_all.push(name);
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "\nfix LRU on every workload: {}\n",
+        if fix_all.is_empty() {
+            "none".to_string()
+        } else {
+            fix_all.join(", ")
+        }
+    ));
+    crate::emit(&out)
 }

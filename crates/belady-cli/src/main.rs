@@ -4,19 +4,22 @@ mod clusterfetch;
 mod clusterfetch_demo;
 mod demo;
 mod disk_cmd;
+mod gen_cmd;
+mod merge_cmd;
 mod record;
+mod report;
+mod stats_cmd;
+mod sweep;
 mod table;
 
 use anyhow::{Context, Result};
-use belady_core::filesim::{Departures, FileSimConfig, PreparedFileTrace};
-use belady_core::prefetch::PrefetchKind;
+use belady_core::filesim::{FileOptions, FileSimConfig};
+use belady_core::simulate::simulate;
 use belady_core::trace::{
-    accusim, detect_format, export, load_file_trace, native, Format, OpFilter, ReadOptions,
-    FORMAT_NAMES,
+    accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
+    Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
 };
-use belady_core::{
-    parse_policies, run_grid, BlockTrace, CacheSize, PreparedTrace, Preset, RunResult, POLICIES,
-};
+use belady_core::{parse_policies, BlockTrace, CacheSize, Preset, RunResult, POLICIES};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -35,7 +38,7 @@ struct Cli {
 enum Command {
     /// Simulate replacement policies over a trace at one or more cache sizes.
     Sim(Box<SimArgs>),
-    /// Convert a trace to belady's native format (or to another tool's format).
+    /// Convert a trace between formats: any readable one to native, native to the others.
     Convert(ConvertArgs),
     /// List the replacement policies and their parameters.
     Policies {
@@ -46,12 +49,25 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
-    /// Run the built-in demonstration on the shipped sample traces.
+    /// Run the built-in demonstration on the shipped sample traces (`demo lru-failures`: where
+    /// LRU fails and which policies fix it).
     Demo(demo::DemoArgs),
+    /// Generate a synthetic workload (deterministic for a seed, written as it is generated).
+    Gen(gen_cmd::GenArgs),
+    /// Characterise a trace: counts, sequentiality, file sizes, reuse distances, working set.
+    Stats(stats_cmd::StatsArgs),
+    /// Interleave two traces by time, one scaled onto the other's duration, ids kept apart.
+    Merge(merge_cmd::MergeArgs),
     /// Record a program's file reads with strace, or convert an strace log, into a file-level trace.
     Record(record::RecordArgs),
     /// Print a disk model's service-time distribution under random or sequential requests.
     Disk(disk_cmd::DiskArgs),
+    /// Run an experiment grid (TOML) in parallel into a resumable SQLite results store.
+    Sweep(sweep::SweepArgs),
+    /// Work with a results store: `belady results export`.
+    Results(sweep::ResultsArgs),
+    /// Write an HTML report with charts (and SVG files) from a results store.
+    Report(report::ReportArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -60,8 +76,15 @@ struct TraceArgs {
     /// Trace file (gzip, xz, zstd or bzip2 compressed files are read transparently).
     #[arg(long, short = 't')]
     trace: PathBuf,
-    /// Trace format: lirs, arc, csv, cloudphysics, msr, systor, tencent, u32le, u32be, native.
-    /// Guessed from the content or name when absent.
+    #[command(flatten)]
+    how: FormatArgs,
+}
+
+/// A trace's format options, without the path.
+#[derive(Args, Clone)]
+struct FormatArgs {
+    /// Trace format: lirs, arc, csv, cloudphysics, msr, systor, tencent, u32le, u32be, native,
+    /// accusim, accusim-text, events. Guessed from the content or name when absent.
     #[arg(long, short = 'f')]
     format: Option<String>,
     /// Column mapping for csv formats, e.g. 'offset=4:bytes,size=5,op=3,time=0:us,device=2'.
@@ -78,8 +101,9 @@ struct TraceArgs {
     block_size: u32,
 }
 
-impl TraceArgs {
-    fn format(&self) -> Result<Format> {
+impl FormatArgs {
+    /// The format of `path`: as given, else guessed.
+    fn format_of(&self, path: &Path, name: Option<&str>) -> Result<Format> {
         let header = if self.header {
             Some(true)
         } else if self.no_header {
@@ -87,18 +111,32 @@ impl TraceArgs {
         } else {
             None
         };
-        Ok(match &self.format {
+        Ok(match name.or(self.format.as_deref()) {
             Some(name) => Format::parse(name, self.columns.as_deref(), header)?,
-            None => detect_format(&self.trace)?,
+            None => detect_format(path)?,
         })
+    }
+
+    fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            block_size: self.block_size,
+        }
+    }
+}
+
+impl TraceArgs {
+    fn format(&self) -> Result<Format> {
+        self.how.format_of(&self.trace, None)
     }
 
     fn load(&self, ops: OpFilter) -> Result<BlockTrace> {
         let format = self.format()?;
-        let opts = ReadOptions {
-            block_size: self.block_size,
-        };
-        Ok(BlockTrace::load(&self.trace, &format, &opts, ops)?)
+        Ok(BlockTrace::load(
+            &self.trace,
+            &format,
+            &self.how.read_options(),
+            ops,
+        )?)
     }
 }
 
@@ -166,16 +204,31 @@ struct SimArgs {
     scheduler: String,
     #[command(flatten)]
     cf: clusterfetch::CfArgs,
+    /// File-level runs: list every disk request (event, sync, file, first block, blocks, issue
+    /// time) in each JSON row's `request_log`.
+    #[arg(long)]
+    log_requests: bool,
 }
 
-#[derive(Copy, Clone, ValueEnum)]
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
 enum Target {
     /// belady's native binary format (dense ids).
     Native,
     /// One block id per line.
     Lirs,
+    /// `start_block num_blocks 0 request_no` (the ARC traces' form), runs of consecutive blocks.
+    Arc,
+    /// `block,op[,time_ns]` with a header (read back with --format csv --header
+    /// --columns block=0,op=1,time=2:ns).
+    Csv,
+    /// Back-to-back little-endian 32-bit block ids.
+    U32le,
+    /// Back-to-back big-endian 32-bit block ids.
+    U32be,
     /// libCacheSim's oracleGeneral binary format (with next-access times).
     OracleGeneral,
+    /// belady's file-level events text (from a file-level input).
+    Events,
     /// AccuSim's binary file-level form (from an AccuSim input only).
     Accusim,
     /// AccuSim's text file-level form (from an AccuSim input only).
@@ -192,7 +245,7 @@ struct ConvertArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "native")]
     to: Target,
-    /// Which requests to keep (native keeps the direction of each).
+    /// Which requests to keep (native and csv keep the direction of each).
     #[arg(long, value_enum, default_value = "all")]
     ops: Ops,
 }
@@ -208,40 +261,18 @@ struct SimRow<'a> {
 
 /// The file-level settings a `sim` call asks for, validated in one place.
 fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
-    let (engine, cf) = clusterfetch::split_prefetch(args.prefetch.as_deref().unwrap_or("none"))?;
-    let mut cfg = FileSimConfig {
-        block_size: args.input.block_size,
-        prefetch: PrefetchKind::parse(&engine)?,
-        clusterfetch: args.cf.config(cf)?,
-        placement: args.cf.placement()?,
-        ..FileSimConfig::default()
-    };
-    match args.compat.as_deref() {
-        None => {}
-        Some("accusim") => cfg.departures = Departures::accusim(),
-        Some(other) => {
-            return Err(belady_core::Error::config("--compat", other, "expected accusim").into())
-        }
-    }
-    for rule in &args.compat_rules {
-        cfg.departures.enable(rule)?;
-    }
-    cfg.max_request_bytes = match CacheSize::parse(&args.max_request)? {
-        CacheSize::Bytes(b) => b,
-        CacheSize::Blocks(b) => b.saturating_mul(args.input.block_size as u64),
-        CacheSize::Percent(_) => {
-            return Err(belady_core::Error::config(
-                "--max-request",
-                &args.max_request,
-                "expected a byte size such as 64KiB",
-            )
-            .into())
-        }
-    };
-    if let Some(disk) = &args.disk {
-        cfg.disk = Some(belady_core::disk::load_config(disk)?);
-    }
-    cfg.scheduler = belady_core::disk::queue::Scheduler::parse(&args.scheduler)?;
+    let mut cfg = FileSimConfig::from_options(&FileOptions {
+        block_size: args.input.how.block_size,
+        prefetch: args.prefetch.as_deref(),
+        compat: args.compat.as_deref(),
+        compat_rules: &args.compat_rules,
+        max_request: &args.max_request,
+        disk: args.disk.as_deref(),
+        scheduler: &args.scheduler,
+    })?;
+    cfg.log_requests = args.log_requests;
+    cfg.clusterfetch = args.cf.config(cfg.clusterfetch.is_some())?;
+    cfg.placement = args.cf.placement()?;
     cfg.validate()?;
     Ok(cfg)
 }
@@ -260,58 +291,45 @@ fn sim(args: SimArgs) -> Result<()> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    if format.is_file_level() {
-        let cfg = file_config(&args)?;
-        let events = load_file_trace(&args.input.trace, &format)?;
-        let trace = args
-            .cf
-            .prepare(PreparedFileTrace::new(events, args.input.block_size)?)?;
-        let results =
-            pool.install(|| clusterfetch::run_file(&args.cf, &specs, &sizes, &trace, &cfg))?;
-        return print_runs(
-            &args,
-            &results,
-            &format,
-            ops,
-            trace.refs.len(),
-            trace.distinct,
-            &trace.trace.source,
-        );
-    }
-    if args.prefetch.as_deref().is_some_and(|p| p != "none")
+    let wants_file_engine = format.is_file_level()
+        || args.prefetch.as_deref().is_some_and(|p| p != "none")
         || args.compat.is_some()
         || !args.compat_rules.is_empty()
         || args.disk.is_some()
         || args.scheduler != "fcfs"
-        || args.cf.needs_file_engine()
-    {
-        // Read-ahead, clustering and timing on a block trace: runs of consecutive ids act as files.
-        let cfg = file_config(&args)?;
-        let trace = args
-            .cf
-            .prepare(PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?)?;
-        let results =
-            pool.install(|| clusterfetch::run_file(&args.cf, &specs, &sizes, &trace, &cfg))?;
-        return print_runs(
-            &args,
-            &results,
+        || args.cf.needs_file_engine();
+    let cfg = wants_file_engine.then(|| file_config(&args)).transpose()?;
+    let sim = pool.install(|| match &cfg {
+        // Warm starts, launch markers and a persistent store shape the trace and the run.
+        Some(cfg) if args.cf.needs_own_run() => clusterfetch::simulate(
+            &args.cf,
+            &args.input.trace,
             &format,
+            args.input.how.block_size,
             ops,
-            trace.refs.len(),
-            trace.distinct,
-            &trace.trace.source,
-        );
-    }
-    let trace = PreparedTrace::new(args.input.load(ops)?);
-    let results = pool.install(|| run_grid(&specs, &sizes, &trace))?;
+            &specs,
+            &sizes,
+            cfg,
+        ),
+        _ => simulate(
+            &args.input.trace,
+            &format,
+            args.input.how.block_size,
+            ops,
+            &specs,
+            &sizes,
+            cfg.as_ref(),
+        )
+        .map_err(anyhow::Error::from),
+    })?;
     print_runs(
         &args,
-        &results,
+        &sim.runs,
         &format,
         ops,
-        trace.trace.refs.len(),
-        trace.unique(),
-        &trace.trace.source,
+        sim.references,
+        sim.unique,
+        &sim.source,
     )
 }
 
@@ -349,29 +367,161 @@ fn print_runs(
     Ok(())
 }
 
+/// A block-level stream of `path`, with the block size and source name it carries.
+fn open_stream(
+    path: &Path,
+    format: &Format,
+    how: &FormatArgs,
+) -> Result<(RequestStream, u32, String)> {
+    if *format == Format::Native {
+        let reqs = native::NativeRequests::open(
+            belady_core::trace::input::open_trace(path)?,
+            path.display().to_string(),
+        )?;
+        let (bs, source) = (reqs.block_size(), reqs.source().to_string());
+        return Ok((Box::new(reqs), bs, source));
+    }
+    Ok((
+        open_requests(path, format, &how.read_options())?,
+        how.block_size,
+        path.display().to_string(),
+    ))
+}
+
+/// Where streamed block references go: a native file or a [`export::RefWriter`].
+enum RefSink {
+    Native(native::StreamWriter),
+    Text(export::RefWriter<std::io::BufWriter<std::fs::File>>),
+}
+
+impl RefSink {
+    fn create(to: Target, out: &Path, source: &str, block_size: u32) -> Result<RefSink> {
+        let format = match to {
+            Target::Native => {
+                let dir = match out.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d,
+                    _ => Path::new("."),
+                };
+                return Ok(RefSink::Native(native::StreamWriter::new(
+                    dir,
+                    source.to_string(),
+                    block_size,
+                )?));
+            }
+            Target::Lirs => export::RefFormat::Lirs,
+            Target::Arc => export::RefFormat::Arc,
+            Target::Csv => export::RefFormat::Csv,
+            Target::U32le => export::RefFormat::U32Le,
+            Target::U32be => export::RefFormat::U32Be,
+            _ => unreachable!("not a streamed block format"),
+        };
+        let file = std::fs::File::create(out)
+            .with_context(|| format!("{}: cannot create", out.display()))?;
+        Ok(RefSink::Text(export::RefWriter::new(
+            format,
+            std::io::BufWriter::with_capacity(1 << 20, file),
+        )))
+    }
+
+    /// Appends every block of `req`.
+    fn push(&mut self, req: &BlockRequest, out: &Path) -> Result<()> {
+        for k in 0..req.count as u64 {
+            let block = req.block + k;
+            match self {
+                RefSink::Native(w) => w.push(block, req.op, req.time_ns)?,
+                RefSink::Text(w) => w
+                    .push(block, req.op, req.time_ns)
+                    .with_context(|| format!("{}: cannot write", out.display()))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Finishes the file; returns the unique blocks when known.
+    fn finish(self, out: &Path) -> Result<Option<usize>> {
+        let failed = || format!("{}: write failed", out.display());
+        match self {
+            RefSink::Native(w) => {
+                let file = std::fs::File::create(out)
+                    .with_context(|| format!("{}: cannot create", out.display()))?;
+                let (_, unique) = w
+                    .finish(std::io::BufWriter::with_capacity(1 << 20, file))
+                    .with_context(failed)?;
+                Ok(Some(unique))
+            }
+            RefSink::Text(w) => {
+                w.finish().with_context(failed)?;
+                Ok(None)
+            }
+        }
+    }
+}
+
 fn convert(args: ConvertArgs) -> Result<()> {
     let out = &args.output;
-    let file =
-        || std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()));
     let failed = || format!("{}: write failed", out.display());
-    if let Target::Accusim | Target::AccusimText = args.to {
-        return convert_accusim(&args);
-    }
-    let trace = args.input.load(args.ops.into())?;
     match args.to {
-        Target::Native => native::write_file(&trace, out)?,
-        Target::Lirs => export::write_lirs(&trace, file()?).with_context(failed)?,
-        Target::OracleGeneral => {
-            export::write_oracle_general(&trace, file()?).with_context(failed)?
+        Target::Accusim | Target::AccusimText => return convert_accusim(&args),
+        Target::Events => {
+            let format = args.input.format()?;
+            let trace = load_file_trace(&args.input.trace, &format)?;
+            let file = std::fs::File::create(out)
+                .with_context(|| format!("{}: cannot create", out.display()))?;
+            let mut w = std::io::BufWriter::new(file);
+            events::write(&trace, None, &mut w).with_context(failed)?;
+            std::io::Write::flush(&mut w).with_context(failed)?;
+            eprintln!(
+                "wrote {} ({} events, {} files)",
+                out.display(),
+                trace.events.len(),
+                trace.names.len()
+            );
+            return Ok(());
         }
-        Target::Accusim | Target::AccusimText => unreachable!("handled above"),
+        Target::OracleGeneral => {
+            let trace = args.input.load(args.ops.into())?;
+            let file = std::fs::File::create(out)
+                .with_context(|| format!("{}: cannot create", out.display()))?;
+            export::write_oracle_general(&trace, file).with_context(failed)?;
+            eprintln!(
+                "wrote {} ({} references, {} unique blocks)",
+                out.display(),
+                trace.refs.len(),
+                trace.unique()
+            );
+            return Ok(());
+        }
+        _ => {}
     }
-    eprintln!(
-        "wrote {} ({} references, {} unique blocks)",
-        out.display(),
-        trace.refs.len(),
-        trace.unique()
-    );
+    let format = args.input.format()?;
+    let ops = OpFilter::from(args.ops);
+    let (stream, block_size, source) = open_stream(&args.input.trace, &format, &args.input.how)?;
+    let mut sink = RefSink::create(args.to, out, &source, block_size)?;
+    let mut refs = 0u64;
+    for req in stream {
+        let req = req?;
+        if ops.keeps(req.op) {
+            sink.push(&req, out)?;
+            refs += req.count as u64;
+        }
+    }
+    if refs == 0 {
+        drop(sink);
+        let _ = std::fs::remove_file(out);
+        return Err(belady_core::Error::EmptyTrace {
+            path: args.input.trace.display().to_string(),
+            what: ops.noun().to_string(),
+        }
+        .into());
+    }
+    let unique = sink.finish(out)?;
+    match unique {
+        Some(u) => eprintln!(
+            "wrote {} ({refs} references, {u} unique blocks)",
+            out.display()
+        ),
+        None => eprintln!("wrote {} ({refs} references)", out.display()),
+    }
     Ok(())
 }
 
@@ -441,7 +591,8 @@ fn policies(json: bool, markdown: bool) -> Result<()> {
                     "aliases": p.aliases,
                     "about": p.about,
                     "params": p.params.iter().map(|q| serde_json::json!({
-                        "name": q.name, "default": q.default, "study": q.study.unwrap_or(q.default), "about": q.about
+                        "name": q.name, "default": q.default, "study": q.study.unwrap_or(q.default),
+                        "accusim": q.accusim.or(q.study).unwrap_or(q.default), "about": q.about
                     })).collect::<Vec<_>>(),
                 })
             })
@@ -493,8 +644,14 @@ fn main() {
         Command::Convert(args) => convert(args),
         Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),
+        Command::Gen(args) => gen_cmd::run(args),
+        Command::Stats(args) => stats_cmd::run(args),
+        Command::Merge(args) => merge_cmd::run(args),
         Command::Record(args) => record::run(args),
         Command::Disk(args) => disk_cmd::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Results(args) => sweep::results(args),
+        Command::Report(args) => report::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

@@ -276,6 +276,74 @@ fn policies_lists_every_policy() {
     for n in ["lru", "fifo", "clock", "opt"] {
         assert!(names.contains(&n));
     }
+    // Each parameter lists its three defaults; ARC's initial p is c/2 only under AccuSim.
+    let arc = list.iter().find(|p| p["name"] == "arc").unwrap();
+    let p0 = arc["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["name"] == "p0")
+        .unwrap();
+    assert_eq!(
+        (&p0["default"], &p0["study"], &p0["accusim"]),
+        (&"0".into(), &"0".into(), &"0.5".into())
+    );
+}
+
+#[test]
+fn request_log_lists_every_request_of_a_file_level_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let evt = write(
+        dir.path(),
+        "t.evt",
+        "open 1 3 9 200000 f\nread 1 3 9 8192 10 200000\nread 1 3 9 8192 10 200000\n",
+    );
+    let out = belady(&[
+        "sim",
+        "--trace",
+        &evt,
+        "--format",
+        "accusim-text",
+        "--policy",
+        "lru",
+        "--cache-size",
+        "100",
+        "--prefetch",
+        "linux24",
+        "--compat",
+        "accusim",
+        "--json",
+        "--log-requests",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let log = rows[0]["request_log"].as_array().unwrap();
+    assert_eq!(log.len() as u64, rows[0]["disk_requests"].as_u64().unwrap());
+    // The first read misses blocks 0 and 1 and reads 3 ahead: one synchronous request of blocks
+    // 0..3, issued by event 2 (the open is event 1); the second read's hit sends 7 blocks ahead.
+    let first = |i: usize, k: &str| log[i][k].clone();
+    assert_eq!(
+        (
+            first(0, "event"),
+            first(0, "sync"),
+            first(0, "first"),
+            first(0, "blocks")
+        ),
+        (2.into(), true.into(), 0.into(), 4.into())
+    );
+    assert_eq!(
+        (
+            first(1, "event"),
+            first(1, "sync"),
+            first(1, "first"),
+            first(1, "blocks")
+        ),
+        (3.into(), false.into(), 4.into(), 7.into())
+    );
 }
 
 #[test]
@@ -442,5 +510,337 @@ fn scheduler_needs_a_disk_and_is_checked() {
     assert_error(
         &run(&["--disk", "fixed", "--scheduler", "elevator"]),
         "expected one of fcfs, clook, sstf",
+    );
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stats_json(path: &str) -> serde_json::Value {
+    serde_json::from_str(&ok(&belady(&["stats", path, "--json"]))).unwrap()
+}
+
+#[test]
+fn gen_is_deterministic_per_seed_and_stats_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let gen = |seed: &str, out: &str, to: &str| {
+        ok(&belady(&[
+            "gen",
+            "zipf",
+            "--alpha",
+            "1.1",
+            "--blocks",
+            "500",
+            "--requests",
+            "20000",
+            "--seed",
+            seed,
+            "--to",
+            to,
+            "-o",
+            out,
+        ]))
+    };
+    gen("4", &p("a.bldy"), "native");
+    gen("4", &p("b.bldy"), "native");
+    gen("5", &p("c.bldy"), "native");
+    let bytes = |n: &str| std::fs::read(p(n)).unwrap();
+    assert!(bytes("a.bldy") == bytes("b.bldy"));
+    assert!(bytes("a.bldy") != bytes("c.bldy"));
+    gen("4", &p("a.trace"), "lirs");
+    let (native, text) = (stats_json(&p("a.bldy")), stats_json(&p("a.trace")));
+    assert_eq!(native["requests"], 20000);
+    assert_eq!(native["unique_blocks"], text["unique_blocks"]);
+    assert_eq!(native["reuse"], text["reuse"]);
+    assert!(native["unique_blocks"].as_u64().unwrap() <= 500);
+    let human = ok(&belady(&["stats", &p("a.bldy")]));
+    assert!(human.contains("reuse distance") && human.contains("20000"));
+    // A mix is deterministic too, and keeps every part's references.
+    for out in ["m1.bldy", "m2.bldy"] {
+        ok(&belady(&[
+            "gen",
+            "mix",
+            "--part",
+            "loop:blocks=30,requests=300",
+            "--part",
+            "uniform:blocks=40,requests=100,rate=250",
+            "--seed",
+            "2",
+            "-o",
+            &p(out),
+        ]));
+    }
+    assert!(bytes("m1.bldy") == bytes("m2.bldy"));
+    assert_eq!(stats_json(&p("m1.bldy"))["requests"], 400);
+}
+
+#[test]
+fn gen_errors_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x").display().to_string();
+    assert_error(
+        &belady(&["gen", "zipf", "--alpha", "x", "-o", &out]),
+        "zipf alpha",
+    );
+    assert_error(
+        &belady(&[
+            "gen",
+            "mix",
+            "--part",
+            "loop",
+            "--part",
+            "random-files",
+            "-o",
+            &out,
+        ]),
+        "not both",
+    );
+    assert_error(
+        &belady(&["gen", "mix", "--part", "loop:colour=red", "-o", &out]),
+        "no parameter 'colour'",
+    );
+    assert_error(
+        &belady(&["gen", "sequential-files", "--to", "native", "-o", &out]),
+        "events",
+    );
+}
+
+#[test]
+fn generated_file_traces_simulate_with_read_ahead() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("s.bev").display().to_string();
+    ok(&belady(&[
+        "gen",
+        "sequential-files",
+        "--requests",
+        "600",
+        "--files",
+        "40",
+        "-o",
+        &t,
+    ]));
+    let s = stats_json(&t);
+    assert_eq!(s["requests"], 600);
+    assert!(s["sequential_percent"].as_f64().unwrap() > 60.0);
+    assert!(s["file_sizes"]["files"].as_u64().unwrap() <= 40);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&ok(&belady(&[
+        "sim",
+        "-t",
+        &t,
+        "-p",
+        "lru",
+        "-c",
+        "50",
+        "--prefetch",
+        "linux24",
+        "--json",
+    ])))
+    .unwrap();
+    assert!(rows[0]["prefetch_hits"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn merge_keeps_every_request_and_ids_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    ok(&belady(&[
+        "gen",
+        "loop",
+        "--blocks",
+        "20",
+        "--requests",
+        "300",
+        "--to",
+        "lirs",
+        "-o",
+        &p("a.trace"),
+    ]));
+    ok(&belady(&[
+        "gen",
+        "zipf",
+        "--blocks",
+        "50",
+        "--requests",
+        "200",
+        "-o",
+        &p("b.bldy"),
+    ]));
+    ok(&belady(&[
+        "merge",
+        &p("a.trace"),
+        &p("b.bldy"),
+        "--scale-to",
+        "A",
+        "--to",
+        "lirs",
+        "-o",
+        &p("m.trace"),
+    ]));
+    let ids: Vec<u64> = std::fs::read_to_string(p("m.trace"))
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 500);
+    let a: Vec<u64> = ids.iter().copied().filter(|&b| b < 20).collect();
+    assert_eq!(a, (0..300).map(|i| i % 20).collect::<Vec<_>>());
+    assert_eq!(ids.iter().filter(|&&b| (20..70).contains(&b)).count(), 200);
+    // B is spread over A's duration: some of it in each half.
+    assert!(ids[..250].iter().any(|&b| b >= 20) && ids[250..].iter().any(|&b| b >= 20));
+    ok(&belady(&[
+        "merge",
+        &p("a.trace"),
+        &p("b.bldy"),
+        "-o",
+        &p("m.bldy"),
+    ]));
+    assert_eq!(stats_json(&p("m.bldy"))["requests"], 500);
+}
+
+#[test]
+fn convert_round_trips_every_block_format_through_native() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    ok(&belady(&[
+        "gen",
+        "temporal",
+        "--requests",
+        "3000",
+        "--blocks",
+        "400",
+        "-o",
+        &p("t.bldy"),
+    ]));
+    let hits = |path: &str, fmt: &[&str]| {
+        let out = ok(&belady(
+            &[
+                &["sim", "-t", path, "-p", "lru,opt", "-c", "20,100", "--json"],
+                fmt,
+            ]
+            .concat(),
+        ));
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        rows.iter().map(|r| r["hits"].clone()).collect::<Vec<_>>()
+    };
+    let want = hits(&p("t.bldy"), &[]);
+    for (to, fmt) in [
+        ("lirs", vec!["-f", "lirs"]),
+        ("arc", vec!["-f", "arc"]),
+        ("u32le", vec!["-f", "u32le"]),
+        ("u32be", vec!["-f", "u32be"]),
+        (
+            "csv",
+            vec!["-f", "csv", "--header", "--columns", "block=0,op=1"],
+        ),
+    ] {
+        let out = p(&format!("t.{to}"));
+        ok(&belady(&[
+            "convert",
+            "-t",
+            &p("t.bldy"),
+            "--to",
+            to,
+            "-o",
+            &out,
+        ]));
+        assert_eq!(hits(&out, &fmt), want, "{to}");
+        let back = p(&format!("back-{to}.bldy"));
+        ok(&belady(
+            &[&["convert", "-t", &out, "-o", &back], &fmt[..]].concat(),
+        ));
+        assert_eq!(hits(&back, &[]), want, "{to} back to native");
+    }
+}
+
+#[test]
+fn demo_lru_failures_shows_which_policies_fix_lru() {
+    let text = ok(&belady(&["demo", "lru-failures"]));
+    for w in ["indexed-db", "scan-cyclic", "scan-use-once"] {
+        assert!(text.contains(w), "{w} missing: {text}");
+    }
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row: {text}"))
+            .to_string()
+    };
+    assert_eq!(row("lirs").matches("yes").count(), 3, "{text}");
+    assert_eq!(row("clock-pro").matches("yes").count(), 3, "{text}");
+    assert!(row("lru-k").contains("yes") && row("arc").contains("yes"));
+    // LRU on the cyclic scan: no hits at all.
+    let lru = row("lru");
+    let cells: Vec<&str> = lru.split_whitespace().collect();
+    assert_eq!(cells[3], "0.00", "{text}");
+}
+
+#[test]
+fn sweep_exports_csv_json_and_parquet_with_the_same_runs() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..300).map(|i| format!("{}\n", (i * 13) % 70)).collect();
+    write(dir.path(), "t.trace", &ids);
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        "policies = [\"lru\", \"opt\"]\nsizes = [\"10\", \"30\"]\nprefetch = [\"none\", \"linux24\"]\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+    );
+    let store = dir.path().join("r.sqlite").display().to_string();
+    let out = belady(&["sweep", &exp, "--store", &store, "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = belady(&["results", "export", "--store", &store, "--format", "json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(rows.len(), 8);
+    let pq = dir.path().join("r.parquet");
+    let out = belady(&[
+        "results",
+        "export",
+        "--store",
+        &store,
+        "--format",
+        "parquet",
+        "-o",
+        &pq.display().to_string(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reader = SerializedFileReader::new(std::fs::File::open(&pq).unwrap()).unwrap();
+    assert_eq!(reader.metadata().file_metadata().num_rows(), 8);
+    let hits: Vec<i64> = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            let row = row.unwrap();
+            let (_, v) = row
+                .get_column_iter()
+                .find(|(name, _)| name.as_str() == "hits")
+                .unwrap();
+            match v {
+                parquet::record::Field::Long(h) => *h,
+                other => panic!("hits is {other:?}"),
+            }
+        })
+        .collect();
+    let from_json: Vec<i64> = rows.iter().map(|r| r["hits"].as_i64().unwrap()).collect();
+    assert_eq!(hits, from_json, "same runs, same order");
+    assert_error(
+        &belady(&[
+            "results", "export", "--store", &store, "--format", "parquet",
+        ]),
+        "-o FILE",
     );
 }

@@ -54,17 +54,35 @@ pub struct Departures {
     pub skip_partial_last_block: bool,
     /// A request starting at file block 0 takes its sync/async class from its second block.
     pub block0_sentinel: bool,
-    /// OPT gives a prefetched block that is never referenced a next reference just past the end
-    /// of the trace, increasing in prefetch order (so they go after never-again demand blocks).
+    /// OPT gives a prefetched block that the trace never references a next reference just past
+    /// the end of the trace, increasing in order of first prefetch and kept if it is prefetched
+    /// again (so they go after blocks with no further reference, which tie at "never").
     pub opt_unused_prefetch_after_end: bool,
     /// Blocks whose I/O is queued or in flight may be evicted (the kernel locks them instead).
     pub evict_in_flight: bool,
     /// Block `b` of the file with inode `i` lives at sector `(i * 2048 + 8b) mod 17,783,240`
     /// (1 MB per inode, in 32-bit arithmetic) instead of files laid out one after another.
     pub inode_spaced_layout: bool,
-    /// AccuSim's clock: each read record adds its compute time plus 1 µs, and nothing is counted
-    /// until the first wait for the disk.
+    /// AccuSim's clock: each read or write record adds its compute time plus 1 µs (nothing when
+    /// its compute time is 0), and nothing is counted until a first request has been issued.
     pub accusim_clock: bool,
+    /// AccuSim's per-block read loop: after a demand block's read-ahead decision, the call's
+    /// further demand blocks inside the read-ahead window are referenced at once, without a
+    /// read-ahead decision of their own, and those the read-ahead itself reaches are referenced
+    /// as demand misses where it reaches them (not inserted as prefetches and accessed later).
+    pub window_covers_call: bool,
+    /// AccuSim's per-block I/O status: a block is in flight from being queued until any request
+    /// that sends it completes. With `block0_sentinel` a request starting at file block 0 never
+    /// sends block 0, which therefore stays in flight until it is read again.
+    pub done_flags: bool,
+    /// An access to an in-flight block waits for (and counts as late against) the newest pending
+    /// request whose first sector is at most the block's and that starts fewer sectors before it
+    /// than the request holds blocks (AccuSim compares a block count with a sector distance, and
+    /// addresses by inode, so only a request's first few blocks, or another file's request, match).
+    pub late_by_address: bool,
+    /// Only the first demand access of a prefetched block whose I/O is in flight is a miss; any
+    /// other access to a resident block is a hit, complete or not.
+    pub in_flight_reuse_hits: bool,
 }
 
 /// Names of the departures, as `--compat-rule` takes them.
@@ -78,6 +96,10 @@ pub const DEPARTURE_NAMES: &[&str] = &[
     "evict-in-flight",
     "inode-spaced-layout",
     "accusim-clock",
+    "window-covers-call",
+    "done-flags",
+    "late-by-address",
+    "in-flight-reuse-hits",
 ];
 
 impl Departures {
@@ -93,6 +115,10 @@ impl Departures {
             evict_in_flight: true,
             inode_spaced_layout: true,
             accusim_clock: true,
+            window_covers_call: true,
+            done_flags: true,
+            late_by_address: true,
+            in_flight_reuse_hits: true,
         }
     }
 
@@ -108,6 +134,10 @@ impl Departures {
             "evict-in-flight" => self.evict_in_flight = true,
             "inode-spaced-layout" => self.inode_spaced_layout = true,
             "accusim-clock" => self.accusim_clock = true,
+            "window-covers-call" => self.window_covers_call = true,
+            "done-flags" => self.done_flags = true,
+            "late-by-address" => self.late_by_address = true,
+            "in-flight-reuse-hits" => self.in_flight_reuse_hits = true,
             _ => {
                 return Err(Error::config(
                     "--compat-rule",
@@ -146,6 +176,8 @@ pub struct FileSimConfig {
     pub clusterfetch: Option<ClusterFetchConfig>,
     /// Where files lie on the device.
     pub placement: Placement,
+    /// Record every disk request in [`IoStats::request_log`].
+    pub log_requests: bool,
 }
 
 impl Default for FileSimConfig {
@@ -161,6 +193,7 @@ impl Default for FileSimConfig {
             scheduler: Scheduler::Fcfs,
             clusterfetch: None,
             placement: Placement::Contiguous,
+            log_requests: false,
         }
     }
 }
@@ -243,6 +276,78 @@ impl FileSimConfig {
             }
             PrefetchKind::Bsd => Box::new(Bsd::new(self.readahead_max, self.block_size as u64)),
         }
+    }
+}
+
+/// File-level options as users write them (command line, experiment files, Python), unchecked.
+#[derive(Clone, Copy, Debug)]
+pub struct FileOptions<'a> {
+    /// Bytes per block.
+    pub block_size: u32,
+    /// Read-ahead engine name (`none` when absent), with `+clusterfetch` for ClusterFetch.
+    pub prefetch: Option<&'a str>,
+    /// Reference simulator to behave as (`accusim`).
+    pub compat: Option<&'a str>,
+    /// Departures to turn on one by one.
+    pub compat_rules: &'a [String],
+    /// Largest request, as a byte size (`64KiB`) or in blocks.
+    pub max_request: &'a str,
+    /// Disk preset or TOML file.
+    pub disk: Option<&'a str>,
+    /// Device queue scheduler name.
+    pub scheduler: &'a str,
+}
+
+impl Default for FileOptions<'_> {
+    fn default() -> Self {
+        FileOptions {
+            block_size: 4096,
+            prefetch: None,
+            compat: None,
+            compat_rules: &[],
+            max_request: "64KiB",
+            disk: None,
+            scheduler: "fcfs",
+        }
+    }
+}
+
+impl FileSimConfig {
+    /// Builds and checks the configuration the options describe (the one place they are parsed).
+    pub fn from_options(o: &FileOptions) -> Result<FileSimConfig> {
+        let (engine, cf) =
+            crate::prefetch::clusterfetch::split_prefetch(o.prefetch.unwrap_or("none"))?;
+        let mut cfg = FileSimConfig {
+            block_size: o.block_size,
+            prefetch: PrefetchKind::parse(engine)?,
+            clusterfetch: cf.then(ClusterFetchConfig::default),
+            ..FileSimConfig::default()
+        };
+        match o.compat {
+            None => {}
+            Some("accusim") => cfg.departures = Departures::accusim(),
+            Some(other) => return Err(Error::config("--compat", other, "expected accusim")),
+        }
+        for rule in o.compat_rules {
+            cfg.departures.enable(rule)?;
+        }
+        cfg.max_request_bytes = match CacheSize::parse(o.max_request)? {
+            CacheSize::Bytes(b) => b,
+            CacheSize::Blocks(b) => b.saturating_mul(o.block_size as u64),
+            CacheSize::Percent(_) => {
+                return Err(Error::config(
+                    "--max-request",
+                    o.max_request,
+                    "expected a byte size such as 64KiB",
+                ))
+            }
+        };
+        if let Some(disk) = o.disk {
+            cfg.disk = Some(crate::disk::load_config(disk)?);
+        }
+        cfg.scheduler = Scheduler::parse(o.scheduler)?;
+        cfg.validate()?;
+        Ok(cfg)
     }
 }
 
@@ -499,6 +604,26 @@ pub struct IoStats {
     /// ClusterFetch's counters, when it is on.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub clusterfetch: Option<CfStats>,
+    /// Every disk request in issue order, when [`FileSimConfig::log_requests`] is set.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub request_log: Vec<LoggedRequest>,
+}
+
+/// One disk request as issued, for comparing runs request by request.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LoggedRequest {
+    /// 1-based index of the trace event whose call issued it.
+    pub event: u64,
+    /// Synchronous (the application waits for it).
+    pub sync: bool,
+    /// File (inode).
+    pub file: u64,
+    /// First file block.
+    pub first: u64,
+    /// Number of blocks.
+    pub blocks: u64,
+    /// Issue time, ns (0 without a disk model).
+    pub issued_ns: u64,
 }
 
 const NO_IO: u32 = u32::MAX;
@@ -515,6 +640,10 @@ struct Request {
     /// Low priority (ClusterFetch) and not promoted.
     background: bool,
     blocks: Vec<Block>,
+    /// The first block is not sent (AccuSim's block-0 sentinel).
+    skips_first: bool,
+    /// AccuSim's address of the first block sent, in sectors.
+    sector: u32,
 }
 
 /// A file-level simulation in progress: feed it events with [`FileSim::step`].
@@ -531,11 +660,18 @@ pub struct FileSim<'a, P: Policy> {
     dispatched: Vec<Dispatched>,
     now_ns: u64,
     tick: usize,
+    events: u64,
     next_pos: Vec<u32>,
     unused_prefetch_rank: u64,
+    /// Rank past the end given to each never-referenced block at its first prefetch.
+    unused_rank_of: FxHashMap<Block, u64>,
     io: IoStats,
     /// Blocks queued by the current read() call (the group read-ahead must not evict).
     call_group: Vec<Block>,
+    /// AccuSim's per-block "I/O done" flag (`done_flags`).
+    done: Vec<bool>,
+    /// Every request before this one has completed.
+    first_incomplete: usize,
     disk: Option<DeviceQueue>,
     proc_ns: u64,
     /// Time the program spent blocked on the disk (run time = `proc_ns` + this).
@@ -573,10 +709,14 @@ impl<'a, P: Policy> FileSim<'a, P> {
             dispatched: Vec::new(),
             now_ns: 0,
             tick: 0,
+            events: 0,
             next_pos: Vec::new(),
             unused_prefetch_rank: 0,
+            unused_rank_of: FxHashMap::default(),
             io: IoStats::default(),
             call_group: Vec::new(),
+            done: vec![true; universe],
+            first_incomplete: 0,
             disk: cfg.disk.as_ref().map(|d| {
                 let model = d.build("disk").expect("validated before the run");
                 DeviceQueue::new(model, cfg.scheduler)
@@ -614,12 +754,19 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// Processes one event of the trace.
     pub fn step(&mut self, ev: &FileEvent) {
         self.before_event();
-        let is_read = matches!(ev.kind, FileEventKind::Read { .. });
+        self.events += 1;
+        let is_io = matches!(
+            ev.kind,
+            FileEventKind::Read { .. } | FileEventKind::Write { .. }
+        );
         if !self.cfg.departures.accusim_clock {
             self.now_ns += ev.think_ns;
             self.proc_ns += ev.think_ns;
-        } else if is_read && self.now_ns > 0 {
-            // AccuSim: a read record's compute time and 1 µs, once the clock has started.
+        } else if is_io && ev.think_ns > 0 && (self.now_ns > 0 || self.disk_event_before(ev)) {
+            // AccuSim: a read or write record adds its compute time and 1 µs once its clock is
+            // non-zero. The clock follows the disk simulator's events, so it starts at the first
+            // wait, or at the first record whose compute time reaches past the simulator's first
+            // event after a request issued at time 0.
             self.now_ns += ev.think_ns + 1000;
             self.proc_ns += ev.think_ns;
         }
@@ -636,6 +783,20 @@ impl<'a, P: Policy> FileSim<'a, P> {
             FileEventKind::Write { .. } => self.ra.on_write(d),
             FileEventKind::Read { offset, len } => self.read(d, ev.file, offset, len, ev.file_size),
         }
+    }
+
+    /// AccuSim's clock at 0: whether the disk simulator has an event before this record's time
+    /// (`think + 1 µs` after 0). The first one after a request arriving at 0 is the end of its
+    /// command overhead (DiskSim's Cheetah 9LP: 0.284 ms for a read that misses the drive cache).
+    fn disk_event_before(&self, ev: &FileEvent) -> bool {
+        if self.requests.is_empty() {
+            return false;
+        }
+        let first_event_ns = match &self.cfg.disk {
+            Some(DiskConfig::Hdd(p)) => (p.overheads.read_miss_after_read_ms * 1e6) as u64,
+            _ => 0,
+        };
+        ev.think_ns + 1000 > first_event_ns
     }
 
     /// Issues what is still queued, lets every request complete, and returns the counters.
@@ -760,7 +921,45 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     self.level.set_pinned(b, false);
                 }
             }
+            self.mark_done(req);
         }
+    }
+
+    /// AccuSim marks the blocks a request sent as done when it completes.
+    fn mark_done(&mut self, req: u32) {
+        let r = &self.requests[req as usize];
+        for &b in &r.blocks[r.skips_first as usize..] {
+            self.done[b as usize] = true;
+        }
+    }
+
+    /// AccuSim's sector of block `index` of file `inode` (1 MB per inode, 32-bit arithmetic).
+    fn accusim_sector(inode: u64, index: u64) -> u32 {
+        (inode as u32)
+            .wrapping_shl(11)
+            .wrapping_add((index as u32).wrapping_mul(8))
+            % 17_783_240
+    }
+
+    /// The newest pending request that AccuSim's address test matches with block `index` of
+    /// `file` (`late_by_address`).
+    fn pending_by_address(&mut self, file: u64, index: u64) -> Option<u32> {
+        while self
+            .requests
+            .get(self.first_incomplete)
+            .is_some_and(|r| r.completed)
+        {
+            self.first_incomplete += 1;
+        }
+        let s = Self::accusim_sector(file, index) as u64;
+        (self.first_incomplete..self.requests.len())
+            .rev()
+            .find(|&i| {
+                let r = &self.requests[i];
+                let n = (r.blocks.len() - r.skips_first as usize) as u64;
+                !r.completed && r.sector as u64 <= s && s < r.sector as u64 + n
+            })
+            .map(|i| i as u32)
     }
 
     /// Notes the completion times of requests the device has just started.
@@ -794,6 +993,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     fn queue(&mut self, file: u64, index: u64, b: Block, demand: bool, pin: bool) {
         self.io_of[b as usize] = QUEUED;
+        self.done[b as usize] = false;
         if pin && !self.cfg.departures.evict_in_flight {
             self.level.set_pinned(b, true);
         }
@@ -820,6 +1020,16 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 self.io.async_requests += 1;
                 self.io.async_blocks += n;
             }
+            if self.cfg.log_requests {
+                self.io.request_log.push(LoggedRequest {
+                    event: self.events,
+                    sync: r.sync,
+                    file: r.file,
+                    first: r.first_index,
+                    blocks: n,
+                    issued_ns: self.now_ns,
+                });
+            }
             for &b in &r.blocks {
                 if self.io_of[b as usize] == QUEUED {
                     self.io_of[b as usize] = id;
@@ -840,14 +1050,80 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     self.now_ns
                 }
             };
+            let skips_first = self.cfg.departures.block0_sentinel && r.first_index == 0 && n > 1;
             self.requests.push(Request {
                 done_ns,
                 completed: false,
                 background: false,
+                sector: Self::accusim_sector(r.file, r.first_index + skips_first as u64),
+                skips_first,
                 blocks: r.blocks,
             });
         }
         sync
+    }
+
+    /// One demand reference to block `index` of `file`: looks it up, counts it, and queues its
+    /// read if it missed. Returns what the lookup found, for the read-ahead engine. `lookahead`:
+    /// the reference is made by the read-ahead loop ([`crate::policy::Access::lookahead`]).
+    fn demand(&mut self, file: u64, index: u64, lookahead: bool) -> Lookup {
+        let b = self.trace.layout.block(file, index);
+        let next = if self.level.policy.needs_oracle() {
+            let n = self.trace.oracle().0[self.tick];
+            self.next_pos[b as usize] = n;
+            if n == dense::NEVER {
+                NEVER
+            } else {
+                n as u64
+            }
+        } else {
+            NEVER
+        };
+        self.tick += 1;
+        let pending = self.io_of[b as usize];
+        let resident = self.level.frames().is_resident(b);
+        let marked = resident && self.level.take_marker(b);
+        let departures = self.cfg.departures;
+        let in_flight = resident
+            && if departures.done_flags {
+                !self.done[b as usize]
+            } else {
+                pending != NO_IO
+            };
+        let lookup = match (resident, marked, in_flight) {
+            (false, _, _) => Lookup::Miss,
+            (true, true, _) => Lookup::HitMarked,
+            (true, false, true) => Lookup::InFlight,
+            (true, false, false) => Lookup::Hit,
+        };
+        if !resident {
+            // Read on demand even when no frame can be freed (every one pinned).
+            self.level.access_from(b, next, lookahead);
+            if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
+                self.queue(file, index, b, true, true);
+            }
+        } else if in_flight {
+            if departures.in_flight_reuse_hits && !self.level.frames().is_unused_prefetch(b) {
+                self.level.access(b, next);
+            } else {
+                self.level.access_in_flight(b, next);
+            }
+            let awaited = if departures.late_by_address {
+                self.pending_by_address(file, index)
+            } else {
+                (pending != QUEUED && pending != NO_IO).then_some(pending)
+            };
+            if let Some(id) = awaited {
+                self.io.late += 1;
+                self.awaited.push(id);
+            }
+        } else {
+            if self.level.frames().is_unused_prefetch(b) {
+                self.io.prefetch_hits += 1;
+            }
+            self.level.access(b, next);
+        }
+        lookup
     }
 
     fn read(&mut self, d: Desc, file: u64, offset: u64, len: u64, file_size: u64) {
@@ -866,62 +1142,29 @@ impl<'a, P: Policy> FileSim<'a, P> {
         self.call_group.clear();
         let stop_at_cached = self.ra.stops_at_first_cached();
         let guard_group = self.ra.stops_at_group_eviction();
+        let window_covers_call = self.cfg.departures.window_covers_call;
         let (first, last) = (offset / bs, (offset + len - 1) / bs);
         self.awaited.clear();
-        let oracle = self
-            .level
-            .policy
-            .needs_oracle()
-            .then(|| self.trace.oracle());
-        for index in first..=last {
-            let b = self.trace.layout.block(file, index);
-            let next = match oracle {
-                Some((next, _)) => {
-                    let n = next[self.tick];
-                    self.next_pos[b as usize] = n;
-                    if n == dense::NEVER {
-                        NEVER
-                    } else {
-                        n as u64
-                    }
-                }
-                None => NEVER,
-            };
-            self.tick += 1;
-            let pending = self.io_of[b as usize];
-            let resident = self.level.frames().is_resident(b);
-            let marked = resident && self.level.take_marker(b);
-            let in_flight = resident && pending != NO_IO;
-            let lookup = match (resident, marked, in_flight) {
-                (false, _, _) => Lookup::Miss,
-                (true, true, _) => Lookup::HitMarked,
-                (true, false, true) => Lookup::InFlight,
-                (true, false, false) => Lookup::Hit,
-            };
-            if !resident {
-                // Read on demand even when no frame can be freed (every one pinned).
-                self.level.access(b, next);
-                if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
-                    self.queue(file, index, b, true, true);
-                }
-            } else if in_flight {
-                self.level.access_in_flight(b, next);
-                if pending != QUEUED {
-                    self.io.late += 1;
-                    self.awaited.push(pending);
-                }
-            } else {
-                if self.level.frames().is_unused_prefetch(b) {
-                    self.io.prefetch_hits += 1;
-                }
-                self.level.access(b, next);
-            }
+        // The next demand block of the call not referenced yet.
+        let mut cb = first;
+        while cb <= last {
+            let index = cb;
+            cb += 1;
+            let lookup = self.demand(file, index, false);
             let (base, blocks) = self.trace.layout.range(file);
             let plan = {
                 let frames = self.level.frames();
                 let cached = |j: u64| j < blocks as u64 && frames.is_resident(base + j as Block);
                 self.ra.after_lookup(d, index, lookup, &cached)
             };
+            if window_covers_call {
+                if let Some(window_end) = plan.window_end {
+                    while cb <= window_end.min(last) {
+                        self.demand(file, cb, false);
+                        cb += 1;
+                    }
+                }
+            }
             // The file's end bounds every plan: the layout holds the largest size the trace shows.
             let end = plan
                 .range
@@ -930,16 +1173,35 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 .min(file_size.div_ceil(bs).max(last + 1));
             for j in plan.range.start..end {
                 let pb = self.trace.layout.block(file, j);
+                // AccuSim: the read-ahead reaches the call's next demand block (it is always
+                // `cb` then) and references it on the spot.
+                let reaches_demand = window_covers_call && j >= cb && cb <= last;
                 if self.level.frames().is_resident(pb) {
+                    if reaches_demand {
+                        self.demand(file, j, true);
+                        cb += 1;
+                    }
                     if stop_at_cached {
                         break;
                     }
                     continue;
                 }
+                if reaches_demand {
+                    self.demand(file, j, true);
+                    cb += 1;
+                    continue;
+                }
                 let mut next_use = self.next_use(pb);
-                if next_use == NEVER && self.cfg.departures.opt_unused_prefetch_after_end {
-                    self.unused_prefetch_rank += 1;
-                    next_use = self.trace.refs.len() as u64 + self.unused_prefetch_rank;
+                if next_use == NEVER
+                    && self.cfg.departures.opt_unused_prefetch_after_end
+                    && self.level.policy.needs_oracle()
+                    && self.trace.oracle().1[pb as usize] == dense::NEVER
+                {
+                    let rank = self.unused_rank_of.entry(pb).or_insert_with(|| {
+                        self.unused_prefetch_rank += 1;
+                        self.unused_prefetch_rank
+                    });
+                    next_use = self.trace.refs.len() as u64 + *rank;
                 }
                 if guard_group {
                     let victim = self.level.peek_victim(pb, next_use);

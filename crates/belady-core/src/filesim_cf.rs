@@ -386,6 +386,9 @@ impl<P: Policy> FileSim<'_, P> {
                 completed: false,
                 background: self.disk.is_some(),
                 blocks,
+                skips_first: false,
+                // Outside AccuSim's address space: its address test never matches a prefetch.
+                sector: u32::MAX,
             });
         }
     }

@@ -172,6 +172,9 @@ impl PolicyVisitor for Checked<'_> {
             let before = sim.now_ns;
             let issued_before = sim.requests.len();
             sim.step(ev);
+            if let Err(e) = sim.level.check() {
+                return Err(TestCaseError::fail(format!("policy state: {e}")));
+            }
             prop_assert!(
                 sim.now_ns >= before,
                 "time went back: {} -> {}",
@@ -327,7 +330,10 @@ proptest! {
         };
         let cfg = config(&s);
         prop_assert!(cfg.validate().is_ok());
-        let spec = PolicySpec::parse(s.policy).expect("a listed policy");
+        let mut spec = PolicySpec::parse(s.policy).expect("a listed policy");
+        if s.compat {
+            spec.preset = registry::Preset::Accusim;
+        }
         let universe = prepared.layout.universe();
         let checked = Checked { trace: &prepared, capacity: s.capacity, cfg: &cfg };
         registry::build(&spec, s.capacity, universe, checked).expect("builds")?;

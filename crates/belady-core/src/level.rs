@@ -86,10 +86,19 @@ impl<P: Policy> CacheLevel<P> {
     /// A demand reference to `b`; `next_use` is the tick of its next reference (for OPT).
     #[inline]
     pub fn access(&mut self, b: Block, next_use: u64) -> Outcome {
+        self.access_from(b, next_use, false)
+    }
+
+    /// A demand reference to `b`, made from inside the read-ahead loop when `lookahead` (see
+    /// [`Access::lookahead`]).
+    #[inline]
+    pub fn access_from(&mut self, b: Block, next_use: u64, lookahead: bool) -> Outcome {
         let mut cx = Access {
             tick: self.tick,
             next_use,
             first_use: false,
+            prefetch: false,
+            lookahead,
         };
         self.tick += 1;
         self.stats.requests += 1;
@@ -121,6 +130,8 @@ impl<P: Policy> CacheLevel<P> {
             tick: self.tick,
             next_use,
             first_use: self.frames.mark_used(b),
+            prefetch: false,
+            lookahead: false,
         };
         self.tick += 1;
         self.stats.requests += 1;
@@ -138,17 +149,20 @@ impl<P: Policy> CacheLevel<P> {
             tick: self.tick,
             next_use,
             first_use: false,
+            prefetch: true,
+            lookahead: false,
         };
+        let marked = self.policy.prefetch_marked(b);
         if !self.make_room(b, &cx) {
             return false;
         }
         self.stats.prefetched += 1;
-        self.frames.insert(b, true);
+        self.frames.insert(b, marked);
         self.policy.on_insert(b, InsertKind::Prefetch, &cx);
         true
     }
 
-    /// The block the policy would evict to make room for `incoming`, without evicting it; `None`
+    /// The block the policy would evict to make room for prefetched `incoming`, without evicting it; `None`
     /// when the level has room or every block is pinned. Like `select_victim`, it may advance the
     /// policy's internal order (a clock hand), so use it with order-free policies.
     pub fn peek_victim(&mut self, incoming: Block, next_use: u64) -> Option<Block> {
@@ -159,6 +173,8 @@ impl<P: Policy> CacheLevel<P> {
             tick: self.tick,
             next_use,
             first_use: false,
+            prefetch: true,
+            lookahead: false,
         };
         self.policy.select_victim(incoming, &self.frames, &cx)
     }

@@ -14,8 +14,12 @@ pub mod io;
 pub mod level;
 pub mod policy;
 pub mod prefetch;
+pub mod simulate;
 pub mod size;
+pub mod stats;
+pub mod sweep;
 pub mod trace;
+pub mod workload;
 
 pub use engine::{run_grid, run_one, PreparedTrace, RunResult};
 pub use error::{Error, Result};

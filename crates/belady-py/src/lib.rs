@@ -1,12 +1,15 @@
 //! PyO3 glue: converts Python arguments to the core's types and core errors to Python exceptions.
 //! No simulation logic lives here.
 
-use belady_core::trace::{detect_format, Format, OpFilter, ReadOptions};
-use belady_core::{parse_policies, run_grid, BlockTrace, CacheSize, Error, PreparedTrace, Preset};
+use belady_core::filesim::{FileOptions, FileSimConfig};
+use belady_core::simulate::simulate;
+use belady_core::sweep::store::Store;
+use belady_core::sweep::{run_config, Experiment, Plan, RunConfig};
+use belady_core::trace::{detect_format, Format, OpFilter};
+use belady_core::{parse_policies, CacheSize, Error, Preset, RunResult};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use std::path::PathBuf;
 
 create_exception!(
@@ -35,12 +38,22 @@ fn to_py(e: Error) -> PyErr {
     }
 }
 
-/// Runs every policy at every cache size over one trace; returns one dict per run.
+/// One run as `belady sim --json` prints it (same keys, same order).
+#[derive(serde::Serialize)]
+struct Row<'a> {
+    #[serde(flatten)]
+    run: &'a RunResult,
+    format: &'a str,
+    ops: OpFilter,
+}
+
+/// Runs every policy at every cache size over one trace; returns the runs as JSON (the rows of
+/// `belady sim --json`).
 #[pyfunction]
-#[pyo3(signature = (trace, policies, cache_sizes, format=None, block_size=4096, ops="read", params=Vec::new(), preset="paper", columns=None, header=None))]
+#[pyo3(signature = (trace, policies, cache_sizes, format=None, block_size=4096, ops="read", params=Vec::new(), preset="paper", columns=None, header=None, prefetch=None, disk=None, scheduler="fcfs", compat=None, max_request="64KiB", threads=None))]
 #[allow(clippy::too_many_arguments)]
-fn simulate<'py>(
-    py: Python<'py>,
+fn simulate_json(
+    py: Python<'_>,
     trace: PathBuf,
     policies: Vec<String>,
     cache_sizes: Vec<String>,
@@ -51,44 +64,161 @@ fn simulate<'py>(
     preset: &str,
     columns: Option<String>,
     header: Option<bool>,
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let results = py
-        .allow_threads(|| -> belady_core::Result<_> {
-            let specs = parse_policies(&policies.join(","), &params, Preset::parse(preset)?)?;
-            let sizes = CacheSize::parse_list(&cache_sizes.join(","))?;
-            let filter = OpFilter::parse(ops)?;
-            let format = match &format {
-                Some(name) => Format::parse(name, columns.as_deref(), header)?,
-                None => detect_format(&trace)?,
-            };
-            let loaded = BlockTrace::load(&trace, &format, &ReadOptions { block_size }, filter)?;
-            let prepared = PreparedTrace::new(loaded);
-            Ok((
-                run_grid(&specs, &sizes, &prepared)?,
-                format.name().to_string(),
+    prefetch: Option<String>,
+    disk: Option<String>,
+    scheduler: &str,
+    compat: Option<String>,
+    max_request: &str,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    py.allow_threads(|| -> belady_core::Result<String> {
+        let preset = if compat.as_deref() == Some("accusim") {
+            Preset::Accusim
+        } else {
+            Preset::parse(preset)?
+        };
+        let specs = parse_policies(&policies.join(","), &params, preset)?;
+        let sizes = CacheSize::parse_list(&cache_sizes.join(","))?;
+        let filter = OpFilter::parse(ops)?;
+        let format = match &format {
+            Some(name) => Format::parse(name, columns.as_deref(), header)?,
+            None => detect_format(&trace)?,
+        };
+        let wants_file_engine = format.is_file_level()
+            || prefetch.as_deref().is_some_and(|p| p != "none")
+            || disk.is_some()
+            || compat.is_some()
+            || scheduler != "fcfs";
+        let cfg = wants_file_engine
+            .then(|| {
+                FileSimConfig::from_options(&FileOptions {
+                    block_size,
+                    prefetch: prefetch.as_deref(),
+                    compat: compat.as_deref(),
+                    compat_rules: &[],
+                    max_request,
+                    disk: disk.as_deref(),
+                    scheduler,
+                })
+            })
+            .transpose()?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.unwrap_or(0))
+            .build()
+            .map_err(|e| Error::config("threads", threads.unwrap_or(0), e.to_string()))?;
+        let sim = pool.install(|| {
+            simulate(
+                &trace,
+                &format,
+                block_size,
                 filter,
-            ))
-        })
-        .map_err(to_py)?;
-    let (runs, format_name, filter) = results;
-    runs.iter()
+                &specs,
+                &sizes,
+                cfg.as_ref(),
+            )
+        })?;
+        let rows: Vec<Row> = sim
+            .runs
+            .iter()
+            .map(|run| Row {
+                run,
+                format: format.name(),
+                ops: filter,
+            })
+            .collect();
+        Ok(serde_json::to_string(&rows).expect("rows serialise"))
+    })
+    .map_err(to_py)
+}
+
+/// Reads an experiment (as JSON, the TOML's structure) and its traces; returns the plan as JSON:
+/// `{"name": ..., "runs": [{"key": ..., "config": {...}}, ...]}`.
+#[pyfunction]
+fn plan_json(py: Python<'_>, experiment: &str, base: PathBuf, name: &str) -> PyResult<String> {
+    py.allow_threads(|| -> belady_core::Result<String> {
+        let exp: Experiment = serde_json::from_str(experiment)
+            .map_err(|e| Error::config("experiment", name, e.to_string()))?;
+        let plan = Plan::new(&exp, &base, name)?;
+        let runs: Vec<serde_json::Value> = plan
+            .runs
+            .iter()
+            .map(|(_, c)| serde_json::json!({"key": c.key(), "config": c}))
+            .collect();
+        Ok(serde_json::json!({"name": plan.name, "runs": runs}).to_string())
+    })
+    .map_err(to_py)
+}
+
+/// Performs one run from its configuration (JSON); returns the result as JSON. What a Dask
+/// worker calls.
+#[pyfunction]
+fn run_config_json(py: Python<'_>, config: &str) -> PyResult<String> {
+    py.allow_threads(|| -> belady_core::Result<String> {
+        let config: RunConfig = serde_json::from_str(config)
+            .map_err(|e| Error::config("run configuration", "JSON", e.to_string()))?;
+        let result = run_config(&config)?;
+        Ok(serde_json::to_string(&result).expect("results serialise"))
+    })
+    .map_err(to_py)
+}
+
+/// Runs an experiment file locally (all cores) into `store`, skipping stored runs.
+#[pyfunction]
+#[pyo3(signature = (experiment, store, threads=None))]
+fn sweep_file(
+    py: Python<'_>,
+    experiment: PathBuf,
+    store: PathBuf,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    py.allow_threads(|| -> belady_core::Result<()> {
+        let exp = Experiment::load(&experiment)?;
+        let base = experiment.parent().unwrap_or(std::path::Path::new("."));
+        let plan = Plan::new(&exp, base, &experiment.display().to_string())?;
+        let store = Store::open(&store)?;
+        let todo = plan.pending(&store)?;
+        plan.execute(&todo, &store, threads, &mut || {})
+    })
+    .map_err(to_py)
+}
+
+/// Keys of every run in `store`.
+#[pyfunction]
+fn store_keys(store: PathBuf) -> PyResult<Vec<String>> {
+    let store = Store::open(&store).map_err(to_py)?;
+    let mut keys: Vec<String> = store.keys().map_err(to_py)?.into_iter().collect();
+    keys.sort();
+    Ok(keys)
+}
+
+/// Stores one run (configuration and result as JSON) in `store`.
+#[pyfunction]
+fn store_insert(store: PathBuf, experiment: &str, config: &str, result: &str) -> PyResult<()> {
+    let bad = |e: serde_json::Error| to_py(Error::config("stored run", experiment, e.to_string()));
+    let config: RunConfig = serde_json::from_str(config).map_err(bad)?;
+    let result: RunResult = serde_json::from_str(result).map_err(bad)?;
+    let store = Store::open(&store).map_err(to_py)?;
+    store.insert(experiment, &config, &result).map_err(to_py)
+}
+
+/// Every run in `store` as JSON: `[{"key", "experiment", "config", "result"}, ...]` in a fixed order.
+#[pyfunction]
+fn store_runs_json(store: PathBuf) -> PyResult<String> {
+    let store = Store::open_existing(&store).map_err(to_py)?;
+    let runs: Vec<serde_json::Value> = store
+        .runs()
+        .map_err(to_py)?
+        .into_iter()
         .map(|r| {
-            let d = PyDict::new(py);
-            d.set_item("trace", &r.trace)?;
-            d.set_item("policy", &r.policy)?;
-            d.set_item("cache_blocks", r.cache_blocks)?;
-            d.set_item("block_size", r.block_size)?;
-            d.set_item("unique_blocks", r.unique_blocks)?;
-            d.set_item("requests", r.requests)?;
-            d.set_item("hits", r.hits)?;
-            d.set_item("misses", r.misses)?;
-            d.set_item("hit_ratio", r.hit_ratio)?;
-            d.set_item("evictions", r.evictions)?;
-            d.set_item("format", &format_name)?;
-            d.set_item("ops", filter.noun().split(' ').next().unwrap_or("all"))?;
-            Ok(d)
+            serde_json::json!({
+                "key": r.config.key(),
+                "experiment": r.experiment,
+                "config": r.config,
+                "result": r.result,
+            })
         })
-        .collect()
+        .collect();
+    Ok(serde_json::Value::Array(runs).to_string())
 }
 
 /// Names of every registered policy.
@@ -100,7 +230,13 @@ fn policies() -> Vec<&'static str> {
 /// The extension module `belady._belady`.
 #[pymodule]
 fn _belady(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_config_json, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_file, m)?)?;
+    m.add_function(wrap_pyfunction!(store_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(store_insert, m)?)?;
+    m.add_function(wrap_pyfunction!(store_runs_json, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add("BeladyError", m.py().get_type::<BeladyError>())?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;

@@ -25,18 +25,20 @@
 //!   access moves it to T2's MRU end. `p` is not adapted for it: a prefetch is not a reference
 //!   and the text adapts nothing. `ghost_prefetch=forget` instead treats it as a new block.
 //!   `ghost_prefetch=unmarked` is AccuSim's reading: the ghost is deleted without adapting `p`
-//!   and the block enters T1 as if fetched on demand (without the prefetch mark). Its first
-//!   demand access is then an ordinary T1 hit (to T2's MRU end, as with `defer`), and if it is
-//!   evicted before that access it goes to B1 like any T1 block, although the frame table
-//!   reports it as an unused prefetch.
+//!   and the block enters T1 as if fetched on demand: `Policy::prefetch_marked` answers no, so
+//!   the frame table does not mark it either. Its first demand access is then an ordinary T1
+//!   hit (to T2's MRU end, as with `defer`, and a hit even while its read is in flight when the
+//!   engine counts such accesses as AccuSim does), and if it is evicted before that access it
+//!   goes to B1 like any T1 block.
 //! - `Access::first_use` on any other prefetched block counts as its first reference: the
 //!   block stays in T1 and moves to T1's MRU end (`first_use=mru`; `first_use=stay` leaves it
 //!   where it is, as AccuSim does).
 //! - `Evicted::unused_prefetch`: the block is dropped without a B1 entry.
 //!
-//! The policy cannot tell a prefetch from a demand miss in `select_victim` (the contract does not
-//! say), so the victim for a prefetch of a ghost block is chosen with the `p` a demand hit in
-//! that ghost would have produced, although `p` itself is left unchanged afterwards.
+//! Under `directory=paper` the victim for a prefetch of a ghost block is chosen with the `p` a
+//! demand hit in that ghost would have produced, although `p` itself is left unchanged
+//! afterwards; `directory=accusim` uses the unadapted `p`, as AccuSim does (`Access::prefetch`
+//! tells `select_victim` which kind of insertion it makes room for).
 //!
 //! # Documented choices (parameters)
 //! - `p0` (fraction of the cache, default 0): the paper starts at 0; AccuSim at c/2 (`0.5`).
@@ -49,14 +51,19 @@
 //! - `first_use` (`mru`, default): the first demand access of a prefetched block moves it to
 //!   T1's MRU end. `stay` (AccuSim) clears the mark and leaves it where it is.
 //! - `ghost_prefetch` (`defer`, default; `forget`; `unmarked` for AccuSim), above.
+//! - `directory` (`paper`, default): ghosts are trimmed after the insert (above). `accusim`
+//!   follows AccuSim's case IV from the list lengths before the miss: when the directory holds
+//!   2c, B2's LRU entry goes before REPLACE even if REPLACE then drops an unused prefetch
+//!   without a ghost; when |T1| + |B1| = c, B1's LRU entry goes after REPLACE unless the victim
+//!   was an unused prefetch; when |T1| = c, T1's LRU block goes without a ghost. A prefetch of
+//!   a ghost block, and a demand reference from AccuSim's read-ahead loop
+//!   (`Access::lookahead`), first delete the ghost without adapting `p`; the block then enters
+//!   T1 as a new one.
 //!
 //! `--compat accusim` (preset `accusim`) sets `p0=0.5 delta=integer replace=accusim
-//! first_use=stay ghost_prefetch=unmarked`. Two things AccuSim does are beyond the policy
-//! contract and are not reproduced: (1) for a prefetch of a ghost block it runs REPLACE with
-//! the unadapted `p` (here the adapted one, see above); (2) it counts the first demand access
-//! of an unmarked block as a hit even while the block's read is in flight, and it triggers
-//! REPLACE from the directory counts (case IV), so it can evict while fewer than c blocks are
-//! resident; the level here evicts only when full and counts in-flight accesses as misses.
+//! first_use=stay ghost_prefetch=unmarked directory=accusim`. AccuSim triggers REPLACE from the
+//! directory counts, so in principle it could evict while fewer than c blocks are resident;
+//! the level here evicts only when full (on the shared inputs the two never differ).
 //!
 //! Pinned blocks are passed over: REPLACE takes the LRU-most unpinned block of the list it
 //! chose, else of the other list, else reports that every block is pinned.
@@ -149,6 +156,23 @@ pub enum GhostPrefetch {
     Unmarked,
 }
 
+/// How AccuSim's case IV handles the directory for a miss on a block in no list, decided from
+/// the list lengths before the miss (`directory=accusim`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum AccusimCase {
+    /// A demand miss on a ghost: adapt `p`, REPLACE, no ghost is discarded.
+    GhostHit,
+    /// |T1| + |B1| = c and |T1| < c: REPLACE, then B1's LRU entry goes unless the victim was an
+    /// unused prefetch (whose entry AccuSim reuses).
+    FullB1,
+    /// |T1| = c: T1's LRU block goes without a ghost.
+    FullT1,
+    /// |T1| + |B1| < c and the directory holds 2c: B2's LRU entry goes, then REPLACE.
+    FullDirectory,
+    /// |T1| + |B1| < c: REPLACE only.
+    Replace,
+}
+
 /// Adaptive Replacement Cache.
 pub struct ArcPolicy {
     lists: Lists,
@@ -163,6 +187,10 @@ pub struct ArcPolicy {
     promote_on_use: Vec<bool>,
     /// The target computed in `select_victim` for a miss on a ghost block, committed on insert.
     pending: Option<(Block, f64)>,
+    /// `directory=accusim`: AccuSim's case IV bookkeeping instead of trimming after the insert.
+    accusim_directory: bool,
+    /// The case `select_victim` chose, and whether its victim was an unused prefetch.
+    accusim_case: Option<(AccusimCase, bool)>,
 }
 
 impl ArcPolicy {
@@ -181,7 +209,10 @@ impl ArcPolicy {
                 "forget" => GhostPrefetch::Forget,
                 _ => GhostPrefetch::Unmarked,
             };
+        let accusim_directory = spec.choice("directory", &["paper", "accusim"])? == "accusim";
         Ok(ArcPolicy {
+            accusim_directory,
+            accusim_case: None,
             lists: Lists::new(4, universe),
             capacity,
             p: delta.initial(p0, capacity),
@@ -225,6 +256,68 @@ impl ArcPolicy {
         };
         // With T2 empty the paper's case IV(A) (|T1| = c) evicts T1's LRU block.
         from_t1 || self.lists.is_empty(T2)
+    }
+
+    /// AccuSim's case for a miss on `b` (`directory=accusim`). A prefetch, or a demand reference
+    /// from the read-ahead loop, of a ghost block sees the directory without that ghost, which
+    /// AccuSim's lookup has deleted.
+    fn accusim_case(&self, b: Block, cx: &Access) -> AccusimCase {
+        let ghost = self.lists.list_of(b);
+        let forgets_ghost = cx.prefetch || cx.lookahead;
+        if matches!(ghost, Some(B1) | Some(B2)) && !forgets_ghost {
+            return AccusimCase::GhostHit;
+        }
+        let [t1, t2, mut b1, mut b2] = [T1, T2, B1, B2].map(|l| self.lists.len(l));
+        match ghost {
+            Some(B1) => b1 -= 1,
+            Some(B2) => b2 -= 1,
+            _ => {}
+        }
+        let c = self.capacity;
+        if t1 + b1 == c {
+            if t1 < c {
+                AccusimCase::FullB1
+            } else {
+                AccusimCase::FullT1
+            }
+        } else if t1 + t2 + b1 + b2 == 2 * c {
+            AccusimCase::FullDirectory
+        } else {
+            AccusimCase::Replace
+        }
+    }
+
+    /// `directory=accusim`: the directory updates of AccuSim's miss on `b` besides REPLACE's.
+    fn accusim_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
+        let (case, victim_unused) = match self.accusim_case.take() {
+            Some(decided) => decided,
+            // No room was needed: the same case, without a victim.
+            None => (self.accusim_case(b, cx), false),
+        };
+        if case == AccusimCase::GhostHit && kind == InsertKind::Demand {
+            let pending = self.pending.take();
+            self.p = match pending {
+                Some((x, p)) if x == b => p,
+                _ => self.adapted(b),
+            };
+            self.lists.remove(b);
+            self.lists.push_front(T2, b);
+            return;
+        }
+        self.pending = None;
+        if self.in_ghost(b) {
+            self.lists.remove(b);
+        }
+        match case {
+            AccusimCase::FullB1 if !victim_unused => {
+                self.lists.pop_back(B1);
+            }
+            AccusimCase::FullDirectory => {
+                self.lists.pop_back(B2);
+            }
+            _ => {}
+        }
+        self.lists.push_front(T1, b);
     }
 
     #[inline]
@@ -271,7 +364,31 @@ impl Policy for ArcPolicy {
         self.lists.move_to_front(T2, b);
     }
 
-    fn select_victim(&mut self, incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
+    fn prefetch_marked(&self, b: Block) -> bool {
+        !(self.ghost_prefetch == GhostPrefetch::Unmarked && self.in_ghost(b))
+    }
+
+    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
+        if self.accusim_directory {
+            let case = self.accusim_case(incoming, cx);
+            let p = if case == AccusimCase::GhostHit {
+                let p = self.adapted(incoming);
+                self.pending = Some((incoming, p));
+                p
+            } else {
+                self.pending = None;
+                self.p
+            };
+            let from_t1 = case == AccusimCase::FullT1 || self.replace_from_t1(p, incoming);
+            let (first, second) = if from_t1 { (T1, T2) } else { (T2, T1) };
+            let victim = last_unpinned(&self.lists, first, frames)
+                .or_else(|| last_unpinned(&self.lists, second, frames));
+            self.accusim_case = victim.map(|_| (case, false));
+            if victim.is_none() {
+                self.pending = None;
+            }
+            return victim;
+        }
         let p = if self.in_ghost(incoming) {
             let p = self.adapted(incoming);
             self.pending = Some((incoming, p));
@@ -295,10 +412,25 @@ impl Policy for ArcPolicy {
 
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
+        if self.accusim_directory {
+            let from = self.lists.remove(b);
+            let case = self.accusim_case.as_mut().map(|c| {
+                c.1 = ev.unused_prefetch;
+                c.0
+            });
+            if ev.unused_prefetch || case == Some(AccusimCase::FullT1) {
+                return;
+            }
+            match from {
+                Some(T1) => self.lists.push_front(B1, b),
+                Some(T2) => self.lists.push_front(B2, b),
+                other => debug_assert!(false, "evicted block {b} was on list {other:?}"),
+            }
+            return;
+        }
         let from = self.lists.remove(b);
-        let unmarked = std::mem::take(&mut self.promote_on_use[b as usize])
-            && self.ghost_prefetch == GhostPrefetch::Unmarked;
-        if ev.unused_prefetch && !unmarked {
+        self.promote_on_use[b as usize] = false;
+        if ev.unused_prefetch {
             return;
         }
         match from {
@@ -309,7 +441,11 @@ impl Policy for ArcPolicy {
     }
 
     #[inline]
-    fn on_insert(&mut self, b: Block, kind: InsertKind, _cx: &Access) {
+    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
+        if self.accusim_directory {
+            self.accusim_insert(b, kind, cx);
+            return;
+        }
         let pending = self.pending.take();
         if self.in_ghost(b) {
             match kind {
@@ -324,7 +460,8 @@ impl Policy for ArcPolicy {
                 InsertKind::Prefetch => {
                     self.lists.remove(b);
                     self.lists.push_front(T1, b);
-                    self.promote_on_use[b as usize] = self.ghost_prefetch != GhostPrefetch::Forget;
+                    // An unmarked one is an ordinary T1 block already (`prefetch_marked`).
+                    self.promote_on_use[b as usize] = self.ghost_prefetch == GhostPrefetch::Defer;
                 }
             }
         } else {
@@ -539,6 +676,45 @@ pub(crate) mod tests {
             level.access(1, NEVER);
             assert_eq!(level.policy.dump()[1].1, vec![1]);
         }
+    }
+
+    #[test]
+    fn accusim_directory_drops_b2_before_replace_even_for_an_unused_victim() {
+        // c = 2, p = 1 (AccuSim's c/2), REPLACE takes T1 when |T1| >= max(1, p).
+        // a a b b: T2 [b a]. c: T2's LRU a to B2. c c... d d: T2 [d c], B2 [b a], 2c entries.
+        // Prefetch e: the directory is full, B2's LRU a goes, REPLACE sends c to B2, e enters T1
+        // marked: T1 [e] T2 [d] B2 [c b]. Demand f: full again, B2's LRU b goes; REPLACE evicts
+        // the unused e with no ghost: T1 [f] T2 [d] B2 [c]. The paper's trimming after the
+        // insert keeps b (three ghosts and two blocks are within 2c).
+        let run_to = |directory: &str| {
+            let params = [
+                ("p0", "0.5"),
+                ("delta", "integer"),
+                ("replace", "accusim"),
+                ("directory", directory),
+            ];
+            let mut level = CacheLevel::new(arc(&params, 2, 8), 2, 8);
+            for b in [0, 0, 1, 1, 2, 2, 3, 3] {
+                level.access(b, NEVER);
+                level.check().unwrap();
+            }
+            assert_eq!(
+                lists(&level.policy),
+                vec![vec![], vec![3, 2], vec![], vec![1, 0]]
+            );
+            assert!(level.prefetch(4, NEVER));
+            level.check().unwrap();
+            assert_eq!(
+                lists(&level.policy),
+                vec![vec![4], vec![3], vec![], vec![2, 1]],
+                "{directory}"
+            );
+            level.access(5, NEVER);
+            level.check().unwrap();
+            lists(&level.policy)
+        };
+        assert_eq!(run_to("accusim"), vec![vec![5], vec![3], vec![], vec![2]]);
+        assert_eq!(run_to("paper"), vec![vec![5], vec![3], vec![], vec![2, 1]]);
     }
 
     #[test]

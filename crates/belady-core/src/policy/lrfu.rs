@@ -435,9 +435,15 @@ impl LrfuPolicy {
         if spec.choice("heap", &["exact", "accusim"])? == "accusim" {
             p = p.with_accusim_queue(threshold, x87);
         } else if threshold.is_some() || x87 {
+            // Name the parameter that needs the AccuSim queue.
+            let key = if threshold.is_some() {
+                "threshold"
+            } else {
+                "float"
+            };
             return Err(crate::error::Error::config(
-                "--param lrfu.threshold",
-                spec.raw("threshold"),
+                &format!("--param lrfu.{key}"),
+                spec.raw(key),
                 "the heap/list hybrid and x87 comparisons need lrfu.heap=accusim",
             ));
         }
@@ -573,7 +579,13 @@ impl Policy for LrfuPolicy {
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
         if let Some(q) = &mut self.accu {
-            return q.victim(frames, cx.tick as i64 + 1);
+            // A prefetch happens at its trigger's time, one tick before the next reference.
+            let now = if cx.prefetch && self.prefetch_at_trigger {
+                cx.tick as i64
+            } else {
+                cx.tick as i64 + 1
+            };
+            return q.victim(frames, now);
         }
         let root = self.heap.first()?;
         if !frames.is_pinned(root.block) {

@@ -72,9 +72,8 @@
 //! - `prefetch_time=trigger` (default `next`): a prefetch carries the time of the demand
 //!   reference that triggered it (AccuSim's clock moves only on demand references).
 //!
-//! The promotion scan runs before each reference is applied, as in AccuSim. Victim selection
-//! cannot tell a prefetch from a demand miss, so for a prefetch it scans at the next demand
-//! time, where AccuSim scans at the trigger's time (an engine-side gap).
+//! The promotion scan runs before each reference is applied, as in AccuSim, and for a prefetch
+//! at the prefetch's time (`Access::prefetch` tells victim selection which it is).
 //!
 //! libCacheSim's `LRU_K` has neither CRP nor retained history (history is erased on eviction) and
 //! orders blocks with fewer than K references by insertion (FIFO). With `k = 2`, `crp = 0` and
@@ -85,6 +84,7 @@
 use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::stamped_heap::StampedHeap;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::error::Result as CoreResult;
 use crate::frames::Frames;
@@ -97,112 +97,6 @@ const ELIGIBLE: usize = 2;
 
 /// Largest K accepted.
 pub const MAX_K: usize = 16;
-
-const NOT_IN_HEAP: u32 = u32::MAX;
-
-/// AccuSim's binary max-heap of eligible blocks (1-based in AccuSim, 0-based here), keyed by
-/// `MAXINT - HIST(K)`, i.e. smallest `HIST(K)` on top, with an insertion stamp per entry.
-/// Sifting up compares keys only (an entry never passes an equal key); sifting down prefers,
-/// among equal keys, the older stamp. Removal swaps the last entry into the hole, sifts it down,
-/// then up. Equal keys therefore leave mostly, but not strictly, in insertion order.
-#[derive(Default)]
-struct StampedHeap {
-    /// (HIST(K), stamp, block)
-    slots: Vec<(u64, u64, Block)>,
-    pos: Vec<u32>,
-    stamps: u64,
-}
-
-impl StampedHeap {
-    fn new(universe: usize) -> Self {
-        StampedHeap {
-            slots: Vec::new(),
-            pos: vec![NOT_IN_HEAP; universe],
-            stamps: 0,
-        }
-    }
-
-    #[inline]
-    fn swap(&mut self, i: usize, j: usize) {
-        self.slots.swap(i, j);
-        self.pos[self.slots[i].2 as usize] = i as u32;
-        self.pos[self.slots[j].2 as usize] = j as u32;
-    }
-
-    /// Whether slot `a` belongs above slot `b` when sifting down.
-    #[inline]
-    fn above(&self, a: usize, b: usize) -> bool {
-        let (x, y) = (self.slots[a], self.slots[b]);
-        x.0 < y.0 || (x.0 == y.0 && x.1 < y.1)
-    }
-
-    fn sift_up(&mut self, mut i: usize) {
-        while i > 0 {
-            let p = (i - 1) / 2;
-            if self.slots[p].0 > self.slots[i].0 {
-                self.swap(i, p);
-                i = p;
-            } else {
-                break;
-            }
-        }
-    }
-
-    fn sift_down(&mut self, mut i: usize) {
-        loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut top = i;
-            if l < self.slots.len() && self.above(l, top) {
-                top = l;
-            }
-            if r < self.slots.len() && self.above(r, top) {
-                top = r;
-            }
-            if top == i {
-                break;
-            }
-            self.swap(i, top);
-            i = top;
-        }
-    }
-
-    fn insert(&mut self, b: Block, hist_k: u64) {
-        self.stamps += 1;
-        self.slots.push((hist_k, self.stamps, b));
-        let i = self.slots.len() - 1;
-        self.pos[b as usize] = i as u32;
-        self.sift_up(i);
-    }
-
-    fn remove(&mut self, b: Block) {
-        let i = self.pos[b as usize];
-        if i == NOT_IN_HEAP {
-            return;
-        }
-        let i = i as usize;
-        let last = self.slots.len() - 1;
-        self.swap(i, last);
-        self.slots.pop();
-        self.pos[b as usize] = NOT_IN_HEAP;
-        if i < self.slots.len() {
-            self.sift_down(i);
-            self.sift_up(i);
-        }
-    }
-
-    fn top(&self) -> Option<Block> {
-        self.slots.first().map(|s| s.2)
-    }
-
-    /// The best unpinned entry by (HIST(K), stamp), when the top is pinned.
-    fn best_unpinned(&self, frames: &Frames) -> Option<Block> {
-        self.slots
-            .iter()
-            .filter(|s| !frames.is_pinned(s.2))
-            .min_by_key(|s| (s.0, s.1))
-            .map(|s| s.2)
-    }
-}
 
 /// LRU-K with correlated reference period and retained history.
 pub struct LruKPolicy {
@@ -385,8 +279,9 @@ impl LruKPolicy {
             self.lists.push_front(ELIGIBLE, b);
             self.tie[b as usize] = self.hist[b as usize * self.k];
             if self.heap_ties {
+                // The heap is a max-heap: AccuSim keys it by MAXINT - HIST(K).
                 let hk = self.hist[b as usize * self.k + self.k - 1];
-                self.stamped.insert(b, hk);
+                self.stamped.insert(b, u64::MAX - hk);
             } else {
                 let key = self.key(b);
                 self.eligible.push(Reverse(key));
@@ -421,11 +316,7 @@ impl LruKPolicy {
     /// The unpinned eligible block with the smallest key, if any.
     fn eligible_victim(&mut self, frames: &Frames) -> Option<Block> {
         if self.heap_ties {
-            return match self.stamped.top() {
-                Some(b) if !frames.is_pinned(b) => Some(b),
-                Some(_) => self.stamped.best_unpinned(frames),
-                None => None,
-            };
+            return self.stamped.top_unpinned(frames);
         }
         let mut found = None;
         while let Some(&Reverse(e)) = self.eligible.peek() {
@@ -496,7 +387,12 @@ impl Policy for LruKPolicy {
             self.lists.remove(incoming);
             self.claimed = Some(incoming);
         }
-        self.promote_eligible(cx.tick + 1);
+        let now = if cx.prefetch && self.prefetch_at_trigger {
+            cx.tick.max(1)
+        } else {
+            cx.tick + 1
+        };
+        self.promote_eligible(now);
         let victim = self.eligible_victim(frames).or_else(|| {
             if self.ineligible_by_entry {
                 last_unpinned(&self.entry, 0, frames)
@@ -561,18 +457,18 @@ impl Policy for LruKPolicy {
             frames,
         )?;
         if self.heap_ties {
-            if self.stamped.slots.len() != self.lists.len(ELIGIBLE) {
+            if self.stamped.len() != self.lists.len(ELIGIBLE) {
                 return Err("stamped heap and eligible list differ in size".into());
             }
-            for (i, s) in self.stamped.slots.iter().enumerate() {
-                if !self.lists.contains(ELIGIBLE, s.2)
-                    || self.stamped.pos[s.2 as usize] as usize != i
-                {
-                    return Err(format!("stamped heap slot {i} (block {}) is stale", s.2));
-                }
-                if i > 0 && self.stamped.slots[(i - 1) / 2].0 > s.0 {
-                    return Err(format!("stamped heap order broken at slot {i}"));
-                }
+            self.stamped.check()?;
+            if let Some(b) = self
+                .stamped
+                .blocks()
+                .find(|&b| !self.lists.contains(ELIGIBLE, b))
+            {
+                return Err(format!(
+                    "stamped heap holds block {b}, which is not eligible"
+                ));
             }
         } else {
             let live: std::collections::BTreeSet<_> = self
@@ -640,9 +536,7 @@ impl Policy for LruKPolicy {
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
         let eligible = if self.heap_ties {
-            let mut s = self.stamped.slots.clone();
-            s.sort_unstable_by_key(|e| (e.0, e.1));
-            s.into_iter().map(|e| e.2).collect()
+            self.stamped.by_key()
         } else {
             let mut live: Vec<_> = self.lists.iter(ELIGIBLE).map(|b| self.key(b)).collect();
             live.sort_unstable();
@@ -895,26 +789,6 @@ mod tests {
     }
 
     #[test]
-    fn stamped_heap_ties_are_mostly_by_insertion() {
-        // Keys HIST(K) 1 2 1 1 1 0 0 for blocks 0..6 (stamps 1..7). Array after the inserts
-        // (sifting up on keys only): [5, 3, 6, 1, 4, 2, 0]. Removing 1 moves 0 (the last
-        // slot) into its hole, a leaf under 3, where it stays (sifting up does not compare
-        // stamps): [5, 3, 6, 0, 4, 2]. Popping then gives 5 6 2 0 3 4: block 2 (stamp 3)
-        // leaves before block 0 (stamp 1) with an equal key.
-        let mut h = StampedHeap::new(8);
-        for (b, k) in [1, 2, 1, 1, 1, 0, 0].into_iter().enumerate() {
-            h.insert(b as Block, k);
-        }
-        h.remove(1);
-        let mut order = Vec::new();
-        while let Some(b) = h.top() {
-            order.push(b);
-            h.remove(b);
-        }
-        assert_eq!(order, vec![5, 6, 2, 0, 3, 4]);
-    }
-
-    #[test]
     fn ineligible_entry_order_survives_correlated_references() {
         // CRP 5, 2 frames: t1 1, t2 2, t3 1 (correlated), t4 3: nothing is eligible.
         // By LAST the LRU block is 2; AccuSim's list keeps 1 where it entered, so 1 goes.
@@ -949,12 +823,18 @@ mod tests {
         let (last, hist, level) = steps(LruKPolicy::new(2, 0, 4, 8));
         assert_eq!((last, hist), (6, vec![6, 3]));
         assert!(!level.frames().is_resident(1) && level.frames().is_resident(2));
-        // AccuSim: stamped 5 (the triggering reference t5). At t6 the scan first makes 2
-        // eligible (6 - 5 > 0, heap key HIST(2) = 0); the first use only sets LAST = 6 and
-        // leaves it on the heap with its retained history (3, 0). At t7 it is the heap top.
+        // AccuSim: the prefetch happens at t5, the triggering reference's time, and so does its
+        // scan: 4 (LAST 5) is not eligible yet, so the victim is 1. The prefetch is stamped 5.
+        // At t6 the scan makes 4 and then 2 eligible (entry order, newest first: 2 is stamped
+        // first; both keys HIST(2) = 0); the first use only sets LAST = 6 and leaves 2 on the
+        // heap with its retained history (3, 0). At t7 it is the heap top (older stamp).
         let (last, hist, level) = steps(accusim(2, 0, 4, 8));
         assert_eq!((last, hist), (5, vec![3, 0]));
-        assert!(level.frames().is_resident(1) && !level.frames().is_resident(2));
+        let resident: Vec<bool> = [1, 2, 4, 5]
+            .iter()
+            .map(|&b| level.frames().is_resident(b))
+            .collect();
+        assert_eq!(resident, vec![false, false, true, true]);
     }
 
     #[test]

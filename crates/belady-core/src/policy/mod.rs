@@ -28,6 +28,7 @@ pub mod lruk;
 pub mod mq;
 pub mod opt;
 pub mod registry;
+mod stamped_heap;
 pub mod twoq;
 
 #[cfg(test)]
@@ -70,6 +71,12 @@ pub struct Access {
     pub next_use: u64,
     /// This demand hit is the first access to a block that entered by prefetch.
     pub first_use: bool,
+    /// The block that enters (for `select_victim`, `on_evict` and `on_insert`) is a prefetch.
+    pub prefetch: bool,
+    /// This demand reference is made from inside the read-ahead loop (AccuSim's, with the
+    /// `window-covers-call` departure), whose lookup has already dropped any ghost entry of the
+    /// block.
+    pub lookahead: bool,
 }
 
 /// A replacement policy for one cache level.
@@ -97,6 +104,14 @@ pub trait Policy: Send {
 
     /// Non-resident block `b` enters the level; room has been made already.
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access);
+
+    /// Whether a prefetch of non-resident `b` enters as an unused prefetched block (the default).
+    /// `false` makes it enter as an ordinary block, whose first demand access is a plain hit
+    /// (AccuSim's ARC does this for a block it remembers in a ghost list). Asked before room is
+    /// made.
+    fn prefetch_marked(&self, _b: Block) -> bool {
+        true
+    }
 
     /// Number of resident blocks the policy tracks; must equal the frame table's count.
     fn len(&self) -> usize;

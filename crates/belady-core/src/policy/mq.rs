@@ -466,6 +466,8 @@ mod tests {
             tick,
             next_use: u64::MAX,
             first_use: false,
+            prefetch: false,
+            lookahead: false,
         }
     }
 

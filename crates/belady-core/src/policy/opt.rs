@@ -11,8 +11,16 @@
 //!
 //! The max-heap keeps stale entries (lazy deletion) and is compacted when it grows past four
 //! times the cache, so memory stays proportional to the cache, not to the trace.
+//!
+//! `ties=heap` (AccuSim, `--compat accusim`): the blocks sit in AccuSim's binary heap keyed by
+//! next reference ([`StampedHeap`]), whose sifting breaks ties mostly, not strictly, by
+//! insertion order (every hit re-inserts its block). Which never-again block goes first then
+//! follows that heap's shape, as in the study's simulator.
 
+use super::registry::PolicySpec;
+use super::stamped_heap::StampedHeap;
 use super::{Access, Block, Evicted, InsertKind, Policy, NEVER};
+use crate::error::Result;
 use crate::frames::Frames;
 use std::collections::BinaryHeap;
 
@@ -26,6 +34,8 @@ pub struct OptPolicy {
     resident: usize,
     compact_at: usize,
     pinned_aside: Vec<(u64, Block)>,
+    /// `ties=heap`: AccuSim's heap replaces the lazy one.
+    stamped: Option<StampedHeap>,
 }
 
 impl OptPolicy {
@@ -38,7 +48,17 @@ impl OptPolicy {
             resident: 0,
             compact_at: 4 * capacity + 1024,
             pinned_aside: Vec::new(),
+            stamped: None,
         }
+    }
+
+    /// OPT with the parameters in `spec` (`ties`).
+    pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> Result<Self> {
+        let mut opt = OptPolicy::new(capacity, universe);
+        if spec.choice("ties", &["first", "heap"])? == "heap" {
+            opt.stamped = Some(StampedHeap::new(universe));
+        }
+        Ok(opt)
     }
 
     /// Heap key: next use in the high 32 bits, then the inverted enqueue order, so that among
@@ -77,6 +97,9 @@ impl OptPolicy {
 
     /// Next-use tick recorded for resident `b` ([`NEVER`] if it is not referenced again).
     pub fn next_use_of(&self, b: Block) -> Option<u64> {
+        if let Some(h) = &self.stamped {
+            return h.key_of(b);
+        }
         let key = self.key_of[b as usize];
         (key != NOT_QUEUED).then(|| {
             let n = key >> 32;
@@ -100,10 +123,18 @@ impl Policy for OptPolicy {
 
     #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
+        if let Some(h) = &mut self.stamped {
+            h.remove(b);
+            h.insert(b, cx.next_use);
+            return;
+        }
         self.enqueue(b, cx.next_use);
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
+        if let Some(h) = &self.stamped {
+            return h.top_unpinned(frames);
+        }
         let mut victim = None;
         while let Some(&(key, b)) = self.heap.peek() {
             if self.key_of[b as usize] != key {
@@ -124,6 +155,9 @@ impl Policy for OptPolicy {
 
     #[inline]
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
+        if let Some(h) = &mut self.stamped {
+            h.remove(b);
+        }
         self.key_of[b as usize] = NOT_QUEUED;
         self.resident -= 1;
     }
@@ -131,6 +165,10 @@ impl Policy for OptPolicy {
     #[inline]
     fn on_insert(&mut self, b: Block, _kind: InsertKind, cx: &Access) {
         self.resident += 1;
+        if let Some(h) = &mut self.stamped {
+            h.insert(b, cx.next_use);
+            return;
+        }
         self.enqueue(b, cx.next_use);
     }
 
@@ -138,7 +176,22 @@ impl Policy for OptPolicy {
         self.resident
     }
 
-    fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
+    fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
+        if let Some(h) = &self.stamped {
+            h.check()?;
+            if h.len() != self.resident || self.resident != frames.len() {
+                return Err(format!(
+                    "{} blocks in the heap, {} counted, {} resident in frames",
+                    h.len(),
+                    self.resident,
+                    frames.len()
+                ));
+            }
+            return match frames.resident_blocks().find(|&b| !h.contains(b)) {
+                Some(b) => Err(format!("resident block {b} is not in the heap")),
+                None => Ok(()),
+            };
+        }
         let queued = self.key_of.iter().filter(|&&k| k != NOT_QUEUED).count();
         if queued != self.resident || self.resident != frames.len() {
             return Err(format!(
@@ -157,6 +210,9 @@ impl Policy for OptPolicy {
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
+        if let Some(h) = &self.stamped {
+            return vec![("farthest_first", h.by_key())];
+        }
         let mut live: Vec<(u64, Block)> = self
             .heap
             .iter()

@@ -92,6 +92,35 @@ impl ClusterFetchConfig {
     }
 }
 
+/// The ClusterFetch component of a `--prefetch` value.
+pub const COMPONENT: &str = "clusterfetch";
+
+/// Splits a `--prefetch` value into the read-ahead engine and whether ClusterFetch is on:
+/// `linux24+clusterfetch`, `clusterfetch` (no read-ahead: `none`), `ondemand`.
+pub fn split_prefetch(value: &str) -> Result<(&str, bool)> {
+    let mut engine: Option<&str> = None;
+    let mut cf = false;
+    for part in value.split('+').map(str::trim) {
+        if part == COMPONENT {
+            if cf {
+                return Err(Error::config(
+                    "--prefetch",
+                    value,
+                    "names clusterfetch twice",
+                ));
+            }
+            cf = true;
+        } else if engine.replace(part).is_some() {
+            return Err(Error::config(
+                "--prefetch",
+                value,
+                "combines at most one read-ahead engine with clusterfetch (e.g. linux24+clusterfetch)",
+            ));
+        }
+    }
+    Ok((engine.unwrap_or("none"), cf))
+}
+
 /// One disk I/O as the queue remembers it.
 #[derive(Copy, Clone, Debug)]
 struct Io {

@@ -103,10 +103,15 @@ impl ReadAhead for Linux24 {
         _cached: &dyn Fn(u64) -> bool,
     ) -> Plan {
         let w = self.files.entry(d).or_default();
+        // Without a read-ahead, the window still covers the call up to the current raend.
+        let idle = Plan {
+            window_end: Some(w.raend),
+            ..Plan::nothing()
+        };
         let (base, max_ahead) = match lookup {
             Lookup::Miss | Lookup::InFlight => {
                 if !(w.ralen == 0 || index >= w.raend || index + w.rawin < w.raend) {
-                    return Plan::nothing();
+                    return idle;
                 }
                 let max_ahead = if index < w.end_index { w.ramax } else { 0 };
                 w.rawin = 0;
@@ -114,7 +119,10 @@ impl ReadAhead for Linux24 {
                 if max_ahead == 0 {
                     w.raend = index + w.ralen;
                     w.rawin += w.ralen;
-                    return Plan::nothing();
+                    return Plan {
+                        window_end: Some(index),
+                        ..Plan::nothing()
+                    };
                 }
                 (index, max_ahead)
             }
@@ -125,11 +133,14 @@ impl ReadAhead for Linux24 {
                     && index <= w.raend
                     && index + w.ralen >= w.raend;
                 if !sequential {
-                    return Plan::nothing();
+                    return idle;
                 }
                 let base = w.raend - 1;
                 if base >= w.end_index {
-                    return Plan::nothing();
+                    return Plan {
+                        window_end: Some(base),
+                        ..Plan::nothing()
+                    };
                 }
                 w.rawin = w.ralen;
                 w.ralen = 0;
@@ -150,7 +161,10 @@ impl ReadAhead for Linux24 {
         w.rawin += w.ralen;
         w.raend = base + ahead + 1;
         w.ramax = (2 * w.ramax).min(self.max);
-        Plan::read(base + 1..base + 1 + read)
+        Plan {
+            window_end: Some(base),
+            ..Plan::read(base + 1..base + 1 + read)
+        }
     }
 }
 
@@ -271,5 +285,27 @@ mod tests {
             paper.after_lookup(D, 0, Lookup::Miss, &|_| false).range,
             1..2
         );
+    }
+
+    #[test]
+    fn window_end_is_the_local_raend_of_each_branch() {
+        let mut ra = Linux24::new(3, 32, 4096, true);
+        ra.reset(D);
+        let call = |offset_blocks: u64| ReadCall {
+            offset: offset_blocks * 4096,
+            len: 8192,
+            file_size: 1 << 20,
+        };
+        // Synchronous branch on a miss: the window ends at the missed block.
+        ra.begin_read(D, &call(0));
+        let p = ra.after_lookup(D, 0, Lookup::Miss, &|_| false);
+        assert_eq!((p.range, p.window_end), (1..4, Some(0)));
+        // No branch (block 1 in flight inside the group): the window ends at raend.
+        let p = ra.after_lookup(D, 1, Lookup::InFlight, &|_| false);
+        assert_eq!((p.range, p.window_end), (0..0, Some(4)));
+        // Asynchronous branch: the window ends one before the old raend, where reading starts.
+        ra.begin_read(D, &call(2));
+        let p = ra.after_lookup(D, 2, Lookup::Hit, &|_| false);
+        assert_eq!((p.range, p.window_end), (4..11, Some(3)));
     }
 }

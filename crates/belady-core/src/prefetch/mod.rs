@@ -49,6 +49,10 @@ pub struct Plan {
     pub range: Range<u64>,
     /// A block of the range to flag as the next asynchronous trigger, if newly read.
     pub marker: Option<u64>,
+    /// The last block the read-ahead window covers after this decision (Linux 2.4's local
+    /// `raend`), for engines that reference the call's later demand blocks up to it without
+    /// asking again (AccuSim, `window-covers-call`).
+    pub window_end: Option<u64>,
 }
 
 impl Plan {
@@ -56,7 +60,7 @@ impl Plan {
     pub fn read(range: Range<u64>) -> Plan {
         Plan {
             range,
-            marker: None,
+            ..Plan::default()
         }
     }
 

@@ -73,6 +73,7 @@ impl Ondemand {
         Plan {
             range: w.start..w.start + w.size,
             marker: Some(w.start + w.size - w.async_size),
+            window_end: None,
         }
     }
 }

@@ -184,38 +184,73 @@ pub fn write(
     times_ns: Option<&[u64]>,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
-    writeln!(out, "{HEADER}")?;
-    let mut declared: FxHashMap<u64, u64> = FxHashMap::default();
-    let us = |ns: u64| -> String {
-        if ns % 1000 == 0 {
-            format!("{}", ns / 1000)
-        } else {
-            format!("{}.{:03}", ns / 1000, ns % 1000)
-        }
-    };
+    let mut w = Writer::new(out)?;
     for (i, ev) in trace.events.iter().enumerate() {
-        if ev.kind != FileEventKind::Exit && declared.get(&ev.file) != Some(&ev.file_size) {
-            let path = trace.names.get(&ev.file).map_or("?", String::as_str);
+        let path = trace.names.get(&ev.file).map_or("?", String::as_str);
+        w.push(ev, times_ns.map(|t| t[i]), path)?;
+    }
+    Ok(())
+}
+
+/// Writes events one at a time, declaring each file (or a new size of it) before its first use,
+/// so a generator can stream a trace of any length.
+pub struct Writer<W: Write> {
+    out: W,
+    declared: FxHashMap<u64, u64>,
+}
+
+fn us(ns: u64) -> String {
+    if ns % 1000 == 0 {
+        format!("{}", ns / 1000)
+    } else {
+        format!("{}.{:03}", ns / 1000, ns % 1000)
+    }
+}
+
+impl<W: Write> Writer<W> {
+    /// Starts a trace with the [`HEADER`] line.
+    pub fn new(mut out: W) -> std::io::Result<Self> {
+        writeln!(out, "{HEADER}")?;
+        Ok(Writer {
+            out,
+            declared: FxHashMap::default(),
+        })
+    }
+
+    /// Writes `ev`, started at `time_ns` when known; `path` names its file if not yet declared.
+    pub fn push(
+        &mut self,
+        ev: &FileEvent,
+        time_ns: Option<u64>,
+        path: &str,
+    ) -> std::io::Result<()> {
+        let out = &mut self.out;
+        if ev.kind != FileEventKind::Exit && self.declared.get(&ev.file) != Some(&ev.file_size) {
             writeln!(out, "file {} {} {path}", ev.file, ev.file_size)?;
-            declared.insert(ev.file, ev.file_size);
+            self.declared.insert(ev.file, ev.file_size);
         }
-        let time = times_ns.map_or("-".to_string(), |t| us(t[i]));
+        let time = time_ns.map_or("-".to_string(), us);
         let head = format!("{time} {} {}", us(ev.think_ns), ev.pid);
         let (fd, file) = (ev.fd, ev.file);
         match ev.kind {
-            FileEventKind::Open => writeln!(out, "open {head} {fd} {file}")?,
+            FileEventKind::Open => writeln!(out, "open {head} {fd} {file}"),
             FileEventKind::Read { offset, len } => {
-                writeln!(out, "read {head} {fd} {file} {offset} {len}")?
+                writeln!(out, "read {head} {fd} {file} {offset} {len}")
             }
             FileEventKind::Write { offset, len } => {
-                writeln!(out, "write {head} {fd} {file} {offset} {len}")?
+                writeln!(out, "write {head} {fd} {file} {offset} {len}")
             }
-            FileEventKind::Seek { offset } => writeln!(out, "seek {head} {fd} {file} {offset}")?,
-            FileEventKind::Close => writeln!(out, "close {head} {fd} {file}")?,
-            FileEventKind::Exit => writeln!(out, "exit {head}")?,
+            FileEventKind::Seek { offset } => writeln!(out, "seek {head} {fd} {file} {offset}"),
+            FileEventKind::Close => writeln!(out, "close {head} {fd} {file}"),
+            FileEventKind::Exit => writeln!(out, "exit {head}"),
         }
     }
-    Ok(())
+
+    /// Flushes and returns the output.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
 }
 
 #[cfg(test)]

@@ -35,3 +35,160 @@ pub fn write_oracle_general(trace: &BlockTrace, out: impl Write) -> std::io::Res
     }
     out.flush()
 }
+
+/// Block-level text and binary forms a trace can be streamed to, one reference at a time.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RefFormat {
+    /// One block id per line (`--format lirs` reads it back).
+    Lirs,
+    /// `start_block num_blocks 0 request_no`, runs of consecutive blocks on one line (`arc`).
+    Arc,
+    /// `block,op[,time_ns]` with a header line; read back with
+    /// `--format csv --header --columns block=0,op=1[,time=2:ns]`.
+    Csv,
+    /// Back-to-back little-endian 32-bit ids (`u32le`).
+    U32Le,
+    /// Back-to-back big-endian 32-bit ids (`u32be`).
+    U32Be,
+}
+
+/// Streams references in a [`RefFormat`]; what a format cannot hold is an error, not a loss.
+pub struct RefWriter<W: Write> {
+    format: RefFormat,
+    out: W,
+    /// ARC: the run being collected (start, length); CSV: whether rows carry a time.
+    run: Option<(u64, u64)>,
+    lines: u64,
+    timed: Option<bool>,
+}
+
+impl<W: Write> RefWriter<W> {
+    /// Starts writing to `out`.
+    pub fn new(format: RefFormat, out: W) -> Self {
+        RefWriter {
+            format,
+            out,
+            run: None,
+            lines: 0,
+            timed: None,
+        }
+    }
+
+    /// Appends one reference; `Err` names what the format cannot represent.
+    pub fn push(&mut self, block: u64, op: super::Op, time_ns: Option<u64>) -> std::io::Result<()> {
+        let unsupported = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+        let reads_only = |name: &str| {
+            if op == super::Op::Write {
+                Err(unsupported(format!(
+                    "{name} holds reads only; convert with --ops read (or to native or csv)"
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        match self.format {
+            RefFormat::Lirs => {
+                reads_only("lirs")?;
+                writeln!(self.out, "{block}")
+            }
+            RefFormat::Arc => {
+                reads_only("arc")?;
+                match &mut self.run {
+                    Some((start, len)) if *start + *len == block && *len < u32::MAX as u64 => {
+                        *len += 1;
+                        Ok(())
+                    }
+                    _ => {
+                        self.flush_run()?;
+                        self.run = Some((block, 1));
+                        Ok(())
+                    }
+                }
+            }
+            RefFormat::Csv => {
+                let timed = *self.timed.get_or_insert_with(|| time_ns.is_some());
+                if self.lines == 0 {
+                    writeln!(self.out, "block,op{}", if timed { ",time_ns" } else { "" })?;
+                }
+                self.lines += 1;
+                let op = if op == super::Op::Write { "W" } else { "R" };
+                if timed {
+                    writeln!(self.out, "{block},{op},{}", time_ns.unwrap_or(0))
+                } else {
+                    writeln!(self.out, "{block},{op}")
+                }
+            }
+            RefFormat::U32Le | RefFormat::U32Be => {
+                reads_only("u32le/u32be")?;
+                let id = u32::try_from(block)
+                    .map_err(|_| unsupported(format!("block id {block} does not fit 32 bits")))?;
+                if self.format == RefFormat::U32Le {
+                    self.out.write_all(&id.to_le_bytes())
+                } else {
+                    self.out.write_all(&id.to_be_bytes())
+                }
+            }
+        }
+    }
+
+    fn flush_run(&mut self) -> std::io::Result<()> {
+        if let Some((start, len)) = self.run.take() {
+            writeln!(self.out, "{start} {len} 0 {}", self.lines)?;
+            self.lines += 1;
+        }
+        Ok(())
+    }
+
+    /// Writes what is pending and flushes.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.flush_run()?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{open_requests, Format, Op, ReadOptions};
+
+    #[test]
+    fn every_ref_format_reads_back_the_same_references() {
+        let refs: Vec<(u64, Op, Option<u64>)> = [5u64, 6, 7, 3, 4, 9, 9, 10]
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| (b, Op::Read, Some(i as u64 * 100)))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        for (target, format) in [
+            (RefFormat::Lirs, Format::Lirs),
+            (RefFormat::Arc, Format::Arc),
+            (RefFormat::U32Le, Format::U32Le),
+            (RefFormat::U32Be, Format::U32Be),
+            (
+                RefFormat::Csv,
+                Format::parse("csv", Some("block=0,op=1,time=2:ns"), Some(true)).unwrap(),
+            ),
+        ] {
+            let path = dir.path().join(format!("{target:?}"));
+            let mut w = RefWriter::new(target, std::fs::File::create(&path).unwrap());
+            for &(b, op, t) in &refs {
+                w.push(b, op, t).unwrap();
+            }
+            w.finish().unwrap();
+            let back: Vec<u64> = open_requests(&path, &format, &ReadOptions::default())
+                .unwrap()
+                .flat_map(|r| {
+                    let r = r.unwrap();
+                    (0..r.count as u64).map(move |k| r.block + k)
+                })
+                .collect();
+            let want: Vec<u64> = refs.iter().map(|r| r.0).collect();
+            assert_eq!(back, want, "{target:?}");
+        }
+        let mut w = RefWriter::new(RefFormat::U32Le, Vec::new());
+        assert!(w.push(1 << 40, Op::Read, None).is_err());
+        let mut w = RefWriter::new(RefFormat::Lirs, Vec::new());
+        assert!(w.push(1, Op::Write, None).is_err());
+    }
+}

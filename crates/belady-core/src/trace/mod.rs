@@ -13,6 +13,7 @@ pub mod events;
 pub mod export;
 pub mod file;
 pub mod input;
+pub mod merge;
 pub mod native;
 pub mod strace;
 pub mod text;

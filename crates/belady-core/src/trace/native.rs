@@ -37,6 +37,34 @@ const FLAG_TIMES: u32 = 2;
 const CHUNK: usize = 65536;
 const HEADER_BYTES: u64 = 40;
 
+/// Writes the fixed header, the source name and the id table.
+fn write_head(
+    out: &mut impl Write,
+    flags: u32,
+    block_size: u32,
+    refs: u64,
+    source: &str,
+    originals: &[u64],
+) -> std::io::Result<()> {
+    out.write_all(MAGIC)?;
+    for word in [VERSION, flags, block_size, 0] {
+        out.write_all(&word.to_le_bytes())?;
+    }
+    out.write_all(&(originals.len() as u64).to_le_bytes())?;
+    out.write_all(&refs.to_le_bytes())?;
+    out.write_all(&(source.len() as u32).to_le_bytes())?;
+    out.write_all(source.as_bytes())?;
+    let mut buf = Vec::with_capacity(CHUNK * 8);
+    for chunk in originals.chunks(CHUNK) {
+        buf.clear();
+        chunk
+            .iter()
+            .for_each(|o| buf.extend_from_slice(&o.to_le_bytes()));
+        out.write_all(&buf)?;
+    }
+    Ok(())
+}
+
 /// Writes `trace` in the native format.
 pub fn write(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
     let mut out = Crc32Writer {
@@ -48,22 +76,15 @@ pub fn write(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
     } else {
         0
     } | if trace.times.is_some() { FLAG_TIMES } else { 0 };
-    out.write_all(MAGIC)?;
-    for word in [VERSION, flags, trace.block_size, 0] {
-        out.write_all(&word.to_le_bytes())?;
-    }
-    out.write_all(&(trace.unique() as u64).to_le_bytes())?;
-    out.write_all(&(trace.refs.len() as u64).to_le_bytes())?;
-    out.write_all(&(trace.source.len() as u32).to_le_bytes())?;
-    out.write_all(trace.source.as_bytes())?;
+    write_head(
+        &mut out,
+        flags,
+        trace.block_size,
+        trace.refs.len() as u64,
+        &trace.source,
+        &trace.originals,
+    )?;
     let mut buf = Vec::with_capacity(CHUNK * 8);
-    for chunk in trace.originals.chunks(CHUNK) {
-        buf.clear();
-        chunk
-            .iter()
-            .for_each(|o| buf.extend_from_slice(&o.to_le_bytes()));
-        out.write_all(&buf)?;
-    }
     for (c, ids) in trace.refs.chunks(CHUNK).enumerate() {
         buf.clear();
         ids.iter()
@@ -82,6 +103,155 @@ pub fn write(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
     let crc = out.crc.clone().finalize();
     out.inner.write_all(&crc.to_le_bytes())?;
     out.inner.flush()
+}
+
+/// Writes a native trace reference by reference, for traces too long to hold in memory.
+///
+/// The format puts the id table before the references, so the references go to an anonymous
+/// spill file and are copied behind the table by [`StreamWriter::finish`]. Memory holds one
+/// table entry per distinct block plus one chunk; the output is byte-identical to [`write`] of
+/// the same references (write mask and timestamps are kept when any reference has one).
+pub struct StreamWriter {
+    spill: std::io::BufWriter<std::fs::File>,
+    ids: rustc_hash::FxHashMap<u64, u32>,
+    originals: Vec<u64>,
+    chunk_ids: Vec<u32>,
+    chunk_mask: Vec<u8>,
+    chunk_times: Vec<u64>,
+    refs: u64,
+    any_write: bool,
+    any_time: bool,
+    block_size: u32,
+    source: String,
+}
+
+/// Most references one native file holds (dense positions are 32-bit, one value is reserved).
+pub const MAX_REFS: u64 = u32::MAX as u64 - 1;
+
+impl StreamWriter {
+    /// Starts a trace whose spill file lives in `dir` (the output's folder, so it has the room).
+    pub fn new(dir: &Path, source: String, block_size: u32) -> Result<StreamWriter> {
+        let spill = tempfile::tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
+        Ok(StreamWriter {
+            spill: std::io::BufWriter::with_capacity(1 << 20, spill),
+            ids: rustc_hash::FxHashMap::default(),
+            originals: Vec::new(),
+            chunk_ids: Vec::with_capacity(CHUNK),
+            chunk_mask: Vec::with_capacity(CHUNK / 8),
+            chunk_times: Vec::with_capacity(CHUNK),
+            refs: 0,
+            any_write: false,
+            any_time: false,
+            block_size,
+            source,
+        })
+    }
+
+    /// References written so far.
+    pub fn refs(&self) -> u64 {
+        self.refs
+    }
+
+    /// Distinct blocks written so far.
+    pub fn unique(&self) -> usize {
+        self.originals.len()
+    }
+
+    /// Appends one reference to `block`.
+    pub fn push(&mut self, block: u64, op: Op, time_ns: Option<u64>) -> Result<()> {
+        if self.refs >= MAX_REFS {
+            return Err(Error::config(
+                "trace",
+                &self.source,
+                format!("a native trace holds at most {MAX_REFS} block references"),
+            ));
+        }
+        let next = self.originals.len() as u32;
+        let id = *self.ids.entry(block).or_insert(next);
+        if id == next {
+            self.originals.push(block);
+        }
+        let j = self.chunk_ids.len();
+        self.chunk_ids.push(id);
+        if j % 8 == 0 {
+            self.chunk_mask.push(0);
+        }
+        if op == Op::Write {
+            self.chunk_mask[j / 8] |= 1 << (j % 8);
+            self.any_write = true;
+        }
+        self.any_time |= time_ns.is_some();
+        self.chunk_times.push(time_ns.unwrap_or(0));
+        self.refs += 1;
+        if self.chunk_ids.len() == CHUNK {
+            self.spill_chunk()
+                .map_err(|e| Error::io(Path::new("<spill file>"), e))?;
+        }
+        Ok(())
+    }
+
+    /// Spills the current chunk with every per-reference field; `finish` drops unused ones.
+    fn spill_chunk(&mut self) -> std::io::Result<()> {
+        let mut buf = Vec::with_capacity(self.chunk_ids.len() * 13);
+        self.chunk_ids
+            .iter()
+            .for_each(|id| buf.extend_from_slice(&id.to_le_bytes()));
+        buf.extend_from_slice(&self.chunk_mask);
+        self.chunk_times
+            .iter()
+            .for_each(|t| buf.extend_from_slice(&t.to_le_bytes()));
+        self.spill.write_all(&buf)?;
+        self.chunk_ids.clear();
+        self.chunk_mask.clear();
+        self.chunk_times.clear();
+        Ok(())
+    }
+
+    /// Writes the whole trace to `out`; returns the references and distinct blocks written.
+    pub fn finish(mut self, out: impl Write) -> std::io::Result<(u64, usize)> {
+        use std::io::Seek;
+        if !self.chunk_ids.is_empty() {
+            self.spill_chunk()?;
+        }
+        let mut spill = self.spill.into_inner().map_err(|e| e.into_error())?;
+        spill.seek(std::io::SeekFrom::Start(0))?;
+        let mut spill = std::io::BufReader::with_capacity(1 << 20, spill);
+        let mut out = Crc32Writer {
+            inner: out,
+            crc: crc32fast::Hasher::new(),
+        };
+        let flags = if self.any_write { FLAG_WRITES } else { 0 }
+            | if self.any_time { FLAG_TIMES } else { 0 };
+        write_head(
+            &mut out,
+            flags,
+            self.block_size,
+            self.refs,
+            &self.source,
+            &self.originals,
+        )?;
+        let mut left = self.refs as usize;
+        let mut buf = Vec::with_capacity(CHUNK * 8);
+        while left > 0 {
+            let k = left.min(CHUNK);
+            for (bytes, keep) in [
+                (k * 4, true),
+                (k.div_ceil(8), self.any_write),
+                (k * 8, self.any_time),
+            ] {
+                buf.resize(bytes, 0);
+                spill.read_exact(&mut buf)?;
+                if keep {
+                    out.write_all(&buf)?;
+                }
+            }
+            left -= k;
+        }
+        let crc = out.crc.clone().finalize();
+        out.inner.write_all(&crc.to_le_bytes())?;
+        out.inner.flush()?;
+        Ok((self.refs, self.originals.len()))
+    }
 }
 
 /// Writes `trace` to a file at `path`.
@@ -136,6 +306,11 @@ impl NativeRequests {
     /// Bytes per block recorded in the header.
     pub fn block_size(&self) -> u32 {
         self.dec.block_size
+    }
+
+    /// The source name recorded in the header.
+    pub fn source(&self) -> &str {
+        &self.dec.source
     }
 }
 
@@ -411,6 +586,44 @@ mod tests {
         assert_eq!(streamed[3].block, t.originals[t.refs[3] as usize]);
         assert_eq!(streamed[3].op, Op::Write);
         assert_eq!(streamed[4].time_ns, Some(40));
+    }
+
+    #[test]
+    fn streaming_writer_matches_the_whole_trace_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        for (n, timed, writes) in [
+            (CHUNK * 2 + 5, true, true),
+            (1000, false, false),
+            (0, false, false),
+        ] {
+            let reqs: Vec<BlockRequest> = (0..n)
+                .map(|i| BlockRequest {
+                    block: (i as u64 * 7919) % 1000,
+                    count: 1,
+                    op: if writes && i % 3 == 0 {
+                        Op::Write
+                    } else {
+                        Op::Read
+                    },
+                    time_ns: timed.then_some(i as u64 * 10),
+                })
+                .collect();
+            let whole = BlockTrace::from_requests(
+                reqs.iter().copied().map(Ok),
+                OpFilter::All,
+                timed,
+                "s".into(),
+                512,
+            )
+            .unwrap();
+            let mut w = StreamWriter::new(dir.path(), "s".into(), 512).unwrap();
+            for r in &reqs {
+                w.push(r.block, r.op, r.time_ns).unwrap();
+            }
+            let mut streamed = Vec::new();
+            assert_eq!(w.finish(&mut streamed).unwrap(), (n as u64, whole.unique()));
+            assert_eq!(streamed, encode(&whole), "{n} references");
+        }
     }
 
     #[test]

@@ -1,20 +1,46 @@
-"""belady: buffer-cache and prefetching simulation (Rust core, Python front end)."""
+"""belady: buffer-cache and prefetching simulation (Rust core, Python front end).
+
+``simulate`` and ``sweep`` return pandas DataFrames with the columns of ``belady sim --json`` (one
+row per run); ``plot`` draws them in the shape of the prefetching study's figures.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from belady import _belady
 from belady._belady import BeladyError, ConfigError, TraceError, __version__, policies
-from belady._belady import simulate as _simulate
 
-__all__ = ["simulate", "policies", "BeladyError", "ConfigError", "TraceError", "__version__"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "simulate",
+    "sweep",
+    "results",
+    "plot",
+    "policies",
+    "BeladyError",
+    "ConfigError",
+    "TraceError",
+    "__version__",
+]
 
 
 def _as_list(value: str | int | Iterable[str | int]) -> list[str]:
     if isinstance(value, (str, int)):
         return [str(value)]
     return [str(v) for v in value]
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame.from_records(rows)
 
 
 def simulate(
@@ -29,15 +55,100 @@ def simulate(
     preset: str = "paper",
     columns: str | None = None,
     header: bool | None = None,
-) -> list[dict]:
-    """Simulates each policy at each cache size over `trace`; returns one dict per run.
+    prefetch: str | None = None,
+    disk: str | None = None,
+    scheduler: str = "fcfs",
+    compat: str | None = None,
+    max_request: str = "64KiB",
+    threads: int | None = None,
+) -> pd.DataFrame:
+    """Simulates each policy at each cache size over `trace`; one DataFrame row per run.
 
     Cache sizes are blocks (``100``), bytes (``"64MiB"``) or shares of the unique blocks (``"1%"``).
     ``params`` maps ``"policy.key"`` to a value, as ``--param`` does on the command line.
-    Results have the keys of ``belady sim --json``.
+    ``prefetch``, ``disk``, ``scheduler`` and ``compat`` are ``belady sim``'s options of the same names.
+    Columns are the keys of ``belady sim --json``.
     """
-    names = _as_list(policies) if not isinstance(policies, str) else policies.split(",")
+    names = policies.split(",") if isinstance(policies, str) else [str(p) for p in policies]
     param_list = [f"{k}={v}" for k, v in (params or {}).items()]
-    return _simulate(
-        str(trace), names, _as_list(cache_sizes), format, block_size, ops, param_list, preset, columns, header
+    text = _belady.simulate_json(
+        str(trace), names, _as_list(cache_sizes), format, block_size, ops, param_list, preset, columns, header,
+        prefetch, disk, scheduler, compat, max_request, threads,
     )
+    return _frame(json.loads(text))
+
+
+def _flatten(run: dict) -> dict:
+    """A stored run as one flat row: configuration first, then every metric."""
+    config, result = run["config"], run["result"]
+    row = {"key": run["key"], "experiment": run["experiment"]}
+    row.update({k: v for k, v in config.items() if k != "trace_path"})
+    row["params"] = " ".join(config["params"])
+    row["policy"] = result["policy"]
+    for key, value in result.items():
+        if key not in row:
+            row[key] = value
+    return row
+
+
+def results(store: str | PathLike[str] = "belady-results.sqlite") -> pd.DataFrame:
+    """Every run in a results store, one row each, in the store's fixed order."""
+    return _frame([_flatten(r) for r in json.loads(_belady.store_runs_json(str(store)))])
+
+
+def sweep(
+    experiment: str | PathLike[str],
+    store: str | PathLike[str] | None = None,
+    *,
+    dask: str | object | None = None,
+    threads: int | None = None,
+) -> pd.DataFrame:
+    """Runs an experiment file (see the README's "Sweeps") into `store`, skipping runs already
+    stored, and returns the experiment's runs as a DataFrame.
+
+    ``dask`` is a scheduler address (``"tcp://host:8786"``) or a ``dask.distributed.Client``: each
+    run then goes to a Dask worker, which calls the same engine; results are written to the same
+    store by this process.
+    """
+    experiment = Path(experiment)
+    if store is None:
+        store = _default_store(experiment)
+    if dask is None:
+        _belady.sweep_file(str(experiment), str(store), threads)
+        keys = {r["key"] for r in _plan(experiment)["runs"]}
+    else:
+        from belady.dask_sweep import run as dask_run
+
+        keys = dask_run(experiment, store, dask)
+    frame = results(store)
+    return frame[frame["key"].isin(keys)].reset_index(drop=True)
+
+
+def _load_experiment(experiment: Path) -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    with open(experiment, "rb") as f:
+        try:
+            return tomllib.load(f)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{experiment}: {e}") from None
+
+
+def _default_store(experiment: Path) -> Path:
+    exp = _load_experiment(experiment)
+    return experiment.parent / exp["store"] if "store" in exp else Path("belady-results.sqlite")
+
+
+def _plan(experiment: Path, exp: dict | None = None) -> dict:
+    exp = _load_experiment(experiment) if exp is None else exp
+    return json.loads(_belady.plan_json(json.dumps(exp), str(experiment.parent), str(experiment)))
+
+
+def plot(frame: pd.DataFrame, metric: str = "hit_ratio", *, trace: str | None = None, ax=None):
+    """Draws `metric` against cache size, one line per policy, one panel per read-ahead setting
+    (the study's Figures 3-6). Returns the matplotlib Figure."""
+    from belady._plot import plot as _plot
+
+    return _plot(frame, metric, trace=trace, ax=ax)

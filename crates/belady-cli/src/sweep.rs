@@ -1,0 +1,345 @@
+//! `belady sweep EXPERIMENT.toml` and `belady results export`: a grid of runs in parallel, each
+//! stored in SQLite as soon as it finishes, so a sweep stopped at any moment resumes where it was.
+//!
+//! Every run has a key: the SHA-256 of its full configuration (trace content hash, format, block
+//! size, policy with parameters, resolved cache size, read-ahead, disk, scheduler, compat rules,
+//! belady version). A run whose key is in the store is skipped. Each result is written in its own
+//! transaction by one writer thread, so a killed sweep leaves only whole rows behind.
+
+use anyhow::{bail, Context, Result};
+use belady_core::sweep::store::{Store, StoredRun};
+use belady_core::sweep::{Experiment, Plan};
+use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub use belady_core::sweep::DEFAULT_STORE;
+
+#[derive(Args)]
+pub struct SweepArgs {
+    /// The experiment: a TOML file (see README, "Sweeps").
+    experiment: PathBuf,
+    /// Results database (default: the experiment's `store`, else belady-results.sqlite).
+    #[arg(long)]
+    store: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// Run on a Dask cluster at this scheduler address (tcp://HOST:8786) through the Python package.
+    #[arg(long)]
+    dask: Option<String>,
+}
+
+#[derive(Args)]
+pub struct ResultsArgs {
+    #[command(subcommand)]
+    command: ResultsCommand,
+}
+
+#[derive(Subcommand)]
+enum ResultsCommand {
+    /// Write every stored run as CSV, JSON or Parquet.
+    Export {
+        /// Results database.
+        #[arg(long, default_value = DEFAULT_STORE)]
+        store: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "csv")]
+        format: ExportFormat,
+        /// Output file (default: standard output; required for parquet).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum ExportFormat {
+    Csv,
+    Json,
+    Parquet,
+}
+
+/// Runs the experiment, storing each result as it finishes.
+pub fn run(args: SweepArgs) -> Result<()> {
+    let exp = Experiment::load(&args.experiment)?;
+    let base = args.experiment.parent().unwrap_or(Path::new("."));
+    let store_path = args
+        .store
+        .clone()
+        .or_else(|| exp.store.as_ref().map(|s| base.join(s)))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_STORE));
+    if let Some(address) = &args.dask {
+        return dask(&args.experiment, &store_path, address);
+    }
+    let plan = Plan::new(&exp, base, &args.experiment.display().to_string())?;
+    let store = Store::open(&store_path)?;
+    let todo = plan.pending(&store)?;
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(todo.len() as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} runs, {elapsed} elapsed, about {eta} left",
+        )
+        .expect("a valid template"),
+    );
+    plan.execute(&todo, &store, args.threads, &mut || bar.inc(1))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "{} runs: {} done now, {} already in {}",
+        plan.runs.len(),
+        todo.len(),
+        plan.runs.len() - todo.len(),
+        store_path.display()
+    );
+    Ok(())
+}
+
+/// Hands the sweep to the Python package's Dask driver (same plan, same store, same engine).
+fn dask(experiment: &Path, store: &Path, address: &str) -> Result<()> {
+    let python = std::env::var("BELADY_PYTHON").unwrap_or_else(|_| "python3".into());
+    let status = std::process::Command::new(&python)
+        .args(["-m", "belady.dask_sweep"])
+        .arg(experiment)
+        .arg("--store")
+        .arg(store)
+        .arg("--scheduler")
+        .arg(address)
+        .status()
+        .with_context(|| {
+            format!(
+                "cannot start {python} for --dask (install the belady Python package with dask)"
+            )
+        })?;
+    if !status.success() {
+        bail!("the Dask sweep failed ({status})");
+    }
+    Ok(())
+}
+
+/// `belady results ...`.
+pub fn results(args: ResultsArgs) -> Result<()> {
+    match args.command {
+        ResultsCommand::Export {
+            store,
+            format,
+            output,
+        } => export(&store, format, output.as_deref()),
+    }
+}
+
+fn export(store_path: &Path, format: ExportFormat, output: Option<&Path>) -> Result<()> {
+    let store = Store::open_existing(store_path)?;
+    if let ExportFormat::Parquet = format {
+        let Some(path) = output else {
+            bail!("--format parquet writes a binary file: name it with -o FILE");
+        };
+        let records: Vec<Record> = store.runs()?.into_iter().map(record).collect();
+        return write_parquet(&records, path);
+    }
+    let mut out: Box<dyn std::io::Write> = match output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    // One flat record per run: the configuration, then every metric (I/O and time included).
+    let records: Vec<Record> = store.runs()?.into_iter().map(record).collect();
+    match format {
+        ExportFormat::Parquet => unreachable!("handled above"),
+        ExportFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &records).map_err(std::io::Error::from)?;
+            writeln!(out)?;
+        }
+        ExportFormat::Csv => {
+            let columns = columns(&records);
+            // Built in memory, so a closed pipe surfaces as a plain I/O error.
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record(&columns)?;
+            for rec in &records {
+                w.write_record(columns.iter().map(|c| {
+                    match rec.0.iter().find(|(k, _)| k == c).map(|(_, v)| v) {
+                        None | Some(serde_json::Value::Null) => String::new(),
+                        Some(serde_json::Value::String(s)) => s.clone(),
+                        Some(v) => v.to_string(),
+                    }
+                }))?;
+            }
+            out.write_all(&w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)?;
+        }
+    }
+    Ok(())
+}
+
+/// The columns of `records` in first-seen order.
+fn columns(records: &[Record]) -> Vec<&str> {
+    let mut columns: Vec<&str> = Vec::new();
+    for rec in records {
+        for (k, _) in &rec.0 {
+            if !columns.contains(&k.as_str()) {
+                columns.push(k);
+            }
+        }
+    }
+    columns
+}
+
+/// Writes `records` as one Parquet row group: integers as INT64, other numbers as DOUBLE,
+/// flags as BOOLEAN, the rest as UTF-8 strings; every column optional (absent = null).
+fn write_parquet(records: &[Record], path: &Path) -> Result<()> {
+    use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use serde_json::Value;
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Kind {
+        Int,
+        Float,
+        Bool,
+        Text,
+    }
+    let names = columns(records);
+    let value = |rec: &Record, c: &str| -> Option<Value> {
+        rec.0
+            .iter()
+            .find(|(k, _)| k == c)
+            .map(|(_, v)| v.clone())
+            .filter(|v| !v.is_null())
+    };
+    let kinds: Vec<Kind> = names
+        .iter()
+        .map(|c| {
+            let values: Vec<Value> = records.iter().filter_map(|r| value(r, c)).collect();
+            if !values.is_empty() && values.iter().all(|v| v.is_i64() || v.is_u64()) {
+                Kind::Int
+            } else if !values.is_empty() && values.iter().all(Value::is_number) {
+                Kind::Float
+            } else if !values.is_empty() && values.iter().all(Value::is_boolean) {
+                Kind::Bool
+            } else {
+                Kind::Text
+            }
+        })
+        .collect();
+    let mut schema = String::from("message belady_runs {\n");
+    for (c, k) in names.iter().zip(&kinds) {
+        let line = match k {
+            Kind::Int => format!("  OPTIONAL INT64 {c};\n"),
+            Kind::Float => format!("  OPTIONAL DOUBLE {c};\n"),
+            Kind::Bool => format!("  OPTIONAL BOOLEAN {c};\n"),
+            Kind::Text => format!("  OPTIONAL BINARY {c} (UTF8);\n"),
+        };
+        schema.push_str(&line);
+    }
+    schema.push('}');
+    let schema = std::sync::Arc::new(parse_message_type(&schema)?);
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let props = std::sync::Arc::new(WriterProperties::builder().build());
+    let mut writer = SerializedFileWriter::new(file, schema, props)?;
+    let mut group = writer.next_row_group()?;
+    for (c, kind) in names.iter().zip(&kinds) {
+        let cells: Vec<Option<Value>> = records.iter().map(|r| value(r, c)).collect();
+        let defs: Vec<i16> = cells.iter().map(|v| i16::from(v.is_some())).collect();
+        let present = cells.iter().flatten();
+        let mut col = group
+            .next_column()?
+            .context("the schema lists every column")?;
+        match kind {
+            Kind::Int => {
+                let v: Vec<i64> = present
+                    .map(|v| v.as_i64().unwrap_or_else(|| v.as_u64().unwrap_or(0) as i64))
+                    .collect();
+                col.typed::<Int64Type>()
+                    .write_batch(&v, Some(&defs), None)?;
+            }
+            Kind::Float => {
+                let v: Vec<f64> = present.map(|v| v.as_f64().unwrap_or(f64::NAN)).collect();
+                col.typed::<DoubleType>()
+                    .write_batch(&v, Some(&defs), None)?;
+            }
+            Kind::Bool => {
+                let v: Vec<bool> = present.map(|v| v.as_bool().unwrap_or(false)).collect();
+                col.typed::<BoolType>().write_batch(&v, Some(&defs), None)?;
+            }
+            Kind::Text => {
+                let v: Vec<ByteArray> = present
+                    .map(|v| match v {
+                        Value::String(s) => ByteArray::from(s.as_str()),
+                        other => ByteArray::from(other.to_string().as_str()),
+                    })
+                    .collect();
+                col.typed::<ByteArrayType>()
+                    .write_batch(&v, Some(&defs), None)?;
+            }
+        }
+        col.close()?;
+    }
+    group.close()?;
+    writer.close()?;
+    Ok(())
+}
+
+fn record(run: StoredRun) -> Record {
+    let c = run.config;
+    let mut rec: Vec<(String, serde_json::Value)> = vec![
+        ("experiment".into(), run.experiment.into()),
+        ("trace".into(), c.trace.into()),
+        ("trace_hash".into(), c.trace_hash.into()),
+        ("format".into(), c.format.into()),
+        ("block_size".into(), c.block_size.into()),
+        ("policy".into(), run.result.policy.clone().into()),
+        ("params".into(), c.params.join(" ").into()),
+        ("preset".into(), c.preset.into()),
+        ("cache_size".into(), c.cache_size.into()),
+        ("cache_blocks".into(), c.cache_blocks.into()),
+        ("prefetch".into(), c.prefetch.into()),
+        ("disk".into(), c.disk.into()),
+        ("scheduler".into(), c.scheduler.into()),
+        ("compat".into(), c.compat.into()),
+        ("max_request".into(), c.max_request.into()),
+        ("belady_version".into(), c.belady_version.into()),
+    ];
+    let result = serde_json::to_value(&run.result).expect("results serialise");
+    rec.extend(
+        flatten(&result)
+            .into_iter()
+            .filter(|(k, _)| !CONFIG_IN_RESULT.contains(&k.as_str())),
+    );
+    Record(rec)
+}
+
+/// Result fields that repeat the configuration (kept once, from the configuration).
+const CONFIG_IN_RESULT: &[&str] = &["trace", "policy", "cache_blocks", "block_size", "prefetch"];
+
+/// One exported run: named values in column order.
+struct Record(Vec<(String, serde_json::Value)>);
+
+impl Serialize for Record {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+/// A run result's fields, with nested objects (the I/O counters) lifted to the top.
+fn flatten(v: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
+    let mut out = Vec::new();
+    for (k, v) in v.as_object().into_iter().flatten() {
+        match v {
+            serde_json::Value::Object(inner) => {
+                out.extend(inner.iter().map(|(k, v)| (k.clone(), v.clone())))
+            }
+            _ => out.push((k.clone(), v.clone())),
+        }
+    }
+    out
+}

@@ -1,0 +1,554 @@
+//! Experiments: a grid of runs (traces × read-ahead × disks × policies × sizes), each described
+//! completely by a [`RunConfig`] whose SHA-256 is its key in the results [`store`].
+//!
+//! The command line (`belady sweep`), the Python package (`belady.sweep`) and Dask workers all go
+//! through here: [`Plan::new`] reads every trace once and lists the runs; [`Plan::run`] performs
+//! one; [`run_config`] performs a run from its configuration alone (what a remote worker gets).
+
+pub mod store;
+
+use crate::engine::{run_one, PreparedTrace, RunResult};
+use crate::error::{Error, Result};
+use crate::filesim::{run_file_one, FileOptions, FileSimConfig, PreparedFileTrace};
+use crate::policy::registry::{parse_policies, PolicySpec, Preset};
+use crate::size::CacheSize;
+use crate::trace::{detect_format, load_file_trace, BlockTrace, Format, OpFilter, ReadOptions};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The store a sweep writes when nothing else is named.
+pub const DEFAULT_STORE: &str = "belady-results.sqlite";
+
+/// One trace of an experiment.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Path (relative to the experiment file) of the trace.
+    pub path: PathBuf,
+    /// Format name; detected when absent.
+    pub format: Option<String>,
+    /// Bytes per block.
+    #[serde(default = "default_block_size")]
+    pub block_size: u32,
+    /// Name in results (default: the path as written).
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+fn default_block_size() -> u32 {
+    4096
+}
+
+/// An experiment: what `belady sweep` reads from TOML.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    /// Name stored with every row.
+    #[serde(default)]
+    pub name: String,
+    /// Results store (relative to the experiment file).
+    pub store: Option<PathBuf>,
+    /// Parameter preset: paper or study.
+    #[serde(default = "default_preset")]
+    pub preset: String,
+    /// Policies by name.
+    pub policies: Vec<String>,
+    /// `POLICY.KEY=VALUE` settings.
+    #[serde(default)]
+    pub params: Vec<String>,
+    /// Cache sizes: blocks, bytes or percentages.
+    pub sizes: Vec<String>,
+    /// Read-ahead engines.
+    #[serde(default = "default_none")]
+    pub prefetch: Vec<String>,
+    /// Disk models (`none` for untimed).
+    #[serde(default = "default_none")]
+    pub disks: Vec<String>,
+    /// Device queue scheduler.
+    #[serde(default = "default_scheduler")]
+    pub scheduler: String,
+    /// Reference simulator to behave as (`accusim`).
+    pub compat: Option<String>,
+    /// Largest disk request.
+    #[serde(default = "default_max_request")]
+    pub max_request: String,
+    /// The traces.
+    #[serde(rename = "trace")]
+    pub traces: Vec<TraceSpec>,
+}
+
+fn default_preset() -> String {
+    "paper".into()
+}
+fn default_none() -> Vec<String> {
+    vec!["none".into()]
+}
+fn default_scheduler() -> String {
+    "fcfs".into()
+}
+fn default_max_request() -> String {
+    "64KiB".into()
+}
+
+impl Experiment {
+    /// Parses an experiment; `origin` (the file name) prefixes every error.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Experiment> {
+        let exp: Experiment = toml::from_str(text).map_err(|e| Error::Parse {
+            path: origin.to_string(),
+            line: e
+                .span()
+                .map_or(0, |s| text[..s.start].matches('\n').count() as u64 + 1),
+            msg: e.message().to_string(),
+        })?;
+        if exp.traces.is_empty() || exp.policies.is_empty() || exp.sizes.is_empty() {
+            return Err(Error::config(
+                "experiment",
+                origin,
+                "needs at least one [[trace]], one policy and one size",
+            ));
+        }
+        Ok(exp)
+    }
+
+    /// Reads and parses the experiment file at `path`.
+    pub fn load(path: &Path) -> Result<Experiment> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Experiment::from_toml(&text, &path.display().to_string())
+    }
+
+    fn preset(&self) -> Result<Preset> {
+        if self.compat.as_deref() == Some("accusim") {
+            Ok(Preset::Accusim)
+        } else {
+            Preset::parse(&self.preset)
+        }
+    }
+}
+
+/// Everything that determines one run's result. Its SHA-256 (without `trace_path`, which may
+/// differ between machines) is the run's key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// The trace as the experiment names it.
+    pub trace: String,
+    /// SHA-256 of the trace file's bytes.
+    pub trace_hash: String,
+    /// Format name.
+    pub format: String,
+    /// Bytes per block.
+    pub block_size: u32,
+    /// Policy as named in the experiment.
+    pub policy: String,
+    /// `POLICY.KEY=VALUE` settings.
+    pub params: Vec<String>,
+    /// Parameter preset.
+    pub preset: String,
+    /// Cache size as written.
+    pub cache_size: String,
+    /// Cache size in blocks.
+    pub cache_blocks: u64,
+    /// Read-ahead engine.
+    pub prefetch: String,
+    /// Disk model or `none`.
+    pub disk: String,
+    /// Device queue scheduler.
+    pub scheduler: String,
+    /// Reference simulator behaviour, or empty.
+    pub compat: String,
+    /// Largest disk request.
+    pub max_request: String,
+    /// belady's version.
+    pub belady_version: String,
+    /// Where this machine reads the trace (not part of the key).
+    #[serde(default)]
+    pub trace_path: String,
+}
+
+impl RunConfig {
+    /// The run's key: hex SHA-256 of the configuration without the local path.
+    pub fn key(&self) -> String {
+        let keyed = RunConfig {
+            trace_path: String::new(),
+            ..self.clone()
+        };
+        let json = serde_json::to_vec(&keyed).expect("configurations serialise");
+        hex(&Sha256::digest(json))
+    }
+
+    fn uses_file_engine(&self, format: &Format) -> bool {
+        format.is_file_level()
+            || self.prefetch != "none"
+            || self.disk != "none"
+            || !self.compat.is_empty()
+    }
+
+    fn file_config(&self) -> Result<FileSimConfig> {
+        FileSimConfig::from_options(&FileOptions {
+            block_size: self.block_size,
+            prefetch: Some(&self.prefetch),
+            compat: (!self.compat.is_empty()).then_some(self.compat.as_str()),
+            compat_rules: &[],
+            max_request: &self.max_request,
+            disk: (self.disk != "none").then_some(self.disk.as_str()),
+            scheduler: &self.scheduler,
+        })
+    }
+
+    fn spec(&self) -> Result<PolicySpec> {
+        let preset = if self.compat == "accusim" {
+            Preset::Accusim
+        } else {
+            Preset::parse(&self.preset)?
+        };
+        let mut specs = parse_policies(&self.policy, &self.params, preset)?;
+        Ok(specs.remove(0))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 of a file's bytes, hex.
+pub fn sha256_file(path: &Path) -> Result<String> {
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut h = Sha256::new();
+    std::io::copy(&mut file, &mut h).map_err(|e| Error::io(path, e))?;
+    Ok(hex(&h.finalize()))
+}
+
+/// A trace read once for every run over it.
+pub struct LoadedTrace {
+    /// As the experiment names it.
+    pub label: String,
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// SHA-256 of its bytes.
+    pub hash: String,
+    format: Format,
+    block_size: u32,
+    blocks: Option<PreparedTrace>,
+    files: Option<PreparedFileTrace>,
+}
+
+impl LoadedTrace {
+    /// Reads the trace at `path` for the block engine, the file engine, or both.
+    pub fn load(
+        label: &str,
+        path: &Path,
+        format: Option<&str>,
+        block_size: u32,
+        need_blocks: bool,
+        need_files: bool,
+    ) -> Result<LoadedTrace> {
+        let format = match format {
+            Some(f) => Format::parse(f, None, None)?,
+            None => detect_format(path)?,
+        };
+        let hash = sha256_file(path)?;
+        let (mut blocks, mut files) = (None, None);
+        if format.is_file_level() {
+            files = Some(PreparedFileTrace::new(
+                load_file_trace(path, &format)?,
+                block_size,
+            )?);
+        } else {
+            let opts = ReadOptions { block_size };
+            let trace = BlockTrace::load(path, &format, &opts, OpFilter::Read)?;
+            if need_files {
+                files = Some(PreparedFileTrace::from_block_trace(&trace)?);
+            }
+            if need_blocks || !need_files {
+                blocks = Some(PreparedTrace::new(trace));
+            }
+        }
+        Ok(LoadedTrace {
+            label: label.to_string(),
+            path: path.to_path_buf(),
+            hash,
+            format,
+            block_size,
+            blocks,
+            files,
+        })
+    }
+
+    /// Distinct blocks referenced (what percentage sizes are of).
+    pub fn unique(&self) -> usize {
+        match (&self.blocks, &self.files) {
+            (Some(b), _) => b.unique(),
+            (None, Some(f)) => f.distinct,
+            (None, None) => 0,
+        }
+    }
+
+    /// Runs `config` over this trace.
+    pub fn run(&self, config: &RunConfig) -> Result<RunResult> {
+        let spec = config.spec()?;
+        let capacity = config.cache_blocks as usize;
+        if config.uses_file_engine(&self.format) {
+            let files = self.files.as_ref().ok_or_else(|| {
+                Error::config("trace", &self.label, "was not prepared for the file engine")
+            })?;
+            run_file_one(&spec, files, capacity, &config.file_config()?)
+        } else {
+            let blocks = self.blocks.as_ref().ok_or_else(|| {
+                Error::config(
+                    "trace",
+                    &self.label,
+                    "was not prepared for the block engine",
+                )
+            })?;
+            run_one(&spec, blocks, capacity)
+        }
+    }
+}
+
+/// An experiment's runs, with its traces read.
+pub struct Plan {
+    /// The experiment's name (its file name when it has none).
+    pub name: String,
+    /// Traces, in experiment order.
+    pub traces: Vec<LoadedTrace>,
+    /// Every run of the grid, in grid order: (trace index, configuration).
+    pub runs: Vec<(usize, RunConfig)>,
+}
+
+impl Plan {
+    /// Checks the experiment, reads its traces (paths relative to `base`) and lists its runs.
+    pub fn new(exp: &Experiment, base: &Path, name: &str) -> Result<Plan> {
+        let preset = exp.preset()?;
+        // Policy names and parameters, checked once.
+        parse_policies(&exp.policies.join(","), &exp.params, preset)?;
+        let sizes: Vec<(String, CacheSize)> = exp
+            .sizes
+            .iter()
+            .map(|s| Ok((s.clone(), CacheSize::parse(s)?)))
+            .collect::<Result<_>>()?;
+        let mut settings = Vec::new();
+        for prefetch in &exp.prefetch {
+            for disk in &exp.disks {
+                FileSimConfig::from_options(&FileOptions {
+                    prefetch: Some(prefetch),
+                    compat: exp.compat.as_deref(),
+                    max_request: &exp.max_request,
+                    disk: (disk != "none").then_some(disk.as_str()),
+                    scheduler: &exp.scheduler,
+                    ..FileOptions::default()
+                })?;
+                settings.push((prefetch.clone(), disk.clone()));
+            }
+        }
+        let plain = |p: &str, d: &str| p == "none" && d == "none" && exp.compat.is_none();
+        let need_blocks = settings.iter().any(|(p, d)| plain(p, d));
+        let need_files = settings.iter().any(|(p, d)| !plain(p, d));
+        let mut traces = Vec::new();
+        for t in &exp.traces {
+            let path = base.join(&t.path);
+            let label = t
+                .name
+                .clone()
+                .unwrap_or_else(|| t.path.display().to_string());
+            traces.push(LoadedTrace::load(
+                &label,
+                &path,
+                t.format.as_deref(),
+                t.block_size,
+                need_blocks,
+                need_files,
+            )?);
+        }
+        let mut runs = Vec::new();
+        for (ti, trace) in traces.iter().enumerate() {
+            for (prefetch, disk) in &settings {
+                for policy in &exp.policies {
+                    for (size_text, size) in &sizes {
+                        let capacity = size.resolve(trace.unique(), trace.block_size)?;
+                        runs.push((
+                            ti,
+                            RunConfig {
+                                trace: trace.label.clone(),
+                                trace_hash: trace.hash.clone(),
+                                format: trace.format.name().to_string(),
+                                block_size: trace.block_size,
+                                policy: policy.clone(),
+                                params: exp.params.clone(),
+                                preset: exp.preset.clone(),
+                                cache_size: size_text.clone(),
+                                cache_blocks: capacity as u64,
+                                prefetch: prefetch.clone(),
+                                disk: disk.clone(),
+                                scheduler: exp.scheduler.clone(),
+                                compat: exp.compat.clone().unwrap_or_default(),
+                                max_request: exp.max_request.clone(),
+                                belady_version: env!("CARGO_PKG_VERSION").to_string(),
+                                trace_path: trace.path.display().to_string(),
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        let name = if exp.name.is_empty() {
+            name.to_string()
+        } else {
+            exp.name.clone()
+        };
+        Ok(Plan { name, traces, runs })
+    }
+
+    /// Performs run `i` of the plan.
+    pub fn run(&self, i: usize) -> Result<RunResult> {
+        let (t, config) = &self.runs[i];
+        self.traces[*t].run(config)
+    }
+
+    /// Indices of the runs `store` does not hold yet.
+    pub fn pending(&self, store: &store::Store) -> Result<Vec<usize>> {
+        let done = store.keys()?;
+        Ok((0..self.runs.len())
+            .filter(|&i| !done.contains(&self.runs[i].1.key()))
+            .collect())
+    }
+
+    /// Performs the runs `todo` on `threads` workers (all cores when `None`) and stores each
+    /// result as soon as it is known, from this thread alone; `progress` is called after each.
+    /// The first failed run's error is returned after the others finish; stored runs stay.
+    pub fn execute(
+        &self,
+        todo: &[usize],
+        store: &store::Store,
+        threads: Option<usize>,
+        progress: &mut dyn FnMut(),
+    ) -> Result<()> {
+        use rayon::prelude::*;
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<RunResult>)>();
+        let mut failure = None;
+        std::thread::scope(|scope| -> Result<()> {
+            scope.spawn(move || {
+                let work = || {
+                    todo.par_iter().for_each_with(tx, |tx, &i| {
+                        // The receiver stops early only on a store error; later results are moot.
+                        let _ = tx.send((i, self.run(i)));
+                    })
+                };
+                match rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads.unwrap_or(0))
+                    .build()
+                {
+                    Ok(pool) => pool.install(work),
+                    Err(_) => work(),
+                }
+            });
+            for (i, result) in rx {
+                let config = &self.runs[i].1;
+                match result {
+                    Ok(r) => store.insert(&self.name, config, &r)?,
+                    Err(e) => {
+                        failure.get_or_insert(Error::config(
+                            "run",
+                            format!(
+                                "{} at {} blocks on {}",
+                                config.policy, config.cache_blocks, config.trace
+                            ),
+                            e.to_string(),
+                        ));
+                    }
+                }
+                progress();
+            }
+            Ok(())
+        })?;
+        failure.map_or(Ok(()), Err)
+    }
+}
+
+/// Performs a run from its configuration alone, reading the trace from `trace_path` (and checking
+/// its hash): what a remote worker does.
+pub fn run_config(config: &RunConfig) -> Result<RunResult> {
+    let path = Path::new(&config.trace_path);
+    let format = Format::parse(&config.format, None, None)?;
+    let file_engine = config.uses_file_engine(&format);
+    let trace = LoadedTrace::load(
+        &config.trace,
+        path,
+        Some(&config.format),
+        config.block_size,
+        !file_engine,
+        file_engine,
+    )?;
+    if trace.hash != config.trace_hash {
+        return Err(Error::config(
+            "trace",
+            path.display(),
+            format!(
+                "has SHA-256 {} but the run was planned for {}",
+                trace.hash, config.trace_hash
+            ),
+        ));
+    }
+    trace.run(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_plan_lists_the_grid_and_runs_match_their_configs() {
+        let dir = tempfile::tempdir().unwrap();
+        let ids: String = (0..400).map(|i| format!("{}\n", (i * 7) % 90)).collect();
+        write(dir.path(), "t.trace", &ids);
+        let exp = Experiment::from_toml(
+            "policies = [\"lru\", \"arc\"]\nsizes = [\"10\", \"50%\"]\nprefetch = [\"none\", \"linux24\"]\n\
+             [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+            "e.toml",
+        )
+        .unwrap();
+        let plan = Plan::new(&exp, dir.path(), "e").unwrap();
+        assert_eq!(plan.runs.len(), 2 * 2 * 2);
+        assert_eq!(plan.runs[1].1.cache_blocks, 45, "50% of 90 unique blocks");
+        let keys: std::collections::HashSet<String> =
+            plan.runs.iter().map(|(_, c)| c.key()).collect();
+        assert_eq!(
+            keys.len(),
+            plan.runs.len(),
+            "every configuration has its own key"
+        );
+        for i in 0..plan.runs.len() {
+            let here = plan.run(i).unwrap();
+            let remote = run_config(&plan.runs[i].1).unwrap();
+            assert_eq!(here, remote);
+        }
+        // The key ignores where this machine keeps the trace.
+        let mut moved = plan.runs[0].1.clone();
+        moved.trace_path = "/elsewhere/t.trace".into();
+        assert_eq!(moved.key(), plan.runs[0].1.key());
+        // A changed trace is refused rather than silently simulated.
+        write(dir.path(), "t.trace", "1\n2\n");
+        let err = run_config(&plan.runs[0].1).unwrap_err().to_string();
+        assert!(err.contains("SHA-256"), "{err}");
+    }
+
+    #[test]
+    fn bad_experiments_name_the_file_and_line() {
+        let err = Experiment::from_toml("policies = [\"lru\"]\nsizes = 3\n", "x.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("x.toml:2:"), "{err}");
+        let err = Experiment::from_toml(
+            "policies = [\"lru\"]\nsizes = [\"1\"]\ntrace = []\n",
+            "y.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("y.toml") && err.contains("[[trace]]"), "{err}");
+    }
+}
