@@ -1,4 +1,5 @@
-//! `belady demo`: every policy at several sizes on the shipped sample traces.
+//! `belady demo`: every policy at several sizes on the shipped sample traces; `belady demo
+//! clusterfetch`: ClusterFetch on recorded launches.
 
 use anyhow::{bail, Context, Result};
 use belady_core::sweep::store::Store;
@@ -13,7 +14,7 @@ use std::path::PathBuf;
 #[command(args_conflicts_with_subcommands = true)]
 pub struct DemoArgs {
     /// Directory holding the sample traces (default: the checkout's data/).
-    #[arg(long)]
+    #[arg(long, global = true)]
     data: Option<PathBuf>,
     /// Where the demo writes its generated traces, results store and report.
     #[arg(long, default_value = "belady-demo")]
@@ -27,6 +28,9 @@ enum DemoKind {
     /// Every policy on the LRU-K paper's indexed database and on scans: where LRU fails and
     /// which policies fix it.
     LruFailures(LruFailuresArgs),
+    /// ClusterFetch on recorded program launches: cold, warm and assisted launch times under an
+    /// HDD and an SSD model.
+    Clusterfetch(crate::clusterfetch_demo::DemoArgs),
 }
 
 #[derive(Args)]
@@ -40,10 +44,12 @@ struct LruFailuresArgs {
 }
 
 pub fn run(args: DemoArgs) -> Result<()> {
-    if let Some(DemoKind::LruFailures(a)) = args.which {
-        return lru_failures(a);
-    }
     let dir = args.data.unwrap_or_else(crate::data_dir);
+    match args.which {
+        Some(DemoKind::LruFailures(a)) => return lru_failures(a),
+        Some(DemoKind::Clusterfetch(a)) => return crate::clusterfetch_demo::run(a, &dir),
+        None => {}
+    }
     let out = args.out;
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut traces = Vec::new();

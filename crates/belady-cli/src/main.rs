@@ -1,5 +1,7 @@
 //! `belady`: the command-line front end of the belady simulator.
 
+mod clusterfetch;
+mod clusterfetch_demo;
 mod demo;
 mod disk_cmd;
 mod distances;
@@ -195,7 +197,8 @@ struct SimArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Read-ahead engine for file-level traces: none, linux24.
+    /// Read-ahead engine for file-level traces: none, linux24, linux26, ondemand, bsd, example;
+    /// add `+clusterfetch` for ClusterFetch on top (`clusterfetch` alone: no read-ahead).
     #[arg(long)]
     prefetch: Option<String>,
     /// Behave as a named reference simulator where it departs from the paper: accusim.
@@ -213,6 +216,8 @@ struct SimArgs {
     /// How the device orders waiting requests: fcfs, clook (seek-aware elevator) or sstf.
     #[arg(long, default_value = "fcfs")]
     scheduler: String,
+    #[command(flatten)]
+    cf: clusterfetch::CfArgs,
     /// File-level runs: list every disk request (event, sync, file, first block, blocks, issue
     /// time) in each JSON row's `request_log`.
     #[arg(long)]
@@ -292,6 +297,9 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
         scheduler: &args.scheduler,
     })?;
     cfg.log_requests = args.log_requests;
+    cfg.clusterfetch = args.cf.config(cfg.clusterfetch.is_some())?;
+    cfg.placement = args.cf.placement()?;
+    cfg.validate()?;
     Ok(cfg)
 }
 
@@ -317,10 +325,22 @@ fn sim(args: SimArgs) -> Result<()> {
         || args.compat.is_some()
         || !args.compat_rules.is_empty()
         || args.disk.is_some()
-        || args.scheduler != "fcfs";
+        || args.scheduler != "fcfs"
+        || args.cf.needs_file_engine();
     let cfg = wants_file_engine.then(|| file_config(&args)).transpose()?;
-    let sim = pool.install(|| {
-        simulate(
+    let sim = pool.install(|| match &cfg {
+        // Warm starts, launch markers and a persistent store shape the trace and the run.
+        Some(cfg) if args.cf.needs_own_run() => clusterfetch::simulate(
+            &args.cf,
+            &args.input.trace,
+            &format,
+            args.input.how.block_size,
+            ops,
+            &specs,
+            &sizes,
+            cfg,
+        ),
+        _ => simulate(
             &args.input.trace,
             &format,
             args.input.how.block_size,
@@ -329,6 +349,7 @@ fn sim(args: SimArgs) -> Result<()> {
             &sizes,
             cfg.as_ref(),
         )
+        .map_err(anyhow::Error::from),
     })?;
     print_runs(
         &args,
@@ -399,13 +420,14 @@ fn print_runs(
         emit(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
     } else {
         emit(&format!(
-            "trace {} ({} {}, {} references, {} unique blocks)\n{}",
+            "trace {} ({} {}, {} references, {} unique blocks)\n{}{}",
             source,
             format.name(),
             ops.noun(),
             references,
             unique,
-            table::runs(results)
+            table::runs(results),
+            clusterfetch::summary(results)
         ))?;
     }
     Ok(())

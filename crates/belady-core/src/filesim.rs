@@ -24,6 +24,7 @@ use crate::level::CacheLevel;
 use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
 use crate::policy::{Block, Policy, NEVER};
 use crate::prefetch::bsd::Bsd;
+use crate::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};
 use crate::prefetch::example::ExampleReadAhead;
 use crate::prefetch::linux24::Linux24;
 use crate::prefetch::linux26::Linux26;
@@ -171,6 +172,10 @@ pub struct FileSimConfig {
     pub disk: Option<DiskConfig>,
     /// How the device orders waiting requests.
     pub scheduler: Scheduler,
+    /// ClusterFetch on top of the read-ahead engine, with its parameters.
+    pub clusterfetch: Option<ClusterFetchConfig>,
+    /// Where files lie on the device.
+    pub placement: Placement,
     /// Record every disk request in [`IoStats::request_log`].
     pub log_requests: bool,
 }
@@ -186,6 +191,8 @@ impl Default for FileSimConfig {
             readahead_max: 32,
             disk: None,
             scheduler: Scheduler::Fcfs,
+            clusterfetch: None,
+            placement: Placement::Contiguous,
             log_requests: false,
         }
     }
@@ -220,7 +227,18 @@ impl FileSimConfig {
                 "needs 0 < max and min <= max",
             ));
         }
+        if let Some(cf) = &self.clusterfetch {
+            cf.validate()?;
+        }
         Ok(())
+    }
+
+    /// The prefetching a run's results name: the read-ahead engine, `+clusterfetch` when on.
+    pub fn prefetch_name(&self) -> String {
+        match self.clusterfetch {
+            Some(_) => format!("{}+clusterfetch", self.prefetch.name()),
+            None => self.prefetch.name().to_string(),
+        }
     }
 
     fn max_request_blocks(&self) -> u32 {
@@ -266,7 +284,7 @@ impl FileSimConfig {
 pub struct FileOptions<'a> {
     /// Bytes per block.
     pub block_size: u32,
-    /// Read-ahead engine name (`none` when absent).
+    /// Read-ahead engine name (`none` when absent), with `+clusterfetch` for ClusterFetch.
     pub prefetch: Option<&'a str>,
     /// Reference simulator to behave as (`accusim`).
     pub compat: Option<&'a str>,
@@ -297,9 +315,12 @@ impl Default for FileOptions<'_> {
 impl FileSimConfig {
     /// Builds and checks the configuration the options describe (the one place they are parsed).
     pub fn from_options(o: &FileOptions) -> Result<FileSimConfig> {
+        let (engine, cf) =
+            crate::prefetch::clusterfetch::split_prefetch(o.prefetch.unwrap_or("none"))?;
         let mut cfg = FileSimConfig {
             block_size: o.block_size,
-            prefetch: PrefetchKind::parse(o.prefetch.unwrap_or("none"))?,
+            prefetch: PrefetchKind::parse(engine)?,
+            clusterfetch: cf.then(ClusterFetchConfig::default),
             ..FileSimConfig::default()
         };
         match o.compat {
@@ -402,6 +423,8 @@ pub struct PreparedFileTrace {
     pub refs: Vec<Block>,
     /// Distinct blocks among the demand references.
     pub distinct: usize,
+    /// The part of the trace measured as a launch, if one is set (see [`LaunchWindow`]).
+    pub launch: Option<LaunchWindow>,
     oracle: OnceLock<(Vec<u32>, Vec<u32>)>,
 }
 
@@ -434,6 +457,7 @@ impl PreparedFileTrace {
             block_size,
             distinct,
             refs,
+            launch: None,
             oracle: OnceLock::new(),
         })
     }
@@ -574,6 +598,12 @@ pub struct IoStats {
     /// With a disk model: 99th percentile of that time, ms.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub p99_response_ms: Option<f64>,
+    /// The launch window's time and counters, when the trace sets one or ClusterFetch is on.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub launch: Option<LaunchStats>,
+    /// ClusterFetch's counters, when it is on.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub clusterfetch: Option<CfStats>,
     /// Every disk request in issue order, when [`FileSimConfig::log_requests`] is set.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub request_log: Vec<LoggedRequest>,
@@ -607,6 +637,8 @@ struct Request {
     done_ns: u64,
     /// Whether its completion has been processed (each request completes exactly once).
     completed: bool,
+    /// Low priority (ClusterFetch) and not promoted.
+    background: bool,
     blocks: Vec<Block>,
     /// The first block is not sent (AccuSim's block-0 sentinel).
     skips_first: bool,
@@ -650,6 +682,10 @@ pub struct FileSim<'a, P: Policy> {
     #[cfg(test)]
     service_log: Vec<Dispatched>,
     responses_ns: Vec<u64>,
+    /// ClusterFetch's queue, store and counters, when on.
+    cf: Option<Box<cf::CfState>>,
+    /// The launch window's progress.
+    launch: cf::LaunchTracker,
 }
 
 impl<'a, P: Policy> FileSim<'a, P> {
@@ -691,6 +727,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
             #[cfg(test)]
             service_log: Vec::new(),
             responses_ns: Vec::new(),
+            cf: cf::CfState::new(cfg, trace).map(Box::new),
+            launch: cf::LaunchTracker::new(
+                trace
+                    .launch
+                    .clone()
+                    .or_else(|| cfg.clusterfetch.as_ref().map(|_| LaunchWindow::default())),
+            ),
         };
         if sim.level.policy.needs_oracle() {
             sim.next_pos = trace.oracle().1.clone();
@@ -710,6 +753,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     /// Processes one event of the trace.
     pub fn step(&mut self, ev: &FileEvent) {
+        self.before_event();
         self.events += 1;
         let is_io = matches!(
             ev.kind,
@@ -729,7 +773,10 @@ impl<'a, P: Policy> FileSim<'a, P> {
         self.complete_until(self.now_ns);
         let d = (ev.pid, ev.fd);
         match ev.kind {
-            FileEventKind::Open => self.ra.reset(d),
+            FileEventKind::Open => {
+                self.ra.reset(d);
+                self.on_open(ev.file);
+            }
             FileEventKind::Close => self.ra.forget(d),
             FileEventKind::Exit => {}
             FileEventKind::Seek { .. } => {}
@@ -753,8 +800,17 @@ impl<'a, P: Policy> FileSim<'a, P> {
     }
 
     /// Issues what is still queued, lets every request complete, and returns the counters.
-    pub fn finish(mut self) -> (crate::level::LevelStats, IoStats) {
+    pub fn finish(self) -> (crate::level::LevelStats, IoStats) {
+        let (stats, io, _) = self.finish_with_store();
+        (stats, io)
+    }
+
+    /// Like [`FileSim::finish`], also returning ClusterFetch's learned store (when it is on).
+    pub fn finish_with_store(
+        mut self,
+    ) -> (crate::level::LevelStats, IoStats, Option<PrefetchStore>) {
         let exec_ns = self.drain();
+        let store = self.after_run(exec_ns);
         debug_assert!(self.requests.iter().all(|r| r.completed));
         // AccuSim's clock also adds 1 µs per read record, which is neither think time nor waiting.
         debug_assert!(self.cfg.departures.accusim_clock || exec_ns == self.proc_ns + self.wait_ns);
@@ -787,7 +843,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 .unwrap_or(0);
             self.io.p99_response_ms = Some(p99 as f64 / 1e6);
         }
-        (stats, self.io)
+        (stats, self.io, store)
     }
 
     /// Issues what is still queued and completes every request; returns the program's run time
@@ -802,24 +858,35 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     /// The device address of the request's first block, and its length in sectors.
     fn disk_access(&self, r: &DiskRequest) -> DiskAccess {
-        let spb = (self.cfg.block_size as u64 / SECTOR_BYTES).max(1);
+        let spb = self.sectors_per_block();
         let (mut first, mut count) = (r.first_index, r.blocks.len() as u64);
         if self.cfg.departures.block0_sentinel && first == 0 && count > 1 {
             // AccuSim sends a request starting at file block 0 from block 1.
             first = 1;
             count -= 1;
         }
-        let lba = if self.cfg.departures.inode_spaced_layout {
-            (r.file.wrapping_mul(2048).wrapping_add(first * 8) as u32 % 17_783_240) as u64
-                * (spb / 8).max(1)
-        } else {
-            let (base, _) = self.trace.layout.range(r.file);
-            (base as u64 + first) * spb
-        };
         DiskAccess {
-            lba,
+            lba: self.lba_of(r.file, first),
             sectors: (count * spb).min(u32::MAX as u64) as u32,
             write: false,
+        }
+    }
+
+    fn sectors_per_block(&self) -> u64 {
+        (self.cfg.block_size as u64 / SECTOR_BYTES).max(1)
+    }
+
+    /// The device address of block `index` of `file`.
+    fn lba_of(&self, file: u64, index: u64) -> u64 {
+        let spb = self.sectors_per_block();
+        if self.cfg.departures.inode_spaced_layout {
+            (file.wrapping_mul(2048).wrapping_add(index * 8) as u32 % 17_783_240) as u64
+                * (spb / 8).max(1)
+        } else if self.cfg.placement == Placement::Scattered {
+            cf::scattered_start(self.trace.trace.names.get(&file), file) + index * spb
+        } else {
+            let (base, _) = self.trace.layout.range(file);
+            (base as u64 + index) * spb
         }
     }
 
@@ -909,6 +976,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// When request `id` completes, letting the device run until it has started it. Only valid
     /// while the program is blocked: no request can arrive before the answer.
     fn done_of(&mut self, id: u32) -> u64 {
+        self.promote(id);
         while self.requests[id as usize].done_ns == NOT_STARTED {
             let disk = self
                 .disk
@@ -970,6 +1038,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             if r.sync {
                 sync.push(id);
             }
+            self.cf_observe(&r);
             let access = self.disk.is_some().then(|| self.disk_access(&r));
             let done_ns = match (&mut self.disk, access) {
                 (Some(disk), Some(access)) => {
@@ -985,6 +1054,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.requests.push(Request {
                 done_ns,
                 completed: false,
+                background: false,
                 sector: Self::accusim_sector(r.file, r.first_index + skips_first as u64),
                 skips_first,
                 blocks: r.blocks,
@@ -1170,23 +1240,52 @@ pub fn simulate_file<P: Policy>(
     capacity: usize,
     cfg: &FileSimConfig,
 ) -> (crate::level::LevelStats, IoStats) {
+    let (stats, io, _) = simulate_file_with_store(policy, trace, capacity, cfg, None);
+    (stats, io)
+}
+
+/// Like [`simulate_file`], with ClusterFetch starting from `store` (empty when `None`); also
+/// returns the store learned by the end of the run (when ClusterFetch is on).
+pub fn simulate_file_with_store<P: Policy>(
+    policy: P,
+    trace: &PreparedFileTrace,
+    capacity: usize,
+    cfg: &FileSimConfig,
+    store: Option<&PrefetchStore>,
+) -> (crate::level::LevelStats, IoStats, Option<PrefetchStore>) {
     let mut sim = FileSim::new(policy, trace, capacity, cfg);
+    if let Some(store) = store {
+        sim.set_store(store.clone());
+    }
     for ev in &trace.trace.events {
         sim.step(ev);
     }
-    sim.finish()
+    sim.finish_with_store()
 }
 
 struct SimulateFile<'a> {
     trace: &'a PreparedFileTrace,
     capacity: usize,
     cfg: &'a FileSimConfig,
+    store: Option<&'a PrefetchStore>,
+    /// Measure the launch window even without one set (the baseline of a ClusterFetch run).
+    report_launch: bool,
 }
 
 impl PolicyVisitor for SimulateFile<'_> {
-    type Output = (crate::level::LevelStats, IoStats);
+    type Output = (crate::level::LevelStats, IoStats, Option<PrefetchStore>);
     fn visit<P: Policy>(self, policy: P) -> Self::Output {
-        simulate_file(policy, self.trace, self.capacity, self.cfg)
+        let mut sim = FileSim::new(policy, self.trace, self.capacity, self.cfg);
+        if let Some(store) = self.store {
+            sim.set_store(store.clone());
+        }
+        if self.report_launch {
+            sim.report_launch();
+        }
+        for ev in &self.trace.trace.events {
+            sim.step(ev);
+        }
+        sim.finish_with_store()
     }
 }
 
@@ -1197,18 +1296,44 @@ pub fn run_file_one(
     capacity: usize,
     cfg: &FileSimConfig,
 ) -> Result<RunResult> {
+    Ok(run_file_one_with_store(spec, trace, capacity, cfg, None)?.0)
+}
+
+/// Runs one policy at one size over a file-level trace with ClusterFetch starting from `store`;
+/// returns the result and the store learned (when ClusterFetch is on). With ClusterFetch on, the
+/// same run without it is simulated too, for coverage and the launch-time reduction.
+pub fn run_file_one_with_store(
+    spec: &PolicySpec,
+    trace: &PreparedFileTrace,
+    capacity: usize,
+    cfg: &FileSimConfig,
+    store: Option<&PrefetchStore>,
+) -> Result<(RunResult, Option<PrefetchStore>)> {
     cfg.validate()?;
-    let (stats, io) = registry::build(
-        spec,
-        capacity,
-        trace.layout.universe(),
-        SimulateFile {
-            trace,
+    let run = |cfg: &FileSimConfig, report_launch: bool| {
+        registry::build(
+            spec,
             capacity,
-            cfg,
-        },
-    )?;
-    Ok(RunResult {
+            trace.layout.universe(),
+            SimulateFile {
+                trace,
+                capacity,
+                cfg,
+                store,
+                report_launch,
+            },
+        )
+    };
+    let (stats, mut io, learned) = run(cfg, false)?;
+    if cfg.clusterfetch.is_some() {
+        let without = FileSimConfig {
+            clusterfetch: None,
+            ..cfg.clone()
+        };
+        let (base_stats, base_io, _) = run(&without, true)?;
+        cf::compare_with_baseline(&mut io, &base_stats, &base_io);
+    }
+    let result = RunResult {
         trace: trace.trace.source.clone(),
         policy: spec.label(),
         cache_blocks: capacity as u64,
@@ -1219,10 +1344,11 @@ pub fn run_file_one(
         misses: stats.misses,
         hit_ratio: stats.hit_ratio(),
         evictions: stats.evictions,
-        prefetch: Some(cfg.prefetch.name().to_string()),
+        prefetch: Some(cfg.prefetch_name()),
         io: Some(io),
         levels: None,
-    })
+    };
+    Ok((result, learned))
 }
 
 /// Runs every policy at every size over a file-level trace, in parallel, in grid order.
@@ -1248,6 +1374,10 @@ pub fn run_file_grid(
         .map(|&(spec, c)| run_file_one(spec, trace, c, cfg))
         .collect()
 }
+
+#[path = "filesim_cf.rs"]
+mod cf;
+pub use cf::{CfStats, LaunchStats, LaunchWindow, Placement};
 
 #[cfg(test)]
 #[path = "filesim_props.rs"]

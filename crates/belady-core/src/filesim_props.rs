@@ -94,6 +94,9 @@ struct Setup {
     scheduler: &'static str,
     capacity: usize,
     compat: bool,
+    /// ClusterFetch on, with this bandwidth cap (bytes/s, 0: none) and threshold (ms).
+    clusterfetch: Option<(u64, u64)>,
+    scattered: bool,
 }
 
 fn setup() -> impl Strategy<Value = Setup> {
@@ -123,15 +126,27 @@ fn setup() -> impl Strategy<Value = Setup> {
         prop::sample::select(SCHEDULER_NAMES),
         2usize..48,
         prop::bool::weighted(0.2),
+        prop::option::weighted(
+            0.3,
+            (
+                prop::sample::select(vec![0u64, 1 << 20, 1 << 24]),
+                prop::sample::select(vec![2u64, 8, 20]),
+            ),
+        ),
+        prop::bool::ANY,
     )
         .prop_map(
-            |(policy, prefetch, disk, scheduler, capacity, compat)| Setup {
-                policy,
-                prefetch,
-                disk,
-                scheduler: if disk.is_some() { scheduler } else { "fcfs" },
-                capacity,
-                compat,
+            |(policy, prefetch, disk, scheduler, capacity, compat, clusterfetch, scattered)| {
+                Setup {
+                    policy,
+                    prefetch,
+                    disk,
+                    scheduler: if disk.is_some() { scheduler } else { "fcfs" },
+                    capacity,
+                    compat,
+                    clusterfetch,
+                    scattered,
+                }
             },
         )
 }
@@ -287,6 +302,19 @@ fn config(s: &Setup) -> FileSimConfig {
         },
         disk: s.disk.map(|d| DiskConfig::preset(d).expect("a preset")),
         scheduler: Scheduler::parse(s.scheduler).expect("a scheduler name"),
+        // A short queue and low minimum so random programs learn bursts and reopen triggers.
+        clusterfetch: s.clusterfetch.map(|(cap, ms)| ClusterFetchConfig {
+            queue_len: 2,
+            threshold_ns: ms * 1_000_000,
+            min_burst: 2,
+            bandwidth_bytes_per_s: cap,
+            ..ClusterFetchConfig::default()
+        }),
+        placement: if s.scattered {
+            Placement::Scattered
+        } else {
+            Placement::Contiguous
+        },
         ..FileSimConfig::default()
     }
 }
@@ -320,14 +348,20 @@ proptest! {
         actions in prop::collection::vec(action(), 1..80),
         s in setup(),
     ) {
-        // Without a device every request completes at issue, so think times change nothing.
+        // Without a device every request completes at issue, so think times change nothing
+        // (except to ClusterFetch, whose bursts are defined by time).
         let mut trace = program(&actions);
         let Ok(a) = PreparedFileTrace::new(trace.clone(), 4096) else { return Ok(()) };
         for e in &mut trace.events {
             e.think_ns = 0;
         }
         let b = PreparedFileTrace::new(trace, 4096).expect("same reads");
-        let cfg = FileSimConfig { disk: None, scheduler: Scheduler::Fcfs, ..config(&s) };
+        let cfg = FileSimConfig {
+            disk: None,
+            scheduler: Scheduler::Fcfs,
+            clusterfetch: None,
+            ..config(&s)
+        };
         let spec = PolicySpec::parse(s.policy).expect("a listed policy");
         let ra = run_file_one(&spec, &a, s.capacity, &cfg).expect("runs");
         let rb = run_file_one(&spec, &b, s.capacity, &cfg).expect("runs");

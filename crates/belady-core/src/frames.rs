@@ -9,6 +9,7 @@ const RESIDENT: u8 = 1;
 const UNUSED_PREFETCH: u8 = 2;
 const PINNED: u8 = 4;
 const MARKED: u8 = 8;
+const HINTED: u8 = 16;
 
 /// Per-block state of one cache level, indexed by dense block id.
 #[derive(Clone, Debug)]
@@ -96,6 +97,20 @@ impl Frames {
         let unused = self.is_unused_prefetch(b);
         self.flags[b as usize] &= !UNUSED_PREFETCH;
         unused
+    }
+
+    /// Whether `b` was prefetched on a learned hint (ClusterFetch) rather than by read-ahead;
+    /// the flag lives as long as the frame.
+    #[inline]
+    pub fn is_hinted(&self, b: Block) -> bool {
+        self.flags[b as usize] & HINTED != 0
+    }
+
+    /// Flags resident `b` as prefetched on a learned hint.
+    pub(crate) fn set_hinted(&mut self, b: Block) {
+        if self.is_resident(b) {
+            self.flags[b as usize] |= HINTED;
+        }
     }
 
     /// Flags resident `b` as a read-ahead trigger (Linux's PG_readahead).

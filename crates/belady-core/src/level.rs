@@ -22,6 +22,8 @@ pub struct LevelStats {
     pub prefetch_unused_evicted: u64,
     /// Misses served without caching because every frame was pinned.
     pub bypassed: u64,
+    /// Of `prefetch_unused_evicted`, blocks prefetched on a learned hint (ClusterFetch).
+    pub hinted_unused_evicted: u64,
 }
 
 impl LevelStats {
@@ -235,6 +237,11 @@ impl<P: Policy> CacheLevel<P> {
         self.last_victim
     }
 
+    /// Flags resident `b` as prefetched on a learned hint (see [`Frames::is_hinted`]).
+    pub fn set_hinted(&mut self, b: Block) {
+        self.frames.set_hinted(b);
+    }
+
     /// Flags resident `b` as a read-ahead trigger.
     pub fn set_marker(&mut self, b: Block) {
         self.frames.set_marker(b);
@@ -260,10 +267,12 @@ impl<P: Policy> CacheLevel<P> {
                 return false;
             };
             debug_assert!(self.frames.is_resident(victim) && !self.frames.is_pinned(victim));
+            let hinted = self.frames.is_hinted(victim);
             let unused_prefetch = self.frames.remove(victim);
             self.stats.evictions += 1;
             if unused_prefetch {
                 self.stats.prefetch_unused_evicted += 1;
+                self.stats.hinted_unused_evicted += hinted as u64;
             }
             debug_assert!(self.last_victim.is_none(), "one eviction makes room");
             self.last_victim = Some(Victim {

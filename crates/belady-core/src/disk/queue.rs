@@ -7,6 +7,15 @@
 //! at or before `s` before asking for decisions at `s` (the file-level engine does: the program is
 //! the only source of requests, and it asks only for decisions strictly before its own clock).
 //! Ties (same arrival, same distance) go to the request submitted first.
+//!
+//! Background (low-priority) requests wait in a second queue: the device starts one only when no
+//! foreground request is waiting at that moment, and never before its release time (which may lie
+//! in the future: a bandwidth cap spaces releases out). Background requests are served as an
+//! address sweep from wherever the head is (C-LOOK; SSTF when that is the scheduler), so a
+//! foreground request that pulls the head away costs one seek, not a seek there and one back to
+//! where a first-come order would resume. A started request is never preempted, so a foreground
+//! request arriving during a background one waits for it to finish. A program blocked on a
+//! background request that has not started can promote it to the foreground.
 
 use super::{DiskAccess, DiskModel};
 use crate::error::{Error, Result};
@@ -80,6 +89,8 @@ pub struct DeviceQueue {
     model: Box<dyn DiskModel>,
     scheduler: Scheduler,
     waiting: Vec<Waiting>,
+    /// Low-priority requests; `arrival_ns` is the release time.
+    background: Vec<Waiting>,
     free_ns: u64,
     busy_ns: u64,
     /// The sector just past the last request served: where the head is, for the scheduler.
@@ -93,6 +104,7 @@ impl DeviceQueue {
             model,
             scheduler,
             waiting: Vec::new(),
+            background: Vec::new(),
             free_ns: 0,
             busy_ns: 0,
             head_lba: 0,
@@ -112,9 +124,31 @@ impl DeviceQueue {
         });
     }
 
-    /// Requests still waiting.
+    /// Adds low-priority request `id`, which the device may start from `release_ns` on when no
+    /// foreground request waits. Release times may be in the future and in any order.
+    pub fn submit_background(&mut self, id: u32, access: DiskAccess, release_ns: u64) {
+        self.background.push(Waiting {
+            id,
+            arrival_ns: release_ns,
+            access,
+        });
+    }
+
+    /// Moves background request `id`, if it has not started, to the foreground as arriving at
+    /// `now_ns` (which must not precede earlier foreground arrivals); returns whether it did.
+    pub fn promote(&mut self, id: u32, now_ns: u64) -> bool {
+        let Some(i) = self.background.iter().position(|w| w.id == id) else {
+            return false;
+        };
+        let mut w = self.background.remove(i);
+        w.arrival_ns = now_ns;
+        self.submit(w.id, w.access, now_ns);
+        true
+    }
+
+    /// Requests still waiting, foreground and background.
     pub fn waiting(&self) -> usize {
-        self.waiting.len()
+        self.waiting.len() + self.background.len()
     }
 
     /// Total time the device has been busy with the requests started so far, ns.
@@ -124,15 +158,32 @@ impl DeviceQueue {
 
     /// When the device would start its next request, if one is waiting.
     pub fn next_start_ns(&self) -> Option<u64> {
-        let first_arrival = self.waiting.iter().map(|w| w.arrival_ns).min()?;
+        let first_arrival = self
+            .waiting
+            .iter()
+            .chain(&self.background)
+            .map(|w| w.arrival_ns)
+            .min()?;
         Some(self.free_ns.max(first_arrival))
     }
 
-    /// Starts the next request the scheduler picks, if any is waiting.
+    /// Starts the next request the scheduler picks, if any is waiting: a foreground request
+    /// whenever one has arrived, otherwise a released background one.
     pub fn dispatch_next(&mut self) -> Option<Dispatched> {
         let start = self.next_start_ns()?;
-        let pick = self.pick(start);
-        let w = self.waiting.remove(pick);
+        let w = match self.pick(&self.waiting, self.scheduler, start) {
+            Some(i) => self.waiting.remove(i),
+            None => {
+                let sweep = match self.scheduler {
+                    Scheduler::Fcfs => Scheduler::Clook,
+                    seek_aware => seek_aware,
+                };
+                let i = self
+                    .pick(&self.background, sweep, start)
+                    .expect("a request has arrived by its start time");
+                self.background.remove(i)
+            }
+        };
         let service = self.model.service_ns(&w.access, start);
         self.free_ns = start + service;
         self.busy_ns += service;
@@ -152,15 +203,14 @@ impl DeviceQueue {
         }
     }
 
-    /// Index in `waiting` of the request to start at `start`: among those arrived by then.
-    fn pick(&self, start: u64) -> usize {
-        let arrived = self
-            .waiting
+    /// Index in `queue` of the request `scheduler` starts at `start`, among those arrived by then.
+    fn pick(&self, queue: &[Waiting], scheduler: Scheduler, start: u64) -> Option<usize> {
+        let arrived = queue
             .iter()
             .enumerate()
             .filter(|(_, w)| w.arrival_ns <= start);
         // `waiting` is in submission order, so `min_by_key` keeps the earliest on ties.
-        let chosen = match self.scheduler {
+        let chosen = match scheduler {
             Scheduler::Fcfs => arrived.min_by_key(|(i, _)| *i),
             Scheduler::Sstf => arrived.min_by_key(|(_, w)| w.access.lba.abs_diff(self.head_lba)),
             Scheduler::Clook => {
@@ -169,9 +219,7 @@ impl DeviceQueue {
                 arrived.min_by_key(|(_, w)| (w.access.lba < head, w.access.lba))
             }
         };
-        chosen
-            .map(|(i, _)| i)
-            .expect("a request has arrived by its start time")
+        chosen.map(|(i, _)| i)
     }
 }
 
@@ -296,6 +344,89 @@ mod tests {
         // pays short seeks, leaving mostly rotation.
         assert!(clook * 10 < fcfs * 7, "clook {clook} vs fcfs {fcfs}");
         assert!(sstf * 10 < fcfs * 7, "sstf {sstf} vs fcfs {fcfs}");
+    }
+
+    #[test]
+    fn background_runs_only_when_no_foreground_waits() {
+        let mut q = queue(Scheduler::Fcfs);
+        // Background released first, but foreground requests that have arrived go ahead of it.
+        q.submit_background(10, at(0), 0);
+        q.submit_background(11, at(8), 0);
+        q.submit(0, at(500), 0);
+        q.submit(1, at(900), 0);
+        let mut out = Vec::new();
+        q.dispatch_before(u64::MAX, &mut out);
+        let ids: Vec<u32> = out.iter().map(|d| d.id).collect();
+        assert_eq!(ids, [0, 1, 10, 11]);
+        assert_eq!(
+            out[2].start_ns, 2_000_000,
+            "background starts when the device frees"
+        );
+    }
+
+    #[test]
+    fn idle_device_serves_background_and_foreground_waits_without_preemption() {
+        let mut q = queue(Scheduler::Fcfs);
+        q.submit_background(10, at(0), 0);
+        q.submit_background(11, at(8), 0);
+        let mut out = Vec::new();
+        // The program's clock is at 0.5 ms: the device was idle at 0, so it took background 10.
+        q.dispatch_before(500_000, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].id, out[0].start_ns), (10, 0));
+        q.submit(0, at(100), 500_000);
+        q.dispatch_before(u64::MAX, &mut out);
+        let ids: Vec<u32> = out.iter().map(|d| d.id).collect();
+        assert_eq!(ids, [10, 0, 11]);
+        assert_eq!(
+            out[1].start_ns, 1_000_000,
+            "foreground waits for the running request"
+        );
+    }
+
+    #[test]
+    fn background_waits_for_its_release_time() {
+        let mut q = queue(Scheduler::Fcfs);
+        q.submit_background(10, at(0), 5_000_000);
+        q.submit_background(11, at(8), 3_000_000);
+        let mut out = Vec::new();
+        q.dispatch_before(u64::MAX, &mut out);
+        let starts: Vec<(u32, u64)> = out.iter().map(|d| (d.id, d.start_ns)).collect();
+        assert_eq!(starts, [(11, 3_000_000), (10, 5_000_000)]);
+    }
+
+    #[test]
+    fn background_sweeps_from_the_head_even_under_fcfs() {
+        let mut q = queue(Scheduler::Fcfs);
+        for (id, lba) in [(10, 100), (11, 300), (12, 500), (13, 700)] {
+            q.submit_background(id, at(lba), 0);
+        }
+        let mut out = Vec::new();
+        q.dispatch_before(1, &mut out);
+        assert_eq!(out[0].id, 10);
+        // A demand read at 600 pulls the head past 300 and 500: the sweep goes on from there
+        // (700) and wraps, instead of going back to 300 first.
+        q.submit(0, at(600), 1);
+        q.dispatch_before(u64::MAX, &mut out);
+        let ids: Vec<u32> = out.iter().map(|d| d.id).collect();
+        assert_eq!(ids, [10, 0, 13, 11, 12]);
+    }
+
+    #[test]
+    fn promotion_moves_a_waiting_background_request_ahead() {
+        let mut q = queue(Scheduler::Fcfs);
+        q.submit(0, at(0), 0);
+        q.submit(1, at(8), 0);
+        q.submit_background(10, at(16), 0);
+        q.submit_background(11, at(24), 0);
+        assert!(q.promote(11, 0));
+        assert!(!q.promote(11, 0), "already in the foreground");
+        assert!(!q.promote(99, 0), "unknown id");
+        assert_eq!(q.waiting(), 4);
+        let mut out = Vec::new();
+        q.dispatch_before(u64::MAX, &mut out);
+        let ids: Vec<u32> = out.iter().map(|d| d.id).collect();
+        assert_eq!(ids, [0, 1, 11, 10]);
     }
 
     #[test]

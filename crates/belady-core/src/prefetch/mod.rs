@@ -5,6 +5,7 @@
 //! the engine skips blocks already resident, inserts the rest as prefetches and queues their I/O.
 
 pub mod bsd;
+pub mod clusterfetch;
 pub mod example;
 pub mod linux24;
 pub mod linux26;
