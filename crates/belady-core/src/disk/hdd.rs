@@ -1896,8 +1896,7 @@ mod tests {
         // (120 reads 2 ms apart over four track boundaries) pins DiskSim's DEC read-ahead: the
         // partial hit at the first boundary reads on to the end of the track after, so the
         // second boundary is a hit, the third a partial hit again and the fourth a hit; a
-        // read-ahead that stops at every track end costs 9.8% more, one that never stops 3.4%
-        // less.
+        // read-ahead that stops at every track end costs 9.8% more.
         for (e, name) in errors
             .iter()
             .zip(["micro-seq1", "micro-tiny", "micro-rnd1"])
