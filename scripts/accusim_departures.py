@@ -302,9 +302,10 @@ def main() -> None:
         w(f"| {names[mode]} | " + " | ".join(
             f"{cell(s[k])}; {statistics.median(s[k]['exec']):.1%}, {max(s[k]['exec']):.1%}" for k in schemes) + " |")
     w("")
-    w("Under `--compat accusim` the untimed rows all match; the timed counts differ where the disk model's "
-      "service times decide whether a prefetched block has arrived when the program reaches it. Without "
-      "prefetching the counts are exact and the run-time error is the disk model's alone.\n")
+    w("Under `--compat accusim` the untimed rows all match; the timed counts can differ only where the disk "
+      "model's service times decide whether a prefetched block has arrived when the program reaches it. "
+      "Without prefetching the counts are exact and the run-time error is the disk model's alone; "
+      "docs/disk.md (\"Against AccuSim's runs\") shows which of the model's DiskSim rules account for it.\n")
     w(f"({grid.runs + timed.runs} belady runs.)\n")
 
     text = "\n".join(out)
