@@ -77,11 +77,14 @@ def test_untimed_rows_match_exactly(belady_bin, oracle, key, rows):
 # Timed runs (DiskSim's Cheetah 9LP in AccuSim, belady's cheetah9lp model here). The issue asks for run
 # time within 5% on every row and 2% at the median, and hits, misses and request counts within 1%. The
 # model meets that on every row: run time worst 1.4% (median 0.2%), hits 0.07%, misses 0.62%, disk
-# requests 0.21% (docs/disk.md, "Against AccuSim's runs"). The bounds below hold the level reached, with
+# requests 0.21% (synchronous requests and blocks and asynchronous blocks exact, asynchronous requests
+# 0.38%; docs/disk.md, "Against AccuSim's runs"). The bounds below hold the level reached, with
 # a little room, as a guard against regressions.
 TIMED = _rows("timed.tsv")
 EXEC_EACH, EXEC_MEDIAN = 0.015, 0.003
-COUNT_BOUNDS = {"hits": ("hits", 0.001), "misses": ("misses", 0.0075), "num_ios": ("disk_requests", 0.003)}
+COUNT_BOUNDS = {"hits": ("hits", 0.001), "misses": ("misses", 0.0075), "num_ios": ("disk_requests", 0.003),
+                "sync_reqs": ("sync_requests", 0.001), "sync_blocks": ("sync_blocks", 0.001),
+                "async_reqs": ("async_requests", 0.005), "async_blocks": ("async_blocks", 0.001)}
 
 
 def test_timed_rows_within_bounds(belady_bin, oracle):
