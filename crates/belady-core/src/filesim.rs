@@ -178,6 +178,9 @@ pub struct FileSimConfig {
     pub placement: Placement,
     /// Record every disk request in [`IoStats::request_log`].
     pub log_requests: bool,
+    /// With a device: longest time a prefetch-only request may stay open (plugged) for later
+    /// calls to extend while the program computes; Linux's block-layer unplug timer is 3 ms.
+    pub unplug_delay_ns: u64,
 }
 
 impl Default for FileSimConfig {
@@ -194,6 +197,7 @@ impl Default for FileSimConfig {
             clusterfetch: None,
             placement: Placement::Contiguous,
             log_requests: false,
+            unplug_delay_ns: 3_000_000,
         }
     }
 }
@@ -678,6 +682,9 @@ pub struct FileSim<'a, P: Policy> {
     wait_ns: u64,
     /// Earlier requests the current call referenced while in flight (it waits for them).
     awaited: Vec<u32>,
+    /// The open (plugged) prefetch-only request left by an earlier call: the clusterer's closed
+    /// count that identifies it, and when it was first left open.
+    plugged: Option<(u64, u64)>,
     /// Every request the device started, in order (for the event-engine properties).
     #[cfg(test)]
     service_log: Vec<Dispatched>,
@@ -724,6 +731,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             proc_ns: 0,
             wait_ns: 0,
             awaited: Vec::new(),
+            plugged: None,
             #[cfg(test)]
             service_log: Vec::new(),
             responses_ns: Vec::new(),
@@ -760,6 +768,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             FileEventKind::Read { .. } | FileEventKind::Write { .. }
         );
         if !self.cfg.departures.accusim_clock {
+            self.unplug_by_timer(self.now_ns + ev.think_ns);
             self.now_ns += ev.think_ns;
             self.proc_ns += ev.think_ns;
         } else if is_io && ev.think_ns > 0 && (self.now_ns > 0 || self.disk_event_before(ev)) {
@@ -844,6 +853,33 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.io.p99_response_ms = Some(p99 as f64 / 1e6);
         }
         (stats, self.io, store)
+    }
+
+    /// Issues the open request now: the program needs one of its blocks, blocks on I/O, or the
+    /// unplug timer fired.
+    fn unplug(&mut self) {
+        let reqs = self.cluster.flush();
+        let sync = self.issue(reqs);
+        debug_assert!(sync.is_empty(), "only prefetch-only requests stay open");
+        self.plugged = None;
+    }
+
+    /// With a device, issues the open request at its unplug deadline if that comes by `t` (the
+    /// program computes until `t`). Without one nothing waits on time, so the request stays open
+    /// until a call needs it or stops extending it.
+    fn unplug_by_timer(&mut self, t: u64) {
+        let Some((_, since)) = self.plugged else {
+            return;
+        };
+        let due = since.saturating_add(self.cfg.unplug_delay_ns);
+        if self.disk.is_none() || due > t {
+            return;
+        }
+        let now = self.now_ns;
+        self.now_ns = due.max(now);
+        self.complete_until(self.now_ns);
+        self.unplug();
+        self.now_ns = now;
     }
 
     /// Issues what is still queued and completes every request; returns the program's run time
@@ -1145,6 +1181,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
         let window_covers_call = self.cfg.departures.window_covers_call;
         let (first, last) = (offset / bs, (offset + len - 1) / bs);
         self.awaited.clear();
+        if self.cluster.open_holds(file, first, last) {
+            // Waiting on a block that sits in a plugged queue unplugs it (Linux 2.4's
+            // `sync_page` runs the disk task queue): the prefetch is issued now, so the call
+            // finds it in flight (late) or, without a device, complete.
+            self.unplug();
+            self.complete_until(self.now_ns);
+        }
         // The next demand block of the call not referenced yet.
         let mut cb = first;
         while cb <= last {
@@ -1218,9 +1261,18 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 }
             }
         }
-        let reqs = self.cluster.end_call();
+        let mut reqs = self.cluster.end_call();
+        if !self.awaited.is_empty() || reqs.iter().any(|r| r.sync) {
+            // The program blocks, which unplugs the device queue: what is open goes too.
+            reqs.extend(self.cluster.flush());
+        }
         let mut awaited = std::mem::take(&mut self.awaited);
         awaited.extend(self.issue(reqs));
+        self.plugged = match self.plugged {
+            _ if !self.cluster.has_open() => None,
+            Some((closed, since)) if closed == self.cluster.closed_count() => Some((closed, since)),
+            _ => Some((self.cluster.closed_count(), self.now_ns)),
+        };
         // The call's requests are all submitted before it blocks, so the device sees them together.
         let mut wait_until = self.now_ns;
         for &id in &awaited {

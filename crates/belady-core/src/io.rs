@@ -12,8 +12,9 @@ pub struct ClusterRules {
     /// Largest request, in blocks.
     pub max_blocks: u32,
     /// Close every request at the end of each read() call (AccuSim). Otherwise a queue holding
-    /// only prefetched blocks stays open for the next call to extend; a queue with a demand block
-    /// is issued when its call ends, since the application waits for it.
+    /// only prefetched blocks stays open (plugged) for the next call to extend; a queue with a
+    /// demand block is issued when its call ends, since the application waits for it. The engine
+    /// unplugs an open queue early when the program needs one of its blocks or blocks on I/O.
     pub split_at_calls: bool,
     /// A demand block after prefetched blocks starts a new request (AccuSim).
     pub demand_after_prefetch_splits: bool,
@@ -53,6 +54,7 @@ pub struct Clusterer {
     rules: ClusterRules,
     open: Vec<QueuedBlock>,
     done: Vec<DiskRequest>,
+    closed: u64,
 }
 
 impl Clusterer {
@@ -62,12 +64,31 @@ impl Clusterer {
             rules,
             open: Vec::new(),
             done: Vec::new(),
+            closed: 0,
         }
     }
 
     /// Whether `block` waits in the open, not yet issued, request.
     pub fn is_queued(&self, block: Block) -> bool {
         self.open.iter().any(|q| q.block == block)
+    }
+
+    /// Whether the open request holds any of blocks `first..=last` of `file`.
+    pub fn open_holds(&self, file: u64, first: u64, last: u64) -> bool {
+        self.open
+            .iter()
+            .any(|q| q.file == file && (first..=last).contains(&q.index))
+    }
+
+    /// Whether a request is open (queued blocks not yet closed into a request).
+    pub fn has_open(&self) -> bool {
+        !self.open.is_empty()
+    }
+
+    /// How many requests have been closed so far: an open request with the same count as when
+    /// it was last seen is the same request.
+    pub fn closed_count(&self) -> u64 {
+        self.closed
     }
 
     /// Queues one block.
@@ -105,6 +126,7 @@ impl Clusterer {
         if self.open.is_empty() {
             return;
         }
+        self.closed += 1;
         let first = self.open[0];
         let sync = if self.rules.block0_sentinel && first.index == 0 && self.open.len() > 1 {
             self.open[1].demand

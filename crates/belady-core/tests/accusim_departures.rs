@@ -152,23 +152,25 @@ fn late_accesses_wait_only_for_requests_the_address_test_finds() {
 
 #[test]
 fn in_flight_blocks_already_used_are_hits() {
-    // Block 1's hit sends blocks 4..10 ahead; 10 µs later block 4 is read twice while that
-    // request is in flight. The first read is a miss either way; the second is a miss in the
-    // paper's accounting and a hit in AccuSim's (only the first access of a prefetched block
-    // asks whether its I/O completed).
+    // Block 1's hit sends blocks 4..10 ahead; 10 µs later block 8 is read twice while that
+    // request is in flight, and (as above) AccuSim's address test does not make the program wait
+    // for it. The first read is a miss either way; the second is a miss in the paper's
+    // accounting and a hit in AccuSim's (only the first access of a prefetched block asks
+    // whether its I/O completed).
     let t = trace(vec![
         event(0, FileEventKind::Open),
         read(10, 0, 1),
         read(10, 1, 1),
-        read(10, 4, 1),
-        read(10, 4, 1),
+        read(10, 8, 1),
+        read(10, 8, 1),
     ]);
-    let paper = run(&t, "lru", 100, &["done-flags"], Some("cheetah9lp"));
+    let base = ["requests-end-with-calls", "late-by-address", "done-flags"];
+    let paper = run(&t, "lru", 100, &base, Some("cheetah9lp"));
     let accusim = run(
         &t,
         "lru",
         100,
-        &["done-flags", "in-flight-reuse-hits"],
+        &[&base[..], &["in-flight-reuse-hits"]].concat(),
         Some("cheetah9lp"),
     );
     assert_eq!((paper.hits, accusim.hits), (1, 2));
