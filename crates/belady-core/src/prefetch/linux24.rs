@@ -216,6 +216,26 @@ mod tests {
         );
     }
 
+    /// The same with Linux 2.4.32's own maximum of 31 pages: the reference notes' printed trace
+    /// (steady-state groups of MAX + 1 = 32 pages).
+    #[test]
+    fn sequential_reads_follow_the_printed_trace_at_max_31() {
+        use crate::prefetch::drive::{of, one_block_reads};
+        let reads: Vec<_> = (0..60).map(|k| (D, 1, k)).collect();
+        let log = one_block_reads(&mut Linux24::new(3, 31, 4096, true), &reads, 1 << 20);
+        assert_eq!(
+            of(&log, D),
+            vec![
+                (0, 1, 3),
+                (1, 4, 10),
+                (4, 11, 23),
+                (11, 24, 48),
+                (24, 49, 80),
+                (49, 81, 112)
+            ]
+        );
+    }
+
     #[test]
     fn random_read_reads_two_ahead_and_eof_stops_at_whole_blocks() {
         let mut ra = Linux24::new(3, 32, 4096, true);
