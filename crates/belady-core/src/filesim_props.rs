@@ -110,6 +110,10 @@ fn setup() -> impl Strategy<Value = Setup> {
         "lru-k",
         "lrfu",
         "clock-pro",
+        "clock",
+        "car",
+        "fbr",
+        "fifo",
     ];
     let prefetches = [
         PrefetchKind::None,
@@ -117,6 +121,7 @@ fn setup() -> impl Strategy<Value = Setup> {
         PrefetchKind::Linux26,
         PrefetchKind::Ondemand,
         PrefetchKind::Bsd,
+        PrefetchKind::Example,
     ];
     let disks = [None, Some("fixed"), Some("cheetah9lp"), Some("nvme")];
     (

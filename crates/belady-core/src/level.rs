@@ -189,7 +189,9 @@ impl<P: Policy> CacheLevel<P> {
             prefetch: true,
             lookahead: false,
         };
-        self.policy.select_victim(incoming, &self.frames, &cx)
+        let victim = self.policy.select_victim(incoming, &self.frames, &cx);
+        self.policy.forget_victim();
+        victim
     }
 
     /// A demand reference to `b` at a level that does not place blocks on access (a lower level

@@ -410,6 +410,11 @@ impl Policy for ArcPolicy {
         victim
     }
 
+    fn forget_victim(&mut self) {
+        self.pending = None;
+        self.accusim_case = None;
+    }
+
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         if self.accusim_directory {

@@ -172,6 +172,10 @@ impl Policy for CarPolicy {
         victim
     }
 
+    fn forget_victim(&mut self) {
+        self.pending = None;
+    }
+
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let from = self.lists.remove(b);

@@ -402,11 +402,15 @@ impl Policy for LruKPolicy {
         });
         if victim.is_none() {
             // Bypass (every frame pinned): the history stays retained.
-            if let Some(x) = self.claimed.take() {
-                self.lists.push_front(RETAINED, x);
-            }
+            self.forget_victim();
         }
         victim
+    }
+
+    fn forget_victim(&mut self) {
+        if let Some(x) = self.claimed.take() {
+            self.lists.push_front(RETAINED, x);
+        }
     }
 
     #[inline]

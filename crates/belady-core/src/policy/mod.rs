@@ -98,6 +98,11 @@ pub trait Policy: Send {
     /// [`Policy::on_evict`] follows for the returned block.
     fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block>;
 
+    /// The victim just selected will not be evicted (the caller only wanted to know it): drop
+    /// anything `select_victim` kept for the eviction and insertion it expected to follow.
+    /// Default: nothing.
+    fn forget_victim(&mut self) {}
+
     /// `b` leaves the level. Ghost and history updates happen here, and MUST be skipped when
     /// `ev.unused_prefetch` is set.
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access);
@@ -154,6 +159,10 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     #[inline]
     fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
         (**self).select_victim(incoming, frames, cx)
+    }
+    #[inline]
+    fn forget_victim(&mut self) {
+        (**self).forget_victim()
     }
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {

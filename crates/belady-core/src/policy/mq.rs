@@ -263,11 +263,15 @@ impl Policy for MqPolicy {
         let victim = (0..self.qout).find_map(|q| last_unpinned(&self.lists, q, frames));
         if victim.is_none() {
             // Bypass (every frame pinned): the missed block stays remembered.
-            if let Some((x, _)) = self.pending.take() {
-                self.lists.push_front(self.qout, x);
-            }
+            self.forget_victim();
         }
         victim
+    }
+
+    fn forget_victim(&mut self) {
+        if let Some((x, _)) = self.pending.take() {
+            self.lists.push_front(self.qout, x);
+        }
     }
 
     #[inline]

@@ -138,11 +138,15 @@ impl Policy for TwoQPolicy {
             .or_else(|| last_unpinned(&self.lists, second, frames));
         if victim.is_none() {
             // Every frame is pinned and the access bypasses the cache: keep the id remembered.
-            if let Some(x) = self.promote.take() {
-                self.lists.push_front(A1OUT, x);
-            }
+            self.forget_victim();
         }
         victim
+    }
+
+    fn forget_victim(&mut self) {
+        if let Some(x) = self.promote.take() {
+            self.lists.push_front(A1OUT, x);
+        }
     }
 
     #[inline]
