@@ -210,6 +210,10 @@ struct SimArgs {
     /// Largest disk request for I/O clustering, in bytes (64KiB); `--compat accusim` uses 33 blocks.
     #[arg(long, default_value = "64KiB")]
     max_request: String,
+    /// Largest read-ahead window in KiB, as Linux's read_ahead_kb (default: 32 blocks, 128 KiB
+    /// with 4 KiB blocks); applies to every read-ahead engine.
+    #[arg(long)]
+    read_ahead_kb: Option<u64>,
     /// Device model for timing: a preset (cheetah9lp, hdd7200, nvme, fixed) or a TOML file.
     #[arg(long)]
     disk: Option<String>,
@@ -295,6 +299,7 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
         max_request: &args.max_request,
         disk: args.disk.as_deref(),
         scheduler: &args.scheduler,
+        read_ahead_kb: args.read_ahead_kb,
     })?;
     cfg.log_requests = args.log_requests;
     cfg.clusterfetch = args.cf.config(cfg.clusterfetch.is_some())?;

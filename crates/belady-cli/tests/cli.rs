@@ -511,6 +511,69 @@ fn scheduler_needs_a_disk_and_is_checked() {
     );
 }
 
+#[test]
+fn read_ahead_kb_caps_every_window() {
+    // One file of 1,200 blocks read whole in 4 KB reads, on-demand read-ahead.
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("file 1 4915200 /f\nopen 0 0 1 3 1\n");
+    for b in 0..1200 {
+        text += &format!("read - 0 1 3 1 {} 4096\n", b * 4096);
+    }
+    let evt = write(dir.path(), "seq.bev", &text);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "sim",
+            "-t",
+            &evt,
+            "-f",
+            "events",
+            "-p",
+            "lru",
+            "-c",
+            "2000",
+            "--prefetch",
+            "ondemand",
+            "--max-request",
+            "1MiB",
+            "--json",
+            "--log-requests",
+        ];
+        args.extend_from_slice(extra);
+        let out = belady(&args);
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        rows[0]["request_log"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["blocks"].as_u64().unwrap())
+            .max()
+            .unwrap()
+    };
+    // 128 KiB by default: windows ramp up to 32 blocks; 32 KiB caps them at 8, 1 MiB lets them
+    // grow to 256.
+    assert_eq!(run(&[]), 32);
+    assert_eq!(run(&["--read-ahead-kb", "32"]), 8);
+    assert_eq!(run(&["--read-ahead-kb", "1024"]), 256);
+    assert_error(
+        &belady(&[
+            "sim",
+            "-t",
+            &evt,
+            "-f",
+            "events",
+            "-p",
+            "lru",
+            "-c",
+            "10",
+            "--prefetch",
+            "ondemand",
+            "--read-ahead-kb",
+            "2",
+        ]),
+        "--read-ahead-kb",
+    );
+}
+
 fn ok(out: &Output) -> String {
     assert!(
         out.status.success(),

@@ -272,9 +272,11 @@ impl FileSimConfig {
                 self.departures.skip_partial_last_block,
             )),
             PrefetchKind::Example => Box::new(ExampleReadAhead::new(self.block_size as u64)),
-            PrefetchKind::Linux26 => {
-                Box::new(Linux26::new(4, self.readahead_max, self.block_size as u64))
-            }
+            PrefetchKind::Linux26 => Box::new(Linux26::new(
+                4.min(self.readahead_max),
+                self.readahead_max,
+                self.block_size as u64,
+            )),
             PrefetchKind::Ondemand => {
                 Box::new(Ondemand::new(self.readahead_max, self.block_size as u64))
             }
@@ -300,6 +302,9 @@ pub struct FileOptions<'a> {
     pub disk: Option<&'a str>,
     /// Device queue scheduler name.
     pub scheduler: &'a str,
+    /// Largest read-ahead window in KiB (Linux's `read_ahead_kb`); `None` keeps each engine's
+    /// default of 32 blocks (128 KiB with 4 KiB blocks).
+    pub read_ahead_kb: Option<u64>,
 }
 
 impl Default for FileOptions<'_> {
@@ -312,6 +317,7 @@ impl Default for FileOptions<'_> {
             max_request: "64KiB",
             disk: None,
             scheduler: "fcfs",
+            read_ahead_kb: None,
         }
     }
 }
@@ -346,6 +352,18 @@ impl FileSimConfig {
                 ))
             }
         };
+        if let Some(kb) = o.read_ahead_kb {
+            let blocks = kb.saturating_mul(1024) / o.block_size.max(1) as u64;
+            if blocks == 0 {
+                return Err(Error::config(
+                    "--read-ahead-kb",
+                    kb,
+                    format!("is less than one {}-byte block", o.block_size),
+                ));
+            }
+            cfg.readahead_max = blocks;
+            cfg.readahead_min = cfg.readahead_min.min(blocks);
+        }
         if let Some(disk) = o.disk {
             cfg.disk = Some(crate::disk::load_config(disk)?);
         }

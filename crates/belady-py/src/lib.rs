@@ -50,7 +50,7 @@ struct Row<'a> {
 /// Runs every policy at every cache size over one trace; returns the runs as JSON (the rows of
 /// `belady sim --json`).
 #[pyfunction]
-#[pyo3(signature = (trace, policies, cache_sizes, format=None, block_size=4096, ops="read", params=Vec::new(), preset="paper", columns=None, header=None, prefetch=None, disk=None, scheduler="fcfs", compat=None, max_request="64KiB", threads=None))]
+#[pyo3(signature = (trace, policies, cache_sizes, format=None, block_size=4096, ops="read", params=Vec::new(), preset="paper", columns=None, header=None, prefetch=None, disk=None, scheduler="fcfs", compat=None, max_request="64KiB", read_ahead_kb=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate_json(
     py: Python<'_>,
@@ -69,6 +69,7 @@ fn simulate_json(
     scheduler: &str,
     compat: Option<String>,
     max_request: &str,
+    read_ahead_kb: Option<u64>,
     threads: Option<usize>,
 ) -> PyResult<String> {
     py.allow_threads(|| -> belady_core::Result<String> {
@@ -99,6 +100,7 @@ fn simulate_json(
                     max_request,
                     disk: disk.as_deref(),
                     scheduler,
+                    read_ahead_kb,
                 })
             })
             .transpose()?;

@@ -220,6 +220,7 @@ impl RunConfig {
             max_request: &self.max_request,
             disk: (self.disk != "none").then_some(self.disk.as_str()),
             scheduler: &self.scheduler,
+            read_ahead_kb: None,
         })
     }
 
@@ -389,6 +390,7 @@ impl Plan {
                     max_request: &exp.max_request,
                     disk: (disk != "none").then_some(disk.as_str()),
                     scheduler: &exp.scheduler,
+                    read_ahead_kb: None,
                     ..FileOptions::default()
                 })?;
                 settings.push((prefetch.clone(), disk.clone()));

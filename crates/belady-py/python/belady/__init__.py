@@ -60,20 +60,22 @@ def simulate(
     scheduler: str = "fcfs",
     compat: str | None = None,
     max_request: str = "64KiB",
+    read_ahead_kb: int | None = None,
     threads: int | None = None,
 ) -> pd.DataFrame:
     """Simulates each policy at each cache size over `trace`; one DataFrame row per run.
 
     Cache sizes are blocks (``100``), bytes (``"64MiB"``) or shares of the unique blocks (``"1%"``).
     ``params`` maps ``"policy.key"`` to a value, as ``--param`` does on the command line.
-    ``prefetch``, ``disk``, ``scheduler`` and ``compat`` are ``belady sim``'s options of the same names.
+    ``prefetch``, ``disk``, ``scheduler``, ``compat``, ``max_request`` and ``read_ahead_kb`` are
+    ``belady sim``'s options of the same names.
     Columns are the keys of ``belady sim --json``.
     """
     names = policies.split(",") if isinstance(policies, str) else [str(p) for p in policies]
     param_list = [f"{k}={v}" for k, v in (params or {}).items()]
     text = _belady.simulate_json(
         str(trace), names, _as_list(cache_sizes), format, block_size, ops, param_list, preset, columns, header,
-        prefetch, disk, scheduler, compat, max_request, threads,
+        prefetch, disk, scheduler, compat, max_request, read_ahead_kb, threads,
     )
     return _frame(json.loads(text))
 

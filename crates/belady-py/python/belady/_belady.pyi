@@ -23,6 +23,7 @@ def simulate_json(
     scheduler: str = ...,
     compat: str | None = ...,
     max_request: str = ...,
+    read_ahead_kb: int | None = ...,
     threads: int | None = ...,
 ) -> str: ...
 def plan_json(experiment: str, base: str, name: str) -> str: ...
