@@ -592,6 +592,12 @@ pub struct IoStats {
     pub async_requests: u64,
     /// Blocks in asynchronous requests.
     pub async_blocks: u64,
+    /// Mean blocks per synchronous request (0 without any).
+    #[serde(default)]
+    pub sync_blocks_per_request: f64,
+    /// Mean blocks per asynchronous request (0 without any).
+    #[serde(default)]
+    pub async_blocks_per_request: f64,
     /// Blocks inserted by read-ahead.
     pub prefetched_blocks: u64,
     /// Read-ahead blocks evicted before any demand reference.
@@ -843,6 +849,12 @@ impl<'a, P: Policy> FileSim<'a, P> {
         debug_assert!(self.cfg.departures.accusim_clock || exec_ns == self.proc_ns + self.wait_ns);
         let stats = self.level.stats().clone();
         self.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
+        let per = |blocks: u64, requests: u64| match requests {
+            0 => 0.0,
+            n => blocks as f64 / n as f64,
+        };
+        self.io.sync_blocks_per_request = per(self.io.sync_blocks, self.io.sync_requests);
+        self.io.async_blocks_per_request = per(self.io.async_blocks, self.io.async_requests);
         if let Some(disk) = &self.disk {
             let busy_ns = disk.busy_ns();
             let s = |ns: u64| ns as f64 / 1e9;

@@ -60,6 +60,10 @@ fn busy_time_utilisation_and_response_times_by_hand() {
     let r = run_file_one(&PolicySpec::parse("lru").unwrap(), &t, 100, &cfg).unwrap();
     let io = r.io.unwrap();
     assert_eq!((r.misses, io.sync_requests, io.async_requests), (21, 3, 0));
+    assert_eq!(
+        (io.sync_blocks_per_request, io.async_blocks_per_request),
+        (7.0, 0.0)
+    );
     let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-12;
     assert!(close(io.exec_time_s, 0.008), "{:?}", io.exec_time_s);
     assert!(close(io.proc_time_s, 0.002));
