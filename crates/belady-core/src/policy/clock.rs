@@ -4,8 +4,10 @@
 //! victim the hand looks at the back: a set bit is cleared and the block goes to the front
 //! (the hand passes it); a clear bit makes it the victim. New blocks enter at the front with the
 //! bit clear (the CAR paper's convention and libCacheSim's `Clock` default), so a block read once
-//! in a scan is not protected. A prefetched block also enters with the bit clear; its first demand
-//! access sets the bit like any hit. Pinned blocks are passed over with their bit kept.
+//! in a scan is not protected. A prefetched block also enters with the bit clear, and its first
+//! demand access counts as its first reference (the prefetching study's rule): it goes to the
+//! front with the bit still clear, as a block read on that access would have entered. Pinned
+//! blocks are passed over with their bit kept.
 
 use super::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
@@ -40,8 +42,13 @@ impl Policy for ClockPolicy {
     }
 
     #[inline]
-    fn on_hit(&mut self, b: Block, _cx: &Access) {
-        self.referenced[b as usize] = true;
+    fn on_hit(&mut self, b: Block, cx: &Access) {
+        if cx.first_use {
+            self.referenced[b as usize] = false;
+            self.lists.move_to_front(RING, b);
+        } else {
+            self.referenced[b as usize] = true;
+        }
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
@@ -115,6 +122,28 @@ mod tests {
         let level = run(ClockPolicy::new(6), 3, &refs[..7]);
         assert_eq!(level.policy.dump()[0].1, vec![5, 4, 1]);
         assert!(level.policy.is_referenced(1));
+    }
+
+    #[test]
+    fn first_use_of_a_prefetch_is_its_first_reference() {
+        // cap 3: 1 2 enter on demand; 3 is prefetched in front of them; 1 hits (bit set). The
+        // first demand access to 3 is its first reference: its bit stays clear. 4: the hand
+        // passes 1 (set, cleared) and evicts 2. 5: the hand finds 3 clear and evicts it, where a
+        // prefetch counted as a first reference would have protected 3 and cost 1 instead.
+        let mut level = crate::level::CacheLevel::new(ClockPolicy::new(6), 3, 6);
+        level.access(1, crate::policy::NEVER);
+        level.access(2, crate::policy::NEVER);
+        level.prefetch(3, crate::policy::NEVER);
+        level.access(1, crate::policy::NEVER);
+        level.access(3, crate::policy::NEVER);
+        level.check().unwrap();
+        assert!(!level.policy.is_referenced(3));
+        assert_eq!(level.policy.dump()[0].1, vec![3, 2, 1]);
+        level.access(4, crate::policy::NEVER);
+        assert_eq!(level.policy.dump()[0].1, vec![4, 1, 3]);
+        level.access(5, crate::policy::NEVER);
+        assert_eq!(level.policy.dump()[0].1, vec![5, 4, 1]);
+        assert!(!level.frames().is_resident(3));
     }
 
     /// The textbook form: frames in a circle and a hand that stops after the frame it filled.
