@@ -242,6 +242,52 @@ fn native_output_reads_back_as_generated() {
         .map(|r| r.unwrap().block)
         .collect();
     assert_eq!(back, blocks("temporal", &[("requests", "70000")], 4));
+    // Loaded whole, the ids are dense in order of first reference, as from any other format.
+    let loaded = belady_core::trace::native::load(&path).unwrap();
+    let want =
+        workload::block_trace(block_gen("temporal", &[("requests", "70000")], 4), "t").unwrap();
+    assert_eq!((loaded.refs, loaded.originals), (want.refs, want.originals));
+}
+
+#[test]
+fn native_output_holds_no_table_growing_with_requests() {
+    // `gen` streams billions of requests: what the writer holds must not grow with them, even
+    // when every reference is a new block (use-once scans) or the blocks are many (uniform).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bldy");
+    let cases: [(&str, &[(&str, &str)]); 3] = [
+        ("scan", &[("mode", "use-once")]),
+        ("scan", &[("mode", "use-once"), ("hot", "100")]),
+        ("uniform", &[("blocks", "100000000")]),
+    ];
+    for (kind, params) in cases {
+        let held = |n: u64| {
+            let requests = n.to_string();
+            let mut p = params.to_vec();
+            p.push(("requests", &requests));
+            let gen = spec(kind, &p).build(3).unwrap();
+            let w = workload::write(gen, &path, OutFormat::Native, kind, 4096).unwrap();
+            assert_eq!(w.records, n);
+            w.table_bytes
+        };
+        let (small, large) = (held(50_000), held(500_000));
+        assert!(
+            large <= small && large < 1 << 16,
+            "{kind} {params:?}: {small} bytes after 50k requests, {large} after 500k"
+        );
+        let s = block_stats(
+            open_requests(&path, &Format::Native, &ReadOptions::default()).unwrap(),
+            StatsOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(s.references, 500_000, "{kind} {params:?}");
+        if params.len() == 1 && kind == "scan" {
+            assert_eq!(
+                s.unique_blocks, 500_000,
+                "a use-once scan never repeats a block"
+            );
+        }
+    }
 }
 
 #[test]

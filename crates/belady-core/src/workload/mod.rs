@@ -378,8 +378,11 @@ pub enum OutFormat {
 pub struct Written {
     /// Block references, or file-level events.
     pub records: u64,
-    /// Distinct blocks, when the writer tracks them (native output).
+    /// Distinct blocks, when the writer tracks them (native output with an id table).
     pub unique: Option<usize>,
+    /// Bytes the native writer held for its id table at the end, its largest: 0 when it
+    /// stored the generator's ids as they are.
+    pub table_bytes: usize,
 }
 
 /// Streams `gen` to `path` in `to` as it generates; `source` names the trace in native files.
@@ -398,17 +401,25 @@ pub fn write(
                 Some(d) if !d.as_os_str().is_empty() => d,
                 _ => Path::new("."),
             };
-            let mut w = StreamWriter::new(dir, source.to_string(), block_size)?;
+            // Generator ids are small already: stored as they are, they need no table, so a
+            // use-once scan or a wide uniform trace streams in constant memory.
+            let mut w = if gen.universe() <= u32::MAX as u64 {
+                StreamWriter::with_original_ids(dir, source.to_string(), block_size)?
+            } else {
+                StreamWriter::new(dir, source.to_string(), block_size)?
+            };
             for r in gen {
                 w.push(r.block, r.op, r.time_ns)?;
             }
+            let table_bytes = w.table_bytes();
             let file = std::fs::File::create(path).map_err(io)?;
             let (records, unique) = w
                 .finish(std::io::BufWriter::with_capacity(1 << 20, file))
                 .map_err(io)?;
             Ok(Written {
                 records,
-                unique: Some(unique),
+                unique,
+                table_bytes,
             })
         }
         (Generator::Block(gen), OutFormat::Lirs) => {
@@ -423,6 +434,7 @@ pub fn write(
             Ok(Written {
                 records,
                 unique: None,
+                table_bytes: 0,
             })
         }
         (Generator::File(mut gen), OutFormat::Events) => {
@@ -438,6 +450,7 @@ pub fn write(
             Ok(Written {
                 records,
                 unique: None,
+                table_bytes: 0,
             })
         }
         (Generator::Block(_), OutFormat::Events) => Err(Error::config(
