@@ -1,6 +1,6 @@
 //! End-to-end behaviour of the `belady` binary: output schema and one-line errors.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn belady(args: &[&str]) -> Output {
@@ -754,6 +754,136 @@ fn convert_round_trips_every_block_format_through_native() {
             &[&["convert", "-t", &out, "-o", &back], &fmt[..]].concat(),
         ));
         assert_eq!(hits(&back, &[]), want, "{to} back to native");
+    }
+}
+
+/// `rel` under the shared traces folder (BELADY_TRACES, else `../shared/traces` beside the
+/// checkout), or `None` with a message when it is absent.
+fn shared(rel: &str) -> Option<String> {
+    let traces = std::env::var_os("BELADY_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"));
+    let path = traces.join(rel);
+    if path.exists() {
+        Some(path.display().to_string())
+    } else {
+        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
+        None
+    }
+}
+
+/// `belady stats --json` of `path` read with `fmt` (empty: detected).
+fn stats_as(path: &str, fmt: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&ok(&belady(&[&["stats", path, "--json"], fmt].concat()))).unwrap()
+}
+
+#[test]
+fn convert_keeps_every_reference_of_the_block_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    for (fmt, file) in [
+        ("cloudphysics", "block-samples/cloudPhysicsIO.csv.gz"),
+        ("msr", "block-samples/msr-cambridge1-sample.csv"),
+        ("systor", "block-samples/systor17-traces-sample.csv.gz"),
+        ("tencent", "block-samples/cloud_storage-sample.bz2"),
+    ] {
+        let Some(src) = shared(file) else { continue };
+        let native = p(&format!("{fmt}.bldy"));
+        ok(&belady(&["convert", "-t", &src, "-f", fmt, "-o", &native]));
+        // Every block, operation and timestamp survives: the native file exports as the sample does.
+        let (direct, via) = (p(&format!("{fmt}.csv")), p(&format!("{fmt}-via.csv")));
+        ok(&belady(&[
+            "convert", "-t", &src, "-f", fmt, "--to", "csv", "-o", &direct,
+        ]));
+        ok(&belady(&[
+            "convert", "-t", &native, "--to", "csv", "-o", &via,
+        ]));
+        let text = std::fs::read_to_string(&direct).unwrap();
+        assert!(text == std::fs::read_to_string(&via).unwrap(), "{fmt}");
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect())
+            .collect();
+        let unique: std::collections::HashSet<&str> = rows.iter().map(|r| r[0]).collect();
+        let writes = rows.iter().filter(|r| r[1] == "W").count();
+        assert!(
+            writes > 0 && writes < rows.len(),
+            "{fmt} has reads and writes"
+        );
+        let n = stats_as(&native, &[]);
+        assert_eq!(n["requests"], rows.len(), "{fmt}");
+        assert_eq!(n["unique_blocks"], unique.len(), "{fmt}");
+        assert_eq!(n["write_references"], writes, "{fmt}");
+    }
+}
+
+#[test]
+fn convert_file_level_traces_to_native_keeps_their_block_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let ids = |args: &[&str], name: &str| -> String {
+        let out = p(name);
+        ok(&belady(&[args, &["--to", "lirs", "-o", &out]].concat()));
+        std::fs::read_to_string(out).unwrap()
+    };
+    // A small hand-written one (two files, read and pread) runs even without the shared inputs.
+    let tiny = write(
+        dir.path(),
+        "tiny.evt",
+        "open 1 3 9 20000 f\nopen 1 4 10 9000 g\nread 1 3 9 8192 10 20000\n\
+         pread 1 4 10 4096 4096 10 9000\npread 1 3 9 0 4096 10 20000\nread 1 4 10 8192 10 9000\n\
+         close 1 3 9\nclose 1 4 10\nexit 1\n",
+    );
+    let mut inputs = vec![("accusim-text", "tiny.evt", Some(tiny))];
+    for (fmt, file) in [
+        ("accusim", "lirs-cpp.bin.gz"),
+        ("accusim-text", "lirs-cpp.evt.gz"),
+        ("accusim", "seqloop.bin.gz"),
+        ("accusim-text", "seqloop.evt.gz"),
+    ] {
+        inputs.push((
+            fmt,
+            file,
+            shared(&format!("../oracles/accusim/inputs/{file}")),
+        ));
+    }
+    for (fmt, file, src) in inputs {
+        let Some(src) = src else { continue };
+        let (native, events, from_events) = (p("t.bldy"), p("t.bev"), p("e.bldy"));
+        ok(&belady(&["convert", "-t", &src, "-f", fmt, "-o", &native]));
+        ok(&belady(&[
+            "convert", "-t", &src, "-f", fmt, "--to", "events", "-o", &events,
+        ]));
+        ok(&belady(&[
+            "convert",
+            "-t",
+            &events,
+            "-f",
+            "events",
+            "-o",
+            &from_events,
+        ]));
+        // The same block ids in the same order, whichever way the calls reach native.
+        let want = ids(&["convert", "-t", &src, "-f", fmt], "direct.trace");
+        assert!(
+            want == ids(&["convert", "-t", &native], "native.trace"),
+            "{file}"
+        );
+        assert!(
+            want == ids(&["convert", "-t", &from_events], "events.trace"),
+            "{file} via events"
+        );
+        let s = stats_as(&src, &["-f", fmt]);
+        assert_eq!(want.lines().count() as u64, s["references"], "{file}");
+        for n in [stats_as(&native, &[]), stats_as(&from_events, &[])] {
+            assert_eq!(n["requests"], s["references"], "{file}");
+            assert_eq!(n["unique_blocks"], s["unique_blocks"], "{file}");
+        }
+        assert_eq!(
+            stats_as(&events, &["-f", "events"])["requests"],
+            s["requests"]
+        );
     }
 }
 
