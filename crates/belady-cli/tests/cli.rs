@@ -819,6 +819,40 @@ fn convert_keeps_every_reference_of_the_block_samples() {
 }
 
 #[test]
+fn stats_reports_the_lirs_traces_readme_counts() {
+    let (Some(readme), Some(_)) = (shared("README.md"), shared("lirs")) else {
+        return;
+    };
+    let readme = std::fs::read_to_string(readme).unwrap();
+    // "6,781 (+2 `*`)": the count before any note, without thousands separators.
+    let number = |cell: &str| -> u64 {
+        let digits: String = cell
+            .split('(')
+            .next()
+            .unwrap()
+            .chars()
+            .filter(|c| *c != ',')
+            .collect();
+        digits.trim().parse().unwrap_or_else(|_| panic!("{cell}"))
+    };
+    let mut checked = 0;
+    for line in readme.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 5 || !cells[1].ends_with(".trace.gz") {
+            continue;
+        }
+        let path = shared(&format!("lirs/{}", cells[1])).expect("a trace the README lists");
+        // No --format: a `.trace.gz` is read as LIRS by its name.
+        let s = stats_json(&path);
+        assert_eq!(s["format"], "lirs", "{}", cells[1]);
+        assert_eq!(s["requests"], number(cells[2]), "{} requests", cells[1]);
+        assert_eq!(s["unique_blocks"], number(cells[3]), "{} unique", cells[1]);
+        checked += 1;
+    }
+    assert_eq!(checked, 10, "the README lists ten LIRS traces");
+}
+
+#[test]
 fn convert_file_level_traces_to_native_keeps_their_block_references() {
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n).display().to_string();
