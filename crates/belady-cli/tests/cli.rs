@@ -608,6 +608,19 @@ fn gen_errors_are_one_line() {
         &belady(&["gen", "sequential-files", "--to", "native", "-o", &out]),
         "events",
     );
+    assert_error(
+        &belady(&[
+            "gen",
+            "indexed-db",
+            "--leaf-prob",
+            "0.006",
+            "--record-prob",
+            "0.00005",
+            "-o",
+            &out,
+        ]),
+        "leaves × leaf-prob + records × record-prob must be 1",
+    );
 }
 
 #[test]

@@ -159,6 +159,83 @@ fn indexed_db_alternates_leaf_and_record_pages_with_the_papers_probabilities() {
 }
 
 #[test]
+fn indexed_db_takes_the_page_probabilities_as_parameters() {
+    let n = 400_000;
+    let requests = n.to_string();
+    let share = |refs: &[u64]| refs.iter().filter(|&&b| b < 100).count() as f64 / n as f64;
+    // Leaves at 0.008 each: 80% of references go to the index, every record page gets 0.00002.
+    let index_heavy = blocks(
+        "indexed-db",
+        &[("requests", &requests), ("leaf-prob", "0.008")],
+        5,
+    );
+    assert!(
+        (share(&index_heavy) - 0.8).abs() < 0.005,
+        "{}",
+        share(&index_heavy)
+    );
+    // Giving the record pages' probability instead leaves the same share to the leaves.
+    let by_records = blocks(
+        "indexed-db",
+        &[("requests", &requests), ("record-prob", "0.00002")],
+        5,
+    );
+    assert!((share(&by_records) - 0.8).abs() < 0.005);
+    // Fewer index references than record ones: every leaf now 0.002.
+    let record_heavy = blocks(
+        "indexed-db",
+        &[("requests", &requests), ("leaf-prob", "0.002")],
+        5,
+    );
+    assert!((share(&record_heavy) - 0.2).abs() < 0.005);
+    let mut per_leaf = [0u64; 100];
+    record_heavy
+        .iter()
+        .filter(|&&b| b < 100)
+        .for_each(|&b| per_leaf[b as usize] += 1);
+    // 800 expected per leaf (sd about 28).
+    assert!(
+        per_leaf.iter().all(|&c| (650..950).contains(&c)),
+        "{per_leaf:?}"
+    );
+    // A record page referenced right after a leaf is that leaf's customer's.
+    for refs in [&index_heavy, &record_heavy] {
+        let pairs = refs
+            .windows(2)
+            .filter(|p| p[0] < 100 && p[1] >= 100)
+            .collect::<Vec<_>>();
+        assert!(pairs.len() > n / 10);
+        assert!(pairs.iter().all(|p| p[0] == (p[1] - 100) / 100));
+    }
+    // Explicit defaults give the paper's trace exactly.
+    let paper = [("requests", "5000"), ("leaf-prob", "0.005")];
+    assert_eq!(
+        blocks("indexed-db", &paper, 5),
+        blocks("indexed-db", &[("requests", "5000")], 5)
+    );
+    let both = [("leaf-prob", "0.005"), ("record-prob", "0.00005")];
+    assert_eq!(
+        blocks("indexed-db", &[&paper[..1], &both[..]].concat(), 5),
+        blocks("indexed-db", &[("requests", "5000")], 5)
+    );
+    for (params, needle) in [
+        (
+            &[("leaf-prob", "0.006"), ("record-prob", "0.00005")][..],
+            "must be 1",
+        ),
+        (&[("leaf-prob", "0.02")][..], "must be between 0 and 0.01"),
+        (&[("record-prob", "x")][..], "expected a number"),
+    ] {
+        let e = spec("indexed-db", params)
+            .build(1)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("indexed-db") && e.contains(needle), "{e}");
+    }
+}
+
+#[test]
 fn indexed_db_with_101_buffers_lru_keeps_half_the_leaves_lru2_nearly_all() {
     let trace = prepared("indexed-db", &[("requests", "200000")], 1);
     // Half the references go to leaves; record pages hit at most 101/10000 of their references,

@@ -83,8 +83,10 @@ pub const GENERATORS: &[GeneratorInfo] = &[
         level: Level::Block,
         params: &[
             REQUESTS,
-            Param { name: "leaves", default: "100", about: "B-tree leaf pages (each referenced with probability 1/(2 leaves))" },
-            Param { name: "records", default: "10000", about: "record pages (each referenced with probability 1/(2 records))" },
+            Param { name: "leaves", default: "100", about: "B-tree leaf pages" },
+            Param { name: "records", default: "10000", about: "record pages" },
+            Param { name: "leaf-prob", default: "auto", about: "probability that a reference goes to a given leaf page; auto: what record-prob leaves, or 1/(2 leaves) (the paper's .005) when both are auto" },
+            Param { name: "record-prob", default: "auto", about: "probability that a reference goes to a given record page; auto: what leaf-prob leaves, or 1/(2 records) (the paper's .00005) when both are auto" },
             Param { name: "root", default: "false", about: "also reference the B-tree root page before each leaf" },
         ],
     },
@@ -273,6 +275,14 @@ impl GenSpec {
             return Err(self.bad(key, &format!("must be between {lo} and {hi}")));
         }
         Ok(v)
+    }
+
+    /// A number in `[lo, hi]`, or `None` for `auto`.
+    pub(crate) fn real_or_auto(&self, key: &'static str, lo: f64, hi: f64) -> Result<Option<f64>> {
+        if self.raw(key) == "auto" {
+            return Ok(None);
+        }
+        self.real(key, lo, hi).map(Some)
     }
 
     /// A byte size (`8192`, `8KiB`, `1MB`) of at least one byte.
