@@ -560,6 +560,25 @@ fn gen_is_deterministic_per_seed_and_stats_reads_it() {
     assert!(native["unique_blocks"].as_u64().unwrap() <= 500);
     let human = ok(&belady(&["stats", &p("a.bldy")]));
     assert!(human.contains("reuse distance") && human.contains("20000"));
+    // The working set over time, at most 20 windows of the 45 that --json lists.
+    let args = ["stats", &p("a.bldy"), "--window", "450"];
+    let series =
+        serde_json::from_str::<serde_json::Value>(&ok(&belady(&[&args[..], &["--json"]].concat())))
+            .unwrap()["working_set"]["series"]
+            .as_array()
+            .unwrap()
+            .clone();
+    assert_eq!(series.len(), 45);
+    let human = ok(&belady(&args));
+    let (head, row) = human
+        .split_once("working set by window (window:distinct blocks, one window in 3)\n")
+        .unwrap_or_else(|| panic!("{human}"));
+    assert!(head.contains("45 windows of 450 refs"), "{head}");
+    let shown: Vec<String> = (0..45)
+        .step_by(3)
+        .map(|i| format!("{i}:{}", series[i]))
+        .collect();
+    assert_eq!(row.trim(), shown.join(" "));
     // A mix is deterministic too, and keeps every part's references.
     for out in ["m1.bldy", "m2.bldy"] {
         ok(&belady(&[
