@@ -518,7 +518,7 @@ impl RefSink {
                 let (_, unique) = w
                     .finish(std::io::BufWriter::with_capacity(1 << 20, file))
                     .with_context(failed)?;
-                Ok(Some(unique))
+                Ok(unique)
             }
             RefSink::Text(w) => {
                 w.finish().with_context(failed)?;

@@ -214,7 +214,7 @@ fn human(r: &Report) -> String {
         out.push_str(&format!(
             "working set by window (window:distinct blocks{})\n  {}\n",
             if step > 1 {
-                format!(", every {step}th")
+                format!(", one window in {step}")
             } else {
                 String::new()
             },

@@ -1,6 +1,6 @@
 //! End-to-end behaviour of the `belady` binary: output schema and one-line errors.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn belady(args: &[&str]) -> Output {
@@ -623,6 +623,25 @@ fn gen_is_deterministic_per_seed_and_stats_reads_it() {
     assert!(native["unique_blocks"].as_u64().unwrap() <= 500);
     let human = ok(&belady(&["stats", &p("a.bldy")]));
     assert!(human.contains("reuse distance") && human.contains("20000"));
+    // The working set over time, at most 20 windows of the 45 that --json lists.
+    let args = ["stats", &p("a.bldy"), "--window", "450"];
+    let series =
+        serde_json::from_str::<serde_json::Value>(&ok(&belady(&[&args[..], &["--json"]].concat())))
+            .unwrap()["working_set"]["series"]
+            .as_array()
+            .unwrap()
+            .clone();
+    assert_eq!(series.len(), 45);
+    let human = ok(&belady(&args));
+    let (head, row) = human
+        .split_once("working set by window (window:distinct blocks, one window in 3)\n")
+        .unwrap_or_else(|| panic!("{human}"));
+    assert!(head.contains("45 windows of 450 refs"), "{head}");
+    let shown: Vec<String> = (0..45)
+        .step_by(3)
+        .map(|i| format!("{i}:{}", series[i]))
+        .collect();
+    assert_eq!(row.trim(), shown.join(" "));
     // A mix is deterministic too, and keeps every part's references.
     for out in ["m1.bldy", "m2.bldy"] {
         ok(&belady(&[
@@ -670,6 +689,19 @@ fn gen_errors_are_one_line() {
     assert_error(
         &belady(&["gen", "sequential-files", "--to", "native", "-o", &out]),
         "events",
+    );
+    assert_error(
+        &belady(&[
+            "gen",
+            "indexed-db",
+            "--leaf-prob",
+            "0.006",
+            "--record-prob",
+            "0.00005",
+            "-o",
+            &out,
+        ]),
+        "leaves × leaf-prob + records × record-prob must be 1",
     );
 }
 
@@ -817,6 +849,170 @@ fn convert_round_trips_every_block_format_through_native() {
             &[&["convert", "-t", &out, "-o", &back], &fmt[..]].concat(),
         ));
         assert_eq!(hits(&back, &[]), want, "{to} back to native");
+    }
+}
+
+/// `rel` under the shared traces folder (BELADY_TRACES, else `../shared/traces` beside the
+/// checkout), or `None` with a message when it is absent.
+fn shared(rel: &str) -> Option<String> {
+    let traces = std::env::var_os("BELADY_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"));
+    let path = traces.join(rel);
+    if path.exists() {
+        Some(path.display().to_string())
+    } else {
+        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
+        None
+    }
+}
+
+/// `belady stats --json` of `path` read with `fmt` (empty: detected).
+fn stats_as(path: &str, fmt: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&ok(&belady(&[&["stats", path, "--json"], fmt].concat()))).unwrap()
+}
+
+#[test]
+fn convert_keeps_every_reference_of_the_block_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    for (fmt, file) in [
+        ("cloudphysics", "block-samples/cloudPhysicsIO.csv.gz"),
+        ("msr", "block-samples/msr-cambridge1-sample.csv"),
+        ("systor", "block-samples/systor17-traces-sample.csv.gz"),
+        ("tencent", "block-samples/cloud_storage-sample.bz2"),
+    ] {
+        let Some(src) = shared(file) else { continue };
+        let native = p(&format!("{fmt}.bldy"));
+        ok(&belady(&["convert", "-t", &src, "-f", fmt, "-o", &native]));
+        // Every block, operation and timestamp survives: the native file exports as the sample does.
+        let (direct, via) = (p(&format!("{fmt}.csv")), p(&format!("{fmt}-via.csv")));
+        ok(&belady(&[
+            "convert", "-t", &src, "-f", fmt, "--to", "csv", "-o", &direct,
+        ]));
+        ok(&belady(&[
+            "convert", "-t", &native, "--to", "csv", "-o", &via,
+        ]));
+        let text = std::fs::read_to_string(&direct).unwrap();
+        assert!(text == std::fs::read_to_string(&via).unwrap(), "{fmt}");
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect())
+            .collect();
+        let unique: std::collections::HashSet<&str> = rows.iter().map(|r| r[0]).collect();
+        let writes = rows.iter().filter(|r| r[1] == "W").count();
+        assert!(
+            writes > 0 && writes < rows.len(),
+            "{fmt} has reads and writes"
+        );
+        let n = stats_as(&native, &[]);
+        assert_eq!(n["requests"], rows.len(), "{fmt}");
+        assert_eq!(n["unique_blocks"], unique.len(), "{fmt}");
+        assert_eq!(n["write_references"], writes, "{fmt}");
+    }
+}
+
+#[test]
+fn stats_reports_the_lirs_traces_readme_counts() {
+    let (Some(readme), Some(_)) = (shared("README.md"), shared("lirs")) else {
+        return;
+    };
+    let readme = std::fs::read_to_string(readme).unwrap();
+    // "6,781 (+2 `*`)": the count before any note, without thousands separators.
+    let number = |cell: &str| -> u64 {
+        let digits: String = cell
+            .split('(')
+            .next()
+            .unwrap()
+            .chars()
+            .filter(|c| *c != ',')
+            .collect();
+        digits.trim().parse().unwrap_or_else(|_| panic!("{cell}"))
+    };
+    let mut checked = 0;
+    for line in readme.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 5 || !cells[1].ends_with(".trace.gz") {
+            continue;
+        }
+        let path = shared(&format!("lirs/{}", cells[1])).expect("a trace the README lists");
+        // No --format: a `.trace.gz` is read as LIRS by its name.
+        let s = stats_json(&path);
+        assert_eq!(s["format"], "lirs", "{}", cells[1]);
+        assert_eq!(s["requests"], number(cells[2]), "{} requests", cells[1]);
+        assert_eq!(s["unique_blocks"], number(cells[3]), "{} unique", cells[1]);
+        checked += 1;
+    }
+    assert_eq!(checked, 10, "the README lists ten LIRS traces");
+}
+
+#[test]
+fn convert_file_level_traces_to_native_keeps_their_block_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let ids = |args: &[&str], name: &str| -> String {
+        let out = p(name);
+        ok(&belady(&[args, &["--to", "lirs", "-o", &out]].concat()));
+        std::fs::read_to_string(out).unwrap()
+    };
+    // A small hand-written one (two files, read and pread) runs even without the shared inputs.
+    let tiny = write(
+        dir.path(),
+        "tiny.evt",
+        "open 1 3 9 20000 f\nopen 1 4 10 9000 g\nread 1 3 9 8192 10 20000\n\
+         pread 1 4 10 4096 4096 10 9000\npread 1 3 9 0 4096 10 20000\nread 1 4 10 8192 10 9000\n\
+         close 1 3 9\nclose 1 4 10\nexit 1\n",
+    );
+    let mut inputs = vec![("accusim-text", "tiny.evt", Some(tiny))];
+    for (fmt, file) in [
+        ("accusim", "lirs-cpp.bin.gz"),
+        ("accusim-text", "lirs-cpp.evt.gz"),
+        ("accusim", "seqloop.bin.gz"),
+        ("accusim-text", "seqloop.evt.gz"),
+    ] {
+        inputs.push((
+            fmt,
+            file,
+            shared(&format!("../oracles/accusim/inputs/{file}")),
+        ));
+    }
+    for (fmt, file, src) in inputs {
+        let Some(src) = src else { continue };
+        let (native, events, from_events) = (p("t.bldy"), p("t.bev"), p("e.bldy"));
+        ok(&belady(&["convert", "-t", &src, "-f", fmt, "-o", &native]));
+        ok(&belady(&[
+            "convert", "-t", &src, "-f", fmt, "--to", "events", "-o", &events,
+        ]));
+        ok(&belady(&[
+            "convert",
+            "-t",
+            &events,
+            "-f",
+            "events",
+            "-o",
+            &from_events,
+        ]));
+        // The same block ids in the same order, whichever way the calls reach native.
+        let want = ids(&["convert", "-t", &src, "-f", fmt], "direct.trace");
+        assert!(
+            want == ids(&["convert", "-t", &native], "native.trace"),
+            "{file}"
+        );
+        assert!(
+            want == ids(&["convert", "-t", &from_events], "events.trace"),
+            "{file} via events"
+        );
+        let s = stats_as(&src, &["-f", fmt]);
+        assert_eq!(want.lines().count() as u64, s["references"], "{file}");
+        for n in [stats_as(&native, &[]), stats_as(&from_events, &[])] {
+            assert_eq!(n["requests"], s["references"], "{file}");
+            assert_eq!(n["unique_blocks"], s["unique_blocks"], "{file}");
+        }
+        assert_eq!(
+            stats_as(&events, &["-f", "events"])["requests"],
+            s["requests"]
+        );
     }
 }
 

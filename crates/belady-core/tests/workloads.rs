@@ -159,6 +159,83 @@ fn indexed_db_alternates_leaf_and_record_pages_with_the_papers_probabilities() {
 }
 
 #[test]
+fn indexed_db_takes_the_page_probabilities_as_parameters() {
+    let n = 400_000;
+    let requests = n.to_string();
+    let share = |refs: &[u64]| refs.iter().filter(|&&b| b < 100).count() as f64 / n as f64;
+    // Leaves at 0.008 each: 80% of references go to the index, every record page gets 0.00002.
+    let index_heavy = blocks(
+        "indexed-db",
+        &[("requests", &requests), ("leaf-prob", "0.008")],
+        5,
+    );
+    assert!(
+        (share(&index_heavy) - 0.8).abs() < 0.005,
+        "{}",
+        share(&index_heavy)
+    );
+    // Giving the record pages' probability instead leaves the same share to the leaves.
+    let by_records = blocks(
+        "indexed-db",
+        &[("requests", &requests), ("record-prob", "0.00002")],
+        5,
+    );
+    assert!((share(&by_records) - 0.8).abs() < 0.005);
+    // Fewer index references than record ones: every leaf now 0.002.
+    let record_heavy = blocks(
+        "indexed-db",
+        &[("requests", &requests), ("leaf-prob", "0.002")],
+        5,
+    );
+    assert!((share(&record_heavy) - 0.2).abs() < 0.005);
+    let mut per_leaf = [0u64; 100];
+    record_heavy
+        .iter()
+        .filter(|&&b| b < 100)
+        .for_each(|&b| per_leaf[b as usize] += 1);
+    // 800 expected per leaf (sd about 28).
+    assert!(
+        per_leaf.iter().all(|&c| (650..950).contains(&c)),
+        "{per_leaf:?}"
+    );
+    // A record page referenced right after a leaf is that leaf's customer's.
+    for refs in [&index_heavy, &record_heavy] {
+        let pairs = refs
+            .windows(2)
+            .filter(|p| p[0] < 100 && p[1] >= 100)
+            .collect::<Vec<_>>();
+        assert!(pairs.len() > n / 10);
+        assert!(pairs.iter().all(|p| p[0] == (p[1] - 100) / 100));
+    }
+    // Explicit defaults give the paper's trace exactly.
+    let paper = [("requests", "5000"), ("leaf-prob", "0.005")];
+    assert_eq!(
+        blocks("indexed-db", &paper, 5),
+        blocks("indexed-db", &[("requests", "5000")], 5)
+    );
+    let both = [("leaf-prob", "0.005"), ("record-prob", "0.00005")];
+    assert_eq!(
+        blocks("indexed-db", &[&paper[..1], &both[..]].concat(), 5),
+        blocks("indexed-db", &[("requests", "5000")], 5)
+    );
+    for (params, needle) in [
+        (
+            &[("leaf-prob", "0.006"), ("record-prob", "0.00005")][..],
+            "must be 1",
+        ),
+        (&[("leaf-prob", "0.02")][..], "must be between 0 and 0.01"),
+        (&[("record-prob", "x")][..], "expected a number"),
+    ] {
+        let e = spec("indexed-db", params)
+            .build(1)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("indexed-db") && e.contains(needle), "{e}");
+    }
+}
+
+#[test]
 fn indexed_db_with_101_buffers_lru_keeps_half_the_leaves_lru2_nearly_all() {
     let trace = prepared("indexed-db", &[("requests", "200000")], 1);
     // Half the references go to leaves; record pages hit at most 101/10000 of their references,
@@ -242,6 +319,52 @@ fn native_output_reads_back_as_generated() {
         .map(|r| r.unwrap().block)
         .collect();
     assert_eq!(back, blocks("temporal", &[("requests", "70000")], 4));
+    // Loaded whole, the ids are dense in order of first reference, as from any other format.
+    let loaded = belady_core::trace::native::load(&path).unwrap();
+    let want =
+        workload::block_trace(block_gen("temporal", &[("requests", "70000")], 4), "t").unwrap();
+    assert_eq!((loaded.refs, loaded.originals), (want.refs, want.originals));
+}
+
+#[test]
+fn native_output_holds_no_table_growing_with_requests() {
+    // `gen` streams billions of requests: what the writer holds must not grow with them, even
+    // when every reference is a new block (use-once scans) or the blocks are many (uniform).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bldy");
+    let cases: [(&str, &[(&str, &str)]); 3] = [
+        ("scan", &[("mode", "use-once")]),
+        ("scan", &[("mode", "use-once"), ("hot", "100")]),
+        ("uniform", &[("blocks", "100000000")]),
+    ];
+    for (kind, params) in cases {
+        let held = |n: u64| {
+            let requests = n.to_string();
+            let mut p = params.to_vec();
+            p.push(("requests", &requests));
+            let gen = spec(kind, &p).build(3).unwrap();
+            let w = workload::write(gen, &path, OutFormat::Native, kind, 4096).unwrap();
+            assert_eq!(w.records, n);
+            w.table_bytes
+        };
+        let (small, large) = (held(50_000), held(500_000));
+        assert!(
+            large <= small && large < 1 << 16,
+            "{kind} {params:?}: {small} bytes after 50k requests, {large} after 500k"
+        );
+        let s = block_stats(
+            open_requests(&path, &Format::Native, &ReadOptions::default()).unwrap(),
+            StatsOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(s.references, 500_000, "{kind} {params:?}");
+        if params.len() == 1 && kind == "scan" {
+            assert_eq!(
+                s.unique_blocks, 500_000,
+                "a use-once scan never repeats a block"
+            );
+        }
+    }
 }
 
 #[test]

@@ -1,25 +1,32 @@
 //! belady's own binary trace format: dense ids, parsed once, loaded at memory speed.
 //!
-//! Layout, all integers little-endian (version 1):
+//! Layout, all integers little-endian:
 //!
 //! ```text
 //! magic      8 bytes  "BELADYT\0"
-//! version    u32      1
-//! flags      u32      bit 0: write mask present; bit 1: timestamps present
+//! version    u32      1, or 2 when flag 2 is set
+//! flags      u32      bit 0: write mask present; bit 1: timestamps present;
+//!                     bit 2 (version 2): original ids, no id table
 //! block_size u32      bytes per block the ids were computed with
 //! reserved   u32      0
-//! unique     u64      number of distinct blocks
+//! unique     u64      number of distinct blocks (flag 2: one more than the largest id)
 //! refs       u64      number of block references
 //! source     u32 length + UTF-8 bytes
-//! originals  unique × u64: original block id of each dense id
+//! originals  unique × u64: original block id of each dense id (absent with flag 2)
 //! chunks     ⌈refs / 65536⌉ chunks of k ≤ 65536 references, each
-//!              ids   k × u32 (dense, < unique)
+//!              ids   k × u32 (< unique: dense, or with flag 2 the original ids)
 //!              mask  ⌈k / 8⌉ bytes (if flag 0): bit j set when reference j writes
 //!              times k × u64 nanoseconds (if flag 1)
 //! checksum   u32      CRC-32 of every preceding byte
 //! ```
 //!
 //! Chunks keep the per-reference fields together so that a reader can stream the file.
+//!
+//! Dense ids need a table from original id to dense id while writing, which grows with the
+//! distinct blocks. A generator knows its ids are small already, so it writes them as they are
+//! (flag 2): the writer then holds no table however long or wide the trace is, and
+//! [`load`] renumbers them in order of first reference, giving the same [`BlockTrace`] a file
+//! with a table would. Version 1 files (always with a table) still read.
 
 use super::dense::BlockTrace;
 use super::input::open_trace;
@@ -30,27 +37,31 @@ use std::path::Path;
 
 /// First bytes of every native trace.
 pub const MAGIC: &[u8; 8] = b"BELADYT\0";
-/// The version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The newest version this build writes; it reads every version from 1 up to it.
+pub const VERSION: u32 = 2;
 const FLAG_WRITES: u32 = 1;
 const FLAG_TIMES: u32 = 2;
+const FLAG_ORIGINAL_IDS: u32 = 4;
 const CHUNK: usize = 65536;
 const HEADER_BYTES: u64 = 40;
 
-/// Writes the fixed header, the source name and the id table.
+/// Writes the fixed header, the source name and the id table (`unique` counts the table's
+/// entries, or bounds the ids when the table is empty under [`FLAG_ORIGINAL_IDS`]).
 fn write_head(
     out: &mut impl Write,
     flags: u32,
     block_size: u32,
-    refs: u64,
+    (unique, refs): (u64, u64),
     source: &str,
     originals: &[u64],
 ) -> std::io::Result<()> {
     out.write_all(MAGIC)?;
-    for word in [VERSION, flags, block_size, 0] {
+    // Files without version 2's flag stay readable by version 1 builds.
+    let version = if flags & FLAG_ORIGINAL_IDS != 0 { 2 } else { 1 };
+    for word in [version, flags, block_size, 0] {
         out.write_all(&word.to_le_bytes())?;
     }
-    out.write_all(&(originals.len() as u64).to_le_bytes())?;
+    out.write_all(&unique.to_le_bytes())?;
     out.write_all(&refs.to_le_bytes())?;
     out.write_all(&(source.len() as u32).to_le_bytes())?;
     out.write_all(source.as_bytes())?;
@@ -80,7 +91,7 @@ pub fn write(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
         &mut out,
         flags,
         trace.block_size,
-        trace.refs.len() as u64,
+        (trace.originals.len() as u64, trace.refs.len() as u64),
         &trace.source,
         &trace.originals,
     )?;
@@ -108,13 +119,14 @@ pub fn write(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
 /// Writes a native trace reference by reference, for traces too long to hold in memory.
 ///
 /// The format puts the id table before the references, so the references go to an anonymous
-/// spill file and are copied behind the table by [`StreamWriter::finish`]. Memory holds one
-/// table entry per distinct block plus one chunk; the output is byte-identical to [`write`] of
-/// the same references (write mask and timestamps are kept when any reference has one).
+/// spill file and are copied behind the table by [`StreamWriter::finish`]. With dense ids
+/// ([`StreamWriter::new`]) memory holds one table entry per distinct block plus one chunk, and
+/// the output is byte-identical to [`write`] of the same references; with original ids
+/// ([`StreamWriter::with_original_ids`]) it holds one chunk. Write mask and timestamps are kept
+/// when any reference has one.
 pub struct StreamWriter {
     spill: std::io::BufWriter<std::fs::File>,
-    ids: rustc_hash::FxHashMap<u64, u32>,
-    originals: Vec<u64>,
+    ids: Ids,
     chunk_ids: Vec<u32>,
     chunk_mask: Vec<u8>,
     chunk_times: Vec<u64>,
@@ -125,17 +137,42 @@ pub struct StreamWriter {
     source: String,
 }
 
+/// How a [`StreamWriter`] numbers blocks.
+enum Ids {
+    /// Dense ids in order of first reference, and each one's original id.
+    Dense {
+        map: rustc_hash::FxHashMap<u64, u32>,
+        originals: Vec<u64>,
+    },
+    /// The original ids, all below `bound`.
+    Original { bound: u64 },
+}
+
 /// Most references one native file holds (dense positions are 32-bit, one value is reserved).
 pub const MAX_REFS: u64 = u32::MAX as u64 - 1;
 
 impl StreamWriter {
-    /// Starts a trace whose spill file lives in `dir` (the output's folder, so it has the room).
+    /// Starts a trace with dense ids; its spill file lives in `dir` (the output's folder, so it
+    /// has the room).
     pub fn new(dir: &Path, source: String, block_size: u32) -> Result<StreamWriter> {
+        let ids = Ids::Dense {
+            map: rustc_hash::FxHashMap::default(),
+            originals: Vec::new(),
+        };
+        Self::start(dir, source, block_size, ids)
+    }
+
+    /// Starts a trace that stores the block ids as given, without a table: for sources whose ids
+    /// are already small (below `u32::MAX`), such as generators.
+    pub fn with_original_ids(dir: &Path, source: String, block_size: u32) -> Result<StreamWriter> {
+        Self::start(dir, source, block_size, Ids::Original { bound: 0 })
+    }
+
+    fn start(dir: &Path, source: String, block_size: u32, ids: Ids) -> Result<StreamWriter> {
         let spill = tempfile::tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
         Ok(StreamWriter {
             spill: std::io::BufWriter::with_capacity(1 << 20, spill),
-            ids: rustc_hash::FxHashMap::default(),
-            originals: Vec::new(),
+            ids,
             chunk_ids: Vec::with_capacity(CHUNK),
             chunk_mask: Vec::with_capacity(CHUNK / 8),
             chunk_times: Vec::with_capacity(CHUNK),
@@ -152,9 +189,23 @@ impl StreamWriter {
         self.refs
     }
 
-    /// Distinct blocks written so far.
-    pub fn unique(&self) -> usize {
-        self.originals.len()
+    /// Distinct blocks written so far, when the writer numbers them densely.
+    pub fn unique(&self) -> Option<usize> {
+        match &self.ids {
+            Ids::Dense { originals, .. } => Some(originals.len()),
+            Ids::Original { .. } => None,
+        }
+    }
+
+    /// Bytes allocated for the id table: what grows with the distinct blocks (0 with original ids).
+    pub fn table_bytes(&self) -> usize {
+        match &self.ids {
+            // hashbrown keeps one control byte beside each slot.
+            Ids::Dense { map, originals } => {
+                map.capacity() * (std::mem::size_of::<(u64, u32)>() + 1) + originals.capacity() * 8
+            }
+            Ids::Original { .. } => 0,
+        }
     }
 
     /// Appends one reference to `block`.
@@ -166,11 +217,30 @@ impl StreamWriter {
                 format!("a native trace holds at most {MAX_REFS} block references"),
             ));
         }
-        let next = self.originals.len() as u32;
-        let id = *self.ids.entry(block).or_insert(next);
-        if id == next {
-            self.originals.push(block);
-        }
+        let id = match &mut self.ids {
+            Ids::Dense { map, originals } => {
+                let next = originals.len() as u32;
+                let id = *map.entry(block).or_insert(next);
+                if id == next {
+                    originals.push(block);
+                }
+                id
+            }
+            Ids::Original { bound } => {
+                if block >= u32::MAX as u64 {
+                    return Err(Error::config(
+                        "trace",
+                        &self.source,
+                        format!(
+                            "block id {block} is too large to store as it is (ids must be below {})",
+                            u32::MAX
+                        ),
+                    ));
+                }
+                *bound = (*bound).max(block + 1);
+                block as u32
+            }
+        };
         let j = self.chunk_ids.len();
         self.chunk_ids.push(id);
         if j % 8 == 0 {
@@ -207,12 +277,14 @@ impl StreamWriter {
         Ok(())
     }
 
-    /// Writes the whole trace to `out`; returns the references and distinct blocks written.
-    pub fn finish(mut self, out: impl Write) -> std::io::Result<(u64, usize)> {
+    /// Writes the whole trace to `out`; returns the references written and, with dense ids,
+    /// the distinct blocks.
+    pub fn finish(mut self, out: impl Write) -> std::io::Result<(u64, Option<usize>)> {
         use std::io::Seek;
         if !self.chunk_ids.is_empty() {
             self.spill_chunk()?;
         }
+        let unique = self.unique();
         let mut spill = self.spill.into_inner().map_err(|e| e.into_error())?;
         spill.seek(std::io::SeekFrom::Start(0))?;
         let mut spill = std::io::BufReader::with_capacity(1 << 20, spill);
@@ -220,15 +292,22 @@ impl StreamWriter {
             inner: out,
             crc: crc32fast::Hasher::new(),
         };
-        let flags = if self.any_write { FLAG_WRITES } else { 0 }
+        let mut flags = if self.any_write { FLAG_WRITES } else { 0 }
             | if self.any_time { FLAG_TIMES } else { 0 };
+        let (count, originals) = match &self.ids {
+            Ids::Dense { originals, .. } => (originals.len() as u64, &originals[..]),
+            Ids::Original { bound } => {
+                flags |= FLAG_ORIGINAL_IDS;
+                (*bound, &[][..])
+            }
+        };
         write_head(
             &mut out,
             flags,
             self.block_size,
-            self.refs,
+            (count, self.refs),
             &self.source,
-            &self.originals,
+            originals,
         )?;
         let mut left = self.refs as usize;
         let mut buf = Vec::with_capacity(CHUNK * 8);
@@ -250,7 +329,7 @@ impl StreamWriter {
         let crc = out.crc.clone().finalize();
         out.inner.write_all(&crc.to_le_bytes())?;
         out.inner.flush()?;
-        Ok((self.refs, self.originals.len()))
+        Ok((self.refs, unique))
     }
 }
 
@@ -276,17 +355,52 @@ pub fn load(path: &Path) -> Result<BlockTrace> {
             t.extend_from_slice(&dec.times);
         }
     }
+    let originals = if dec.original_ids {
+        densify(&mut refs, dec.bound)
+    } else {
+        std::mem::take(&mut dec.originals)
+    };
     Ok(BlockTrace {
         source: std::mem::take(&mut dec.source),
         block_size: dec.block_size,
         refs,
-        originals: std::mem::take(&mut dec.originals),
+        originals,
         write_mask,
         times,
     })
 }
 
-/// Streams a native trace as block requests (original ids), in constant memory beyond the id table.
+/// Renumbers original ids (all below `bound`) in order of first reference, as a file with an
+/// id table holds them; returns the table.
+fn densify(refs: &mut [u32], bound: u32) -> Vec<u64> {
+    let mut originals = Vec::new();
+    // A flat array when it is no bigger than the references themselves; a sparse one otherwise.
+    if bound as usize <= refs.len().max(CHUNK) {
+        let mut dense = vec![u32::MAX; bound as usize];
+        for r in refs.iter_mut() {
+            let d = &mut dense[*r as usize];
+            if *d == u32::MAX {
+                *d = originals.len() as u32;
+                originals.push(*r as u64);
+            }
+            *r = *d;
+        }
+    } else {
+        let mut dense = rustc_hash::FxHashMap::default();
+        for r in refs.iter_mut() {
+            let next = originals.len() as u32;
+            let d = *dense.entry(*r).or_insert(next);
+            if d == next {
+                originals.push(*r as u64);
+            }
+            *r = d;
+        }
+    }
+    originals
+}
+
+/// Streams a native trace as block requests (original ids), in constant memory beyond the id
+/// table (none with original ids).
 pub struct NativeRequests {
     dec: Decoder,
     pos: usize,
@@ -335,7 +449,7 @@ impl Iterator for NativeRequests {
         self.pos += 1;
         let write = self.dec.has_writes && self.dec.mask[j / 8] & (1 << (j % 8)) != 0;
         Some(Ok(BlockRequest {
-            block: self.dec.originals[self.dec.ids[j] as usize],
+            block: self.dec.original(self.dec.ids[j]),
             count: 1,
             op: if write { Op::Write } else { Op::Read },
             time_ns: self.dec.has_times.then(|| self.dec.times[j]),
@@ -352,6 +466,9 @@ struct Decoder {
     block_size: u32,
     has_writes: bool,
     has_times: bool,
+    original_ids: bool,
+    /// Every id in the references is below this.
+    bound: u32,
     refs: u64,
     done_refs: u64,
     source: String,
@@ -373,6 +490,8 @@ impl Decoder {
             block_size: 0,
             has_writes: false,
             has_times: false,
+            original_ids: false,
+            bound: 0,
             refs: 0,
             done_refs: 0,
             source: String::new(),
@@ -390,25 +509,32 @@ impl Decoder {
         let word = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         let long = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
         let version = word(&d.bytes, 8);
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(d.error(
                 0,
-                format!("format version {version} is not supported (this build reads {VERSION})"),
+                format!(
+                    "format version {version} is not supported (this build reads 1 to {VERSION})"
+                ),
             ));
         }
         let flags = word(&d.bytes, 12);
-        if flags & !(FLAG_WRITES | FLAG_TIMES) != 0 {
-            return Err(d.error(0, format!("unknown flags {flags:#x}")));
+        let known = FLAG_WRITES | FLAG_TIMES | if version >= 2 { FLAG_ORIGINAL_IDS } else { 0 };
+        if flags & !known != 0 {
+            return Err(d.error(
+                0,
+                format!("unknown flags {flags:#x} for format version {version}"),
+            ));
         }
         d.has_writes = flags & FLAG_WRITES != 0;
         d.has_times = flags & FLAG_TIMES != 0;
+        d.original_ids = flags & FLAG_ORIGINAL_IDS != 0;
         d.block_size = word(&d.bytes, 16);
         let unique = long(&d.bytes, 24);
         d.refs = long(&d.bytes, 32);
         if unique > u32::MAX as u64
             || d.refs >= u32::MAX as u64
             || (d.refs > 0 && unique == 0)
-            || unique > d.refs
+            || (unique > d.refs && !d.original_ids)
         {
             return Err(d.error(
                 0,
@@ -425,7 +551,8 @@ impl Decoder {
         }
         d.fill(len, "source name")?;
         d.source = String::from_utf8_lossy(&d.bytes).into_owned();
-        let mut remaining = unique as usize;
+        d.bound = unique as u32;
+        let mut remaining = if d.original_ids { 0 } else { unique as usize };
         d.originals.reserve_exact(remaining);
         while remaining > 0 {
             let k = remaining.min(CHUNK);
@@ -438,6 +565,15 @@ impl Decoder {
             remaining -= k;
         }
         Ok(d)
+    }
+
+    /// The original block id of `id` (checked below `bound`).
+    fn original(&self, id: u32) -> u64 {
+        if self.original_ids {
+            id as u64
+        } else {
+            self.originals[id as usize]
+        }
     }
 
     fn error(&self, record: u64, msg: String) -> Error {
@@ -495,7 +631,7 @@ impl Decoder {
             return Ok(false);
         }
         let k = ((self.refs - self.done_refs) as usize).min(CHUNK);
-        let unique = self.originals.len() as u32;
+        let unique = self.bound;
         self.fill(k * 4, "block references")?;
         self.ids.extend(
             self.bytes
@@ -503,10 +639,17 @@ impl Decoder {
                 .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
         );
         if let Some(j) = self.ids.iter().position(|&id| id >= unique) {
-            let msg = format!(
-                "dense id {} is not below the {unique} unique blocks",
-                self.ids[j]
-            );
+            let msg = if self.original_ids {
+                format!(
+                    "block id {} is not below the header's bound {unique}",
+                    self.ids[j]
+                )
+            } else {
+                format!(
+                    "dense id {} is not below the {unique} unique blocks",
+                    self.ids[j]
+                )
+            };
             return Err(self.error(self.done_refs + j as u64, msg));
         }
         if self.has_writes {
@@ -576,6 +719,8 @@ mod tests {
     #[test]
     fn round_trip_across_chunk_boundaries() {
         let t = sample(CHUNK * 2 + 5);
+        // A file with a table is version 1, which every build reads.
+        assert_eq!(encode(&t)[8..12], 1u32.to_le_bytes());
         assert_eq!(decode(encode(&t)).unwrap(), t);
         let streamed: Vec<BlockRequest> =
             NativeRequests::open(Box::new(std::io::Cursor::new(encode(&t))), "s".into())
@@ -621,9 +766,107 @@ mod tests {
                 w.push(r.block, r.op, r.time_ns).unwrap();
             }
             let mut streamed = Vec::new();
-            assert_eq!(w.finish(&mut streamed).unwrap(), (n as u64, whole.unique()));
+            assert_eq!(
+                w.finish(&mut streamed).unwrap(),
+                (n as u64, Some(whole.unique()))
+            );
             assert_eq!(streamed, encode(&whole), "{n} references");
         }
+    }
+
+    #[test]
+    fn original_ids_load_like_a_file_with_a_table() {
+        let dir = tempfile::tempdir().unwrap();
+        // Few ids spread wide (renumbered sparsely) and many narrow ones (renumbered flat).
+        for (n, step, width) in [
+            (1000, 2_999_999, 3_000_000_000),
+            (CHUNK * 2 + 5, 7919, 5000),
+        ] {
+            let reqs: Vec<BlockRequest> = (0..n)
+                .map(|i| BlockRequest {
+                    block: (i as u64 * step) % width,
+                    count: 1,
+                    op: if i % 3 == 0 { Op::Write } else { Op::Read },
+                    time_ns: Some(i as u64 * 10),
+                })
+                .collect();
+            let whole = BlockTrace::from_requests(
+                reqs.iter().copied().map(Ok),
+                OpFilter::All,
+                true,
+                "s".into(),
+                512,
+            )
+            .unwrap();
+            let mut w = StreamWriter::with_original_ids(dir.path(), "s".into(), 512).unwrap();
+            for r in &reqs {
+                w.push(r.block, r.op, r.time_ns).unwrap();
+            }
+            assert_eq!(w.table_bytes(), 0);
+            let mut bytes = Vec::new();
+            assert_eq!(w.finish(&mut bytes).unwrap(), (n as u64, None));
+            assert_eq!(bytes[8..12], 2u32.to_le_bytes(), "version 2");
+            assert_eq!(
+                bytes.len() + whole.unique() * 8,
+                encode(&whole).len(),
+                "the same file without its table"
+            );
+            let streamed: Vec<BlockRequest> =
+                NativeRequests::open(Box::new(std::io::Cursor::new(bytes.clone())), "s".into())
+                    .unwrap()
+                    .map(|r| r.unwrap())
+                    .collect();
+            assert_eq!(streamed, reqs);
+            assert_eq!(decode(bytes).unwrap(), whole, "{n} references");
+        }
+    }
+
+    #[test]
+    fn only_dense_ids_hold_a_table_that_grows_with_distinct_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = |original: bool, n: u64| {
+            let mut w = if original {
+                StreamWriter::with_original_ids(dir.path(), "s".into(), 512)
+            } else {
+                StreamWriter::new(dir.path(), "s".into(), 512)
+            }
+            .unwrap();
+            for b in 0..n {
+                w.push(b, Op::Read, None).unwrap();
+            }
+            w.table_bytes()
+        };
+        assert!(held(false, 200_000) >= 5 * held(false, 20_000));
+        assert_eq!(held(true, 200_000), 0);
+    }
+
+    #[test]
+    fn ids_too_wide_to_keep_and_unknown_versions_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = StreamWriter::with_original_ids(dir.path(), "s".into(), 512).unwrap();
+        let e = w.push(u32::MAX as u64, Op::Read, None).unwrap_err();
+        assert!(e.to_string().contains("too large"), "{e}");
+        w.push(5, Op::Read, None).unwrap();
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes).unwrap();
+        assert_eq!(decode(bytes.clone()).unwrap().originals, vec![5]);
+        // Version 1 has no original-ids flag; later versions are refused by number.
+        let mut v1 = bytes.clone();
+        v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let e = decode(v1).unwrap_err().to_string();
+        assert!(e.contains("unknown flags 0x4 for format version 1"), "{e}");
+        let mut v3 = bytes.clone();
+        v3[8..12].copy_from_slice(&3u32.to_le_bytes());
+        let e = decode(v3).unwrap_err().to_string();
+        assert!(e.contains("version 3 is not supported"), "{e}");
+        // An id at or above the header's bound is damage, not a panic.
+        let mut low = bytes;
+        low[24..32].copy_from_slice(&5u64.to_le_bytes());
+        let e = decode(low).unwrap_err().to_string();
+        assert!(
+            e.contains("block id 5 is not below the header's bound 5"),
+            "{e}"
+        );
     }
 
     #[test]

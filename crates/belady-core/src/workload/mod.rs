@@ -83,8 +83,10 @@ pub const GENERATORS: &[GeneratorInfo] = &[
         level: Level::Block,
         params: &[
             REQUESTS,
-            Param { name: "leaves", default: "100", about: "B-tree leaf pages (each referenced with probability 1/(2 leaves))" },
-            Param { name: "records", default: "10000", about: "record pages (each referenced with probability 1/(2 records))" },
+            Param { name: "leaves", default: "100", about: "B-tree leaf pages" },
+            Param { name: "records", default: "10000", about: "record pages" },
+            Param { name: "leaf-prob", default: "auto", about: "probability that a reference goes to a given leaf page; auto: what record-prob leaves, or 1/(2 leaves) (the paper's .005) when both are auto" },
+            Param { name: "record-prob", default: "auto", about: "probability that a reference goes to a given record page; auto: what leaf-prob leaves, or 1/(2 records) (the paper's .00005) when both are auto" },
             Param { name: "root", default: "false", about: "also reference the B-tree root page before each leaf" },
         ],
     },
@@ -275,6 +277,14 @@ impl GenSpec {
         Ok(v)
     }
 
+    /// A number in `[lo, hi]`, or `None` for `auto`.
+    pub(crate) fn real_or_auto(&self, key: &'static str, lo: f64, hi: f64) -> Result<Option<f64>> {
+        if self.raw(key) == "auto" {
+            return Ok(None);
+        }
+        self.real(key, lo, hi).map(Some)
+    }
+
     /// A byte size (`8192`, `8KiB`, `1MB`) of at least one byte.
     pub(crate) fn bytes(&self, key: &'static str) -> Result<u64> {
         let raw = self.raw(key);
@@ -378,8 +388,11 @@ pub enum OutFormat {
 pub struct Written {
     /// Block references, or file-level events.
     pub records: u64,
-    /// Distinct blocks, when the writer tracks them (native output).
+    /// Distinct blocks, when the writer tracks them (native output with an id table).
     pub unique: Option<usize>,
+    /// Bytes the native writer held for its id table at the end, its largest: 0 when it
+    /// stored the generator's ids as they are.
+    pub table_bytes: usize,
 }
 
 /// Streams `gen` to `path` in `to` as it generates; `source` names the trace in native files.
@@ -398,17 +411,25 @@ pub fn write(
                 Some(d) if !d.as_os_str().is_empty() => d,
                 _ => Path::new("."),
             };
-            let mut w = StreamWriter::new(dir, source.to_string(), block_size)?;
+            // Generator ids are small already: stored as they are, they need no table, so a
+            // use-once scan or a wide uniform trace streams in constant memory.
+            let mut w = if gen.universe() <= u32::MAX as u64 {
+                StreamWriter::with_original_ids(dir, source.to_string(), block_size)?
+            } else {
+                StreamWriter::new(dir, source.to_string(), block_size)?
+            };
             for r in gen {
                 w.push(r.block, r.op, r.time_ns)?;
             }
+            let table_bytes = w.table_bytes();
             let file = std::fs::File::create(path).map_err(io)?;
             let (records, unique) = w
                 .finish(std::io::BufWriter::with_capacity(1 << 20, file))
                 .map_err(io)?;
             Ok(Written {
                 records,
-                unique: Some(unique),
+                unique,
+                table_bytes,
             })
         }
         (Generator::Block(gen), OutFormat::Lirs) => {
@@ -423,6 +444,7 @@ pub fn write(
             Ok(Written {
                 records,
                 unique: None,
+                table_bytes: 0,
             })
         }
         (Generator::File(mut gen), OutFormat::Events) => {
@@ -438,6 +460,7 @@ pub fn write(
             Ok(Written {
                 records,
                 unique: None,
+                table_bytes: 0,
             })
         }
         (Generator::Block(_), OutFormat::Events) => Err(Error::config(
