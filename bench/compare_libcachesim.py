@@ -41,6 +41,7 @@ SHARED = {
     "lru-k": (["lru-k.crp=0", "lru-k.history=0"], "LRUK", {"k": 2}, False),
     "lirs": (["lirs.min_hir=1", "lirs.bound=stack-nonresident", "lirs.skip_dup=false"], "LIRS", {}, False),
     "clock-pro": ([], "ClockPro", {}, False),
+    "car": ([], "CAR", {}, False),
 }
 
 LCS_RUNNER = r"""
@@ -48,7 +49,13 @@ import json, sys, time, resource
 import libcachesim as lcs
 path, cls, size, kwargs = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
 reader = lcs.TraceReader(path, lcs.TraceType.ORACLE_GENERAL_TRACE)
-cache = getattr(lcs, cls)(cache_size=size, **kwargs)
+if hasattr(lcs, cls):
+    cache = getattr(lcs, cls)(cache_size=size, **kwargs)
+else:
+    # libcachesim 0.3.5 exports no Python class for some of its policies (CAR); wrap the C one.
+    from libcachesim.cache import CacheBase, _create_common_params
+    import libcachesim.libcachesim_python as native
+    cache = CacheBase(_cache=getattr(native, cls + "_init")(_create_common_params(size)))
 t = time.perf_counter()
 miss_ratio, _ = cache.process_trace(reader)
 elapsed = time.perf_counter() - t

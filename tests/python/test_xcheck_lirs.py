@@ -10,6 +10,11 @@ Q's front to make room) although the hit block stays HIR; the LIR set is then on
 later miss refills it. The paper (and belady) only push the block on S and move it to Q's end.
 That case is rare, so the gap is small and bounded; traces where it never changes a decision
 agree exactly.
+
+On the ARC traces OLTP and P3 (at 0.5 %, 2 % and 10 % of the unique blocks) no size agrees exactly,
+but the gap is far smaller: at most 44 misses, 0.003 % of the requests (OLTP at 934 blocks: 605,008
+vs 605,034). The cause is the same step: a transcription of libCacheSim's `LIRS.c` equals
+libcachesim hit for hit at all six sizes, and the same transcription without that step equals belady.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import block_ids, lcs_hits, sim, traces_dir
+from test_xcheck_twoq import lcs_hits_oracle, to_oracle
 
 SIZES = ["1%", "5%", "10%", "30%"]
 ALIGNED = ["--param", "lirs.min_hir=1", "--param", "lirs.bound=stack-nonresident",
@@ -26,6 +32,10 @@ EXACT = ["cs", "ps", "zigzag", "scan", "loop", "backf"]
 # The others: hits differ by at most this share of the requests (observed: <= 0.10 %).
 BOUNDED = ["cpp", "gli", "multi1", "2_pools"]
 BOUND = 0.0015
+ARC_TRACES = ["OLTP", "P3"]
+ARC_SIZES = ["0.5%", "2%", "10%"]
+# The ARC traces: misses differ by at most this share of the requests (observed: <= 0.003 %).
+ARC_BOUND = 0.0001
 
 
 def _lirs_pairs(belady_bin, name, tmp_path):
@@ -50,3 +60,14 @@ def test_lirs_close_to_libcachesim_when_aligned(belady_bin, traces, lcs, name, t
         gap = abs(row["hits"] - expected) / row["requests"]
         assert gap <= BOUND, (name, row["cache_blocks"], row["hits"], expected)
 
+
+@pytest.mark.parametrize("name", ARC_TRACES)
+def test_lirs_close_to_libcachesim_on_arc_traces(belady_bin, traces, lcs, name, tmp_path):
+    path = traces / "arc" / f"{name}.lis.zst"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    oracle = to_oracle(belady_bin, path, "arc", tmp_path)
+    for row in sim(belady_bin, path, "arc", ["lirs"], ARC_SIZES, *ALIGNED):
+        expected = round(lcs_hits_oracle(lcs, oracle, lcs.LIRS(cache_size=row["cache_blocks"])) * row["requests"])
+        gap = abs(row["misses"] - expected) / row["requests"]
+        assert gap <= ARC_BOUND, (name, row["cache_blocks"], row["misses"], expected)
