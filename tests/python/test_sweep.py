@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import signal
 import sqlite3
 import subprocess
@@ -41,6 +42,13 @@ def _rows(store):
         return db.execute("SELECT trace, prefetch, policy, cache_blocks, hits, misses, disk_requests FROM runs").fetchall()
 
 
+def _results(store):
+    """Each stored run's full result (every metric), by (trace, prefetch, policy, cache_blocks)."""
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT trace, prefetch, policy, cache_blocks, result_json FROM runs").fetchall()
+    return {r[:4]: json.loads(r[4]) for r in rows}
+
+
 def _export(belady_bin, store):
     return subprocess.run([str(belady_bin), "results", "export", "--store", str(store)], check=True,
                           capture_output=True, text=True).stdout
@@ -55,11 +63,19 @@ def test_sweep_rows_equal_sim_runs(belady_bin, traces, tmp_path):
     assert len(rows) == 2 * 8 * 6 * 2
     assert len({r[:4] for r in rows}) == len(rows), "one row per configuration"
     stored = {r[:4]: r[4:] for r in rows}
+    results = _results(store)
     for path, fmt in inputs:
         for prefetch in ("none", "linux24"):
             for run in sim(belady_bin, path, fmt, POLICIES, SIZES, "--prefetch", prefetch):
                 key = (str(path), prefetch, run["policy"], run["cache_blocks"])
                 assert stored[key] == (run["hits"], run["misses"], run.get("disk_requests")), key
+                # Every metric of the run, not just the counted columns: the stored result has
+                # all of sim's keys but the two describing how the trace was read (in the run's
+                # configuration instead), and each value is the same.
+                result = results[key]
+                assert set(run) - set(result) == {"format", "ops"}, key
+                assert set(result) <= set(run), key
+                assert {k: run[k] for k in result} == result, key
     # A second sweep finds every run stored and does none again.
     again = _sweep(belady_bin, exp, store)
     assert "0 done now, 192 already" in again.stderr
