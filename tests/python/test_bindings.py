@@ -48,3 +48,15 @@ def test_errors_are_typed_and_worded_like_the_cli(belady_bin, tmp_path):
     )
     assert str(info.value) in cli.stderr
     assert issubclass(belady.TraceError, ValueError)
+
+
+def test_a_missing_trace_is_the_same_one_line_error_in_python_and_the_cli(belady_bin, tmp_path):
+    missing = tmp_path / "absent.trace"
+    with pytest.raises(belady.TraceError) as info:
+        belady.simulate(missing, "lru", 2, format="lirs")
+    cli = subprocess.run(
+        [str(belady_bin), "sim", "-t", str(missing), "-f", "lirs", "-c", "2"], capture_output=True, text=True
+    )
+    assert cli.returncode != 0
+    assert cli.stderr == f"belady: error: {info.value}\n"
+    assert str(info.value) == f"{missing}: No such file or directory (os error 2)", "the OS error once"

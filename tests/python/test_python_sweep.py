@@ -3,6 +3,7 @@ the same results as the local one; `belady.plot` draws every policy."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import belady
@@ -42,6 +43,35 @@ def test_python_sweep_equals_the_cli_store(belady_bin, tmp_path):
     stored = frame[frame["prefetch"] == "linux24"].set_index(["policy", "cache_blocks"])
     for row in direct.to_dict("records"):
         assert stored.loc[(row["policy"], row["cache_blocks"]), "hits"] == row["hits"]
+
+
+def test_the_readme_experiment_runs_with_its_settings(traces, tmp_path):
+    # The README's example, as written but for where the trace is: several policies and a
+    # setting for one of them, on the block and the file engine, timed and untimed.
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Sweeps and the results store"):]
+    toml = section[section.index("```toml\n") + 8:section.index("```\n", section.index("```toml"))]
+    cpp = traces / "lirs" / "cpp.trace.gz"
+    toml, n = re.subn(r'(?m)^path = "[^"]*"', f'path = "{cpp}"', toml)
+    assert n == 1
+    exp = tmp_path / "readme.toml"
+    exp.write_text(toml)
+    frame = belady.sweep(exp, tmp_path / "readme.sqlite")
+    policies = ["opt", "lru", "lru2", "2q", "lirs", "lrfu", "mq", "arc"]
+    assert len(frame) == len(policies) * 3 * 2 * 2
+    # Results name policies by their registered names: lru2 is lru-k.
+    labels = {"lirs": "lirs(hir=0.01)", "lru2": "lru-k"}
+    labels = [labels.get(p, p) for p in policies]
+    assert sorted(set(frame["policy"])) == sorted(labels)
+    timed = frame[(frame["prefetch"] == "linux24") & (frame["disk"] == "cheetah9lp")]
+    direct = belady.simulate(cpp, policies, ["20", "100", "1%"], format="lirs", params={"lirs.hir": "0.01"},
+                             prefetch="linux24", disk="cheetah9lp")
+    assert len(timed) == len(direct) == len(policies) * 3
+    stored = timed.set_index(["policy", "cache_blocks"])
+    for row in direct.to_dict("records"):
+        got = stored.loc[(row["policy"], row["cache_blocks"])]
+        for col in ("hits", "misses", "disk_requests", "exec_time_s"):
+            assert got[col] == row[col], (row["policy"], row["cache_blocks"], col)
 
 
 def test_dask_sweep_gives_the_local_results(tmp_path):

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import fcntl
+import json
+import os
 import re
+import select
 import shutil
 import struct
 import subprocess
+import time
 import zlib
 
 import pytest
@@ -51,9 +57,8 @@ def test_report_is_deterministic(belady_bin, report, tmp_path):
     assert again.read_bytes() == report.read_bytes()
 
 
-def _png_rgb(path):
+def _png_rgb(data):
     """Width, height and RGB pixels of a non-interlaced 8-bit RGB or RGBA PNG (what Chromium writes)."""
-    data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat = 8, b""
     while pos < len(data):
@@ -92,19 +97,135 @@ def _png_rgb(path):
     return width, height, bpp, pixels
 
 
+class _DevTools:
+    """Headless Chromium driven over the DevTools protocol on a pipe (no client package needed):
+    the page's layout says where each chart is, so each one can be captured on its own."""
+
+    def __init__(self, profile):
+        commands, self._out = os.pipe()
+        self._in, replies = os.pipe()
+
+        def on_fds_3_and_4():  # where --remote-debugging-pipe reads commands and writes replies
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (commands, replies)]
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        self.proc = subprocess.Popen(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+             "--remote-debugging-pipe", f"--user-data-dir={profile}", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=on_fds_3_and_4, pass_fds=(3, 4))
+        os.close(commands)
+        os.close(replies)
+        self._buf, self._id, self._events = b"", 0, []
+
+    def _read(self, deadline):
+        while b"\0" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._in], [], [], left)[0]:
+                raise TimeoutError("chromium did not answer within 120 s")
+            chunk = os.read(self._in, 1 << 20)
+            if not chunk:
+                raise RuntimeError("chromium closed the DevTools pipe")
+            self._buf += chunk
+        msg, self._buf = self._buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def send(self, method, session=None, **params):
+        self._id += 1
+        msg = {"id": self._id, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = session
+        os.write(self._out, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + 120
+        while True:
+            reply = self._read(deadline)
+            if reply.get("id") == self._id:
+                assert "error" not in reply, (method, reply["error"])
+                return reply["result"]
+            self._events.append(reply)
+
+    def wait_for(self, event, session):
+        deadline = time.monotonic() + 120
+        while True:
+            for e in self._events:
+                if e.get("method") == event and e.get("sessionId") == session:
+                    self._events.remove(e)
+                    return e
+            self._events.append(self._read(deadline))
+
+    def close(self):
+        try:
+            self.send("Browser.close")
+        except (OSError, RuntimeError, TimeoutError):
+            pass
+        finally:
+            os.close(self._out)
+            os.close(self._in)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+# Where the report's charts draw their data (report.rs `chart`): a 520x340 SVG whose plot frame
+# spans x 70..370 and y 36..290; the legend sits to its right, so it is left out here.
+CHART_SIZE = (520, 340)
+PLOT = (71, 37, 369, 289)
+
+LAYOUT_JS = """JSON.stringify({
+  height: document.documentElement.scrollHeight,
+  charts: [...document.querySelectorAll("svg")].map(s => {
+    const r = s.getBoundingClientRect();
+    return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height];
+  }),
+})"""
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
-def test_report_renders_in_headless_chromium(report, tmp_path):
-    shot = tmp_path / "shot.png"
-    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--screenshot={shot}", "--window-size=1200,1600", report.as_uri()],
-                   check=True, capture_output=True, timeout=180)
-    width, height, bpp, rows = _png_rgb(shot)
-    assert (width, height) == (1200, 1600)
-    # Not blank: the policies' coloured lines and points show (grey text and white page do not count).
-    coloured = sum(
-        1
-        for row in rows[::2]
-        for x in range(0, width * bpp, bpp * 2)
-        if max(row[x:x + 3]) - min(row[x:x + 3]) > 80
-    )
-    assert coloured > 500, coloured
+def test_report_renders_in_headless_chromium(belady_bin, report, tmp_path):
+    claimed = subprocess.run(
+        [str(belady_bin), "report", "--store", str(report.parent / "r.sqlite"), "-o", str(tmp_path / "r.html")],
+        check=True, capture_output=True, text=True).stderr
+    charts = int(re.search(r"\((\d+) charts\)", claimed).group(1))
+    assert charts == report.read_text().count("<svg") == 6
+    browser = _DevTools(tmp_path / "profile")
+    try:
+        target = browser.send("Target.createTarget", url="about:blank")["targetId"]
+        session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        browser.send("Page.enable", session)
+        browser.send("Emulation.setDeviceMetricsOverride", session, width=1200, height=900, deviceScaleFactor=1,
+                     mobile=False)
+        browser.send("Page.navigate", session, url=report.as_uri())
+        browser.wait_for("Page.loadEventFired", session)
+        height = json.loads(browser.send("Runtime.evaluate", session, expression=LAYOUT_JS,
+                                         returnByValue=True)["result"]["value"])["height"]
+        assert height > 1600, "the page is taller than one screen; every chart is still checked"
+        # One window as tall as the page, so every chart is laid out and painted inside it.
+        browser.send("Emulation.setDeviceMetricsOverride", session, width=1200, height=height,
+                     deviceScaleFactor=1, mobile=False)
+        layout = json.loads(browser.send("Runtime.evaluate", session, expression=LAYOUT_JS,
+                                         returnByValue=True)["result"]["value"])
+        assert len(layout["charts"]) == charts
+        shots = []
+        for x, y, w, h in layout["charts"]:
+            assert (round(w), round(h)) == CHART_SIZE and y + h <= layout["height"], (x, y, w, h)
+            clip = {"x": x, "y": y, "width": w, "height": h, "scale": 1}
+            shots.append(base64.b64decode(browser.send("Page.captureScreenshot", session, format="png",
+                                                       clip=clip)["data"]))
+    finally:
+        browser.close()
+    for i, shot in enumerate(shots):
+        width, height, bpp, rows = _png_rgb(shot)
+        assert (width, height) == CHART_SIZE, i
+        # Not blank: the policies' coloured lines and points show inside the plot frame (grey grid,
+        # black text and the white background do not count).
+        x0, y0, x1, y1 = PLOT
+        coloured = sum(
+            1
+            for row in rows[y0:y1]
+            for x in range(x0 * bpp, x1 * bpp, bpp)
+            if max(row[x:x + 3]) - min(row[x:x + 3]) > 80
+        )
+        assert coloured > 1000, (i, coloured)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import signal
 import sqlite3
 import subprocess
@@ -11,16 +12,17 @@ import time
 
 import pytest
 
-from conftest import sim
+from conftest import ROOT, sim
 
 POLICIES = ["opt", "lru", "lru2", "2q", "lirs", "lrfu", "mq", "arc"]
 SIZES = [20, 50, 100, 200, 400, 800]
 
 
-def _experiment(tmp_path, traces, policies=POLICIES, sizes=SIZES, prefetch=("none", "linux24")):
+def _experiment(tmp_path, traces, policies=POLICIES, sizes=SIZES, prefetch=("none", "linux24"), params=()):
     lines = [
         'name = "test"',
         f"policies = {list(policies)!r}".replace("'", '"'),
+        f"params = {list(params)!r}".replace("'", '"'),
         f"sizes = {[str(s) for s in sizes]!r}".replace("'", '"'),
         f"prefetch = {list(prefetch)!r}".replace("'", '"'),
     ]
@@ -41,6 +43,13 @@ def _rows(store):
         return db.execute("SELECT trace, prefetch, policy, cache_blocks, hits, misses, disk_requests FROM runs").fetchall()
 
 
+def _results(store):
+    """Each stored run's full result (every metric), by (trace, prefetch, policy, cache_blocks)."""
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT trace, prefetch, policy, cache_blocks, result_json FROM runs").fetchall()
+    return {r[:4]: json.loads(r[4]) for r in rows}
+
+
 def _export(belady_bin, store):
     return subprocess.run([str(belady_bin), "results", "export", "--store", str(store)], check=True,
                           capture_output=True, text=True).stdout
@@ -55,11 +64,19 @@ def test_sweep_rows_equal_sim_runs(belady_bin, traces, tmp_path):
     assert len(rows) == 2 * 8 * 6 * 2
     assert len({r[:4] for r in rows}) == len(rows), "one row per configuration"
     stored = {r[:4]: r[4:] for r in rows}
+    results = _results(store)
     for path, fmt in inputs:
         for prefetch in ("none", "linux24"):
             for run in sim(belady_bin, path, fmt, POLICIES, SIZES, "--prefetch", prefetch):
                 key = (str(path), prefetch, run["policy"], run["cache_blocks"])
                 assert stored[key] == (run["hits"], run["misses"], run.get("disk_requests")), key
+                # Every metric of the run, not just the counted columns: the stored result has
+                # all of sim's keys but the two describing how the trace was read (in the run's
+                # configuration instead), and each value is the same.
+                result = results[key]
+                assert set(run) - set(result) == {"format", "ops"}, key
+                assert set(result) <= set(run), key
+                assert {k: run[k] for k in result} == result, key
     # A second sweep finds every run stored and does none again.
     again = _sweep(belady_bin, exp, store)
     assert "0 done now, 192 already" in again.stderr
@@ -67,6 +84,38 @@ def test_sweep_rows_equal_sim_runs(belady_bin, traces, tmp_path):
     table = list(csv.DictReader(io.StringIO(_export(belady_bin, store))))
     assert len(table) == 192
     assert {"trace_hash", "belady_version", "policy", "cache_blocks", "hits", "disk_requests"} <= set(table[0])
+
+
+def test_settings_reach_only_their_own_policy_on_block_and_file_traces(belady_bin, traces, tmp_path):
+    inputs = [(traces / "lirs" / "cpp.trace.gz", "lirs"), (ROOT / "data" / "launch" / "gcc-headers.1.bev.gz", "events")]
+    # Each entry, and the `belady sim` settings that give the same runs.
+    grid = {
+        "lru": [],
+        "lirs": ["lirs.hir=0.05"],
+        "lirs(hir=0.2)": ["lirs.hir=0.2"],
+        "lru-k": ["lru-k.k=3"],
+        "arc": [],
+    }
+    sizes = [20, 100, 400]
+    exp = _experiment(tmp_path, inputs, policies=list(grid), sizes=sizes, params=["lirs.hir=0.05", "lru-k.k=3"])
+    store = tmp_path / "p.sqlite"
+    _sweep(belady_bin, exp, store)
+    results = _results(store)
+    assert len(results) == 2 * 2 * len(grid) * len(sizes)
+    assert {k[2] for k in results} == {"lru", "lirs(hir=0.05)", "lirs(hir=0.2)", "lru-k(k=3)", "arc"}
+    for path, fmt in inputs:
+        for prefetch in ("none", "linux24"):
+            for entry, settings in grid.items():
+                policy = entry.split("(")[0]
+                extra = [arg for p in settings for arg in ("--param", p)]
+                for run in sim(belady_bin, path, fmt, [policy], sizes, "--prefetch", prefetch, *extra):
+                    key = (str(path), prefetch, run["policy"], run["cache_blocks"])
+                    assert {k: run[k] for k in results[key]} == results[key], key
+    # A setting for a policy in no run is one clear error before anything runs.
+    bad = _experiment(tmp_path, inputs, policies=["lru"], sizes=sizes, params=["lirs.hir=0.05"])
+    out = _sweep(belady_bin, bad, tmp_path / "bad.sqlite", check=False)
+    assert out.returncode != 0 and out.stderr.count("\n") == 1, out.stderr
+    assert "lirs.hir=0.05" in out.stderr and "in none of the experiment's policies" in out.stderr
 
 
 def test_a_killed_sweep_resumes_without_losing_or_repeating_runs(belady_bin, traces, tmp_path):

@@ -702,9 +702,16 @@ pub fn emit(text: &str) -> Result<()> {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    // The core keeps a file's OS error inside its message, not as a chained source, so both
+    // places are looked at.
     e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        let io = c.downcast_ref::<std::io::Error>().or_else(|| {
+            match c.downcast_ref::<belady_core::Error>() {
+                Some(belady_core::Error::Io { cause, .. }) => Some(cause),
+                _ => None,
+            }
+        });
+        io.is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
 

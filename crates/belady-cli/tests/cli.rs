@@ -173,10 +173,10 @@ fn empty_and_unreadable_traces_fail_cleanly() {
         "trace holds no read requests",
     );
     let missing = dir.path().join("nope.trace").display().to_string();
-    assert_error(
-        &belady(&["sim", "-t", &missing, "-f", "lirs", "-c", "2"]),
-        "nope.trace: No such file",
-    );
+    let out = belady(&["sim", "-t", &missing, "-f", "lirs", "-c", "2"]);
+    assert_error(&out, "nope.trace: No such file");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("No such file").count(), 1, "said twice: {err}");
     let a_dir = dir.path().display().to_string();
     assert_error(
         &belady(&["sim", "-t", &a_dir, "-f", "lirs", "-c", "2"]),

@@ -6,13 +6,13 @@ use std::path::Path;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A file could not be opened, read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The file involved.
         path: String,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
+        /// The operating system's error. It is already in the message, so it is deliberately not
+        /// the error's `source()`: a printed error chain would say it twice.
+        cause: std::io::Error,
     },
     /// A text record does not have the expected shape.
     #[error("{path}:{line}: {msg}")]
@@ -64,7 +64,7 @@ impl Error {
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         Error::Io {
             path: path.display().to_string(),
-            source,
+            cause: source,
         }
     }
 

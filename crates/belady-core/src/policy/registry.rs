@@ -702,26 +702,38 @@ pub fn parse_policies(list: &str, params: &[String], preset: Preset) -> Result<V
         return Err(Error::config("--policy", list, "name at least one policy"));
     }
     for item in params {
-        let bad = |msg: &str| Error::config("--param", item, msg.to_string());
-        let (lhs, value) = item
-            .split_once('=')
-            .ok_or_else(|| bad("expected POLICY.KEY=VALUE"))?;
-        let (policy, key) = lhs
-            .split_once('.')
-            .ok_or_else(|| bad("expected POLICY.KEY=VALUE"))?;
-        let target = PolicySpec::parse(policy)?.info.name;
+        let (target, key, value) = split_param(item)?;
         let mut matched = false;
         for spec in specs.iter_mut().filter(|s| s.info.name == target) {
-            spec.set(key.trim(), value.trim())?;
+            spec.set(key, value)?;
             matched = true;
         }
         if !matched {
-            return Err(bad(&format!(
-                "policy '{target}' is not among those selected with --policy"
-            )));
+            return Err(Error::config(
+                "--param",
+                item,
+                format!("policy '{target}' is not among those selected with --policy"),
+            ));
         }
     }
     Ok(specs)
+}
+
+/// Splits `POLICY.KEY=VALUE` into the policy's registered name, the key and the value.
+fn split_param(item: &str) -> Result<(&'static str, &str, &str)> {
+    let bad = || Error::config("--param", item, "expected POLICY.KEY=VALUE");
+    let (lhs, value) = item.split_once('=').ok_or_else(bad)?;
+    let (policy, key) = lhs.split_once('.').ok_or_else(bad)?;
+    Ok((
+        PolicySpec::parse(policy)?.info.name,
+        key.trim(),
+        value.trim(),
+    ))
+}
+
+/// The registered name of the policy a `POLICY.KEY=VALUE` setting is for (aliases resolved).
+pub fn param_policy(item: &str) -> Result<&'static str> {
+    split_param(item).map(|(policy, _, _)| policy)
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ pub mod store;
 use crate::engine::{run_one, PreparedTrace, RunResult};
 use crate::error::{Error, Result};
 use crate::filesim::{run_file_one, FileOptions, FileSimConfig, PreparedFileTrace};
-use crate::policy::registry::{parse_policies, PolicySpec, Preset};
+use crate::hierarchy::{HierarchySpec, Placement};
+use crate::policy::registry::{param_policy, parse_policies, PolicySpec, Preset};
 use crate::size::CacheSize;
 use crate::trace::{detect_format, load_file_trace, BlockTrace, Format, OpFilter, ReadOptions};
 use serde::{Deserialize, Serialize};
@@ -52,10 +53,10 @@ pub struct Experiment {
     /// Parameter preset: paper or study.
     #[serde(default = "default_preset")]
     pub preset: String,
-    /// Policies by name.
+    /// Policies by name, each optionally with its own settings: `lirs(hir=0.01)`.
     #[serde(default)]
     pub policies: Vec<String>,
-    /// `POLICY.KEY=VALUE` settings.
+    /// `POLICY.KEY=VALUE` settings; each run gets those for its own policies.
     #[serde(default)]
     pub params: Vec<String>,
     /// Cache sizes: blocks, bytes or percentages.
@@ -160,9 +161,10 @@ pub struct RunConfig {
     pub format: String,
     /// Bytes per block.
     pub block_size: u32,
-    /// Policy as named in the experiment.
+    /// Policy as named in the experiment, with any settings of its own: `lirs(hir=0.01)`.
     pub policy: String,
-    /// `POLICY.KEY=VALUE` settings.
+    /// The experiment's `POLICY.KEY=VALUE` settings for this run's policies (only those, so a
+    /// run's key does not change when settings for other policies are added).
     pub params: Vec<String>,
     /// Parameter preset.
     pub preset: String,
@@ -230,9 +232,41 @@ impl RunConfig {
         } else {
             Preset::parse(&self.preset)?
         };
-        let mut specs = parse_policies(&self.policy, &self.params, preset)?;
+        let (name, own) = split_entry(&self.policy)?;
+        let params: Vec<String> = self.params.iter().cloned().chain(own).collect();
+        let mut specs = parse_policies(name, &params, preset)?;
         Ok(specs.remove(0))
     }
+}
+
+/// Splits a policy entry, `NAME` or `NAME(KEY=VALUE,...)`, into the policy's registered name and
+/// the entry's own settings as `NAME.KEY=VALUE` (applied after the experiment's, so they win).
+fn split_entry(entry: &str) -> Result<(&'static str, Vec<String>)> {
+    let Some((name, rest)) = entry.trim().split_once('(') else {
+        return Ok((PolicySpec::parse(entry)?.info.name, Vec::new()));
+    };
+    let bad = || Error::config("policy", entry, "expected NAME or NAME(KEY=VALUE,...)");
+    let inner = rest.strip_suffix(')').ok_or_else(bad)?;
+    let name = PolicySpec::parse(name)?.info.name;
+    let mut own = Vec::new();
+    for setting in inner.split(',') {
+        let (key, value) = setting.split_once('=').ok_or_else(bad)?;
+        let (key, value) = (key.trim(), value.trim());
+        if key.is_empty() || value.is_empty() || setting.contains(['(', ')']) {
+            return Err(bad());
+        }
+        own.push(format!("{name}.{key}={value}"));
+    }
+    Ok((name, own))
+}
+
+/// The experiment's settings for any of `names`, in experiment order (already checked).
+fn params_for(params: &[String], names: &[&str]) -> Vec<String> {
+    params
+        .iter()
+        .filter(|p| param_policy(p).is_ok_and(|t| names.contains(&t)))
+        .cloned()
+        .collect()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -323,13 +357,8 @@ impl LoadedTrace {
                 )
             })?;
             let preset = Preset::parse(&config.preset)?;
-            let placement = crate::hierarchy::Placement::parse(&config.placement)?;
-            let spec = crate::hierarchy::HierarchySpec::parse(
-                &config.levels,
-                &config.params,
-                preset,
-                placement,
-            )?;
+            let placement = Placement::parse(&config.placement)?;
+            let spec = HierarchySpec::parse(&config.levels, &config.params, preset, placement)?;
             return Ok(crate::hierarchy::run_hierarchy(&spec, blocks, None)?.summary());
         }
         let spec = config.spec()?;
@@ -366,16 +395,56 @@ impl Plan {
     /// Checks the experiment, reads its traces (paths relative to `base`) and lists its runs.
     pub fn new(exp: &Experiment, base: &Path, name: &str) -> Result<Plan> {
         let preset = exp.preset()?;
-        // Policy names, parameters and hierarchies, checked once.
-        if !exp.policies.is_empty() {
-            parse_policies(&exp.policies.join(","), &exp.params, preset)?;
-        }
-        for levels in &exp.levels {
-            for p in &exp.placements {
-                let placement = crate::hierarchy::Placement::parse(p)?;
-                crate::hierarchy::HierarchySpec::parse(levels, &exp.params, preset, placement)?;
+        // Policy names, settings and hierarchies are checked here, once, before any trace is
+        // read; each run then gets only the settings for its own policies.
+        let entries: Vec<(&str, Vec<String>)> = exp
+            .policies
+            .iter()
+            .map(|p| split_entry(p))
+            .collect::<Result<_>>()?;
+        let level_policies: Vec<Vec<&str>> = exp
+            .levels
+            .iter()
+            .map(|levels| {
+                let spec = HierarchySpec::parse(levels, &[], preset, Placement::Access)?;
+                Ok(spec.levels.iter().map(|l| l.policy.info.name).collect())
+            })
+            .collect::<Result<_>>()?;
+        for item in &exp.params {
+            let target = param_policy(item)?;
+            let selected = entries.iter().map(|e| e.0);
+            if !selected
+                .chain(level_policies.iter().flatten().copied())
+                .any(|n| n == target)
+            {
+                return Err(Error::config(
+                    "params",
+                    item,
+                    format!("policy '{target}' is in none of the experiment's policies or levels"),
+                ));
             }
         }
+        let policy_params: Vec<Vec<String>> = entries
+            .iter()
+            .map(|(name, own)| {
+                let params = params_for(&exp.params, &[name]);
+                let all: Vec<String> = params.iter().chain(own).cloned().collect();
+                parse_policies(name, &all, preset)?;
+                Ok(params)
+            })
+            .collect::<Result<_>>()?;
+        let level_params: Vec<Vec<String>> = exp
+            .levels
+            .iter()
+            .zip(&level_policies)
+            .map(|(levels, names)| {
+                let params = params_for(&exp.params, names);
+                for p in &exp.placements {
+                    HierarchySpec::parse(levels, &params, preset, Placement::parse(p)?)?;
+                }
+                Ok(params)
+            })
+            .collect::<Result<_>>()?;
         let sizes: Vec<(String, CacheSize)> = exp
             .sizes
             .iter()
@@ -422,7 +491,7 @@ impl Plan {
             format: trace.format.name().to_string(),
             block_size: trace.block_size,
             policy: String::new(),
-            params: exp.params.clone(),
+            params: Vec::new(),
             preset: exp.preset.clone(),
             cache_size: String::new(),
             cache_blocks: 0,
@@ -437,12 +506,13 @@ impl Plan {
             placement: String::new(),
         };
         for (ti, trace) in traces.iter().enumerate() {
-            for levels in &exp.levels {
+            for (levels, params) in exp.levels.iter().zip(&level_params) {
                 for placement in &exp.placements {
                     runs.push((
                         ti,
                         RunConfig {
                             policy: "hierarchy".into(),
+                            params: params.clone(),
                             levels: levels.clone(),
                             placement: placement.clone(),
                             ..base_config(trace)
@@ -454,30 +524,20 @@ impl Plan {
                 continue;
             }
             for (prefetch, disk) in &settings {
-                for policy in &exp.policies {
+                for (policy, params) in exp.policies.iter().zip(&policy_params) {
                     for (size_text, size) in &sizes {
                         let capacity = size.resolve(trace.unique(), trace.block_size)?;
                         runs.push((
                             ti,
                             RunConfig {
-                                trace: trace.label.clone(),
-                                trace_hash: trace.hash.clone(),
-                                format: trace.format.name().to_string(),
-                                block_size: trace.block_size,
                                 policy: policy.clone(),
-                                params: exp.params.clone(),
-                                preset: exp.preset.clone(),
+                                params: params.clone(),
                                 cache_size: size_text.clone(),
                                 cache_blocks: capacity as u64,
                                 prefetch: prefetch.clone(),
                                 disk: disk.clone(),
-                                scheduler: exp.scheduler.clone(),
                                 compat: exp.compat.clone().unwrap_or_default(),
-                                max_request: exp.max_request.clone(),
-                                belady_version: env!("CARGO_PKG_VERSION").to_string(),
-                                trace_path: trace.path.display().to_string(),
-                                levels: String::new(),
-                                placement: String::new(),
+                                ..base_config(trace)
                             },
                         ));
                     }
@@ -629,6 +689,112 @@ mod tests {
         write(dir.path(), "t.trace", "1\n2\n");
         let err = run_config(&plan.runs[0].1).unwrap_err().to_string();
         assert!(err.contains("SHA-256"), "{err}");
+    }
+
+    #[test]
+    fn each_run_gets_the_settings_of_its_own_policy() {
+        let dir = tempfile::tempdir().unwrap();
+        let ids: String = (0..3000)
+            .map(|i| format!("{}\n", (i * 31 + i / 7) % 400))
+            .collect();
+        write(dir.path(), "t.trace", &ids);
+        let trace_toml = "[[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n";
+        let plan = |head: &str| {
+            let text = format!("sizes = [\"40\", \"120\"]\n{head}\n{trace_toml}");
+            Plan::new(&Experiment::from_toml(&text, "e.toml")?, dir.path(), "e")
+        };
+        let read_ahead = "prefetch = [\"none\", \"linux24\"]";
+        let plain = plan(&format!("policies = [\"lru\", \"lirs\"]\n{read_ahead}")).unwrap();
+        let tuned = plan(&format!(
+            "policies = [\"lru\", \"lirs\", \"LIRS(hir=0.3)\"]\nparams = [\"lirs.hir=0.1\"]\n{read_ahead}"
+        ))
+        .unwrap();
+        assert_eq!(tuned.runs.len(), 2 * 3 * 2);
+        // Runs of a policy without settings keep the configuration, hence the key, they had in
+        // a sweep without `params`: a store filled by that sweep counts them as done.
+        let lru = |p: &Plan| -> Vec<RunConfig> {
+            p.runs
+                .iter()
+                .filter(|(_, c)| c.policy == "lru")
+                .map(|(_, c)| c.clone())
+                .collect()
+        };
+        assert_eq!(lru(&tuned).len(), 4);
+        assert_eq!(lru(&tuned), lru(&plain));
+        let trace = PreparedTrace::new(
+            BlockTrace::load(
+                &dir.path().join("t.trace"),
+                &Format::Lirs,
+                &ReadOptions::default(),
+                OpFilter::Read,
+            )
+            .unwrap(),
+        );
+        let mut lirs_hits = std::collections::BTreeMap::new();
+        for (i, (_, config)) in tuned.runs.iter().enumerate() {
+            let got = tuned.run(i).unwrap();
+            assert_eq!(got, run_config(config).unwrap(), "a worker gets the same");
+            let (label, params): (&str, &[&str]) = match config.policy.as_str() {
+                "lru" => ("lru", &[]),
+                "lirs" => ("lirs(hir=0.1)", &["lirs.hir=0.1"]),
+                _ => ("lirs(hir=0.3)", &["lirs.hir=0.1"]),
+            };
+            assert_eq!(got.policy, label);
+            assert_eq!(config.params, params);
+            if config.prefetch == "none" {
+                let mut spec = PolicySpec::parse(label.split('(').next().unwrap()).unwrap();
+                if let Some(hir) = label.strip_prefix("lirs(hir=") {
+                    spec.set("hir", hir.trim_end_matches(')')).unwrap();
+                }
+                let direct = run_one(&spec, &trace, config.cache_blocks as usize).unwrap();
+                assert_eq!(got, direct, "{label}");
+                lirs_hits.insert((label, config.cache_blocks), got.hits);
+            }
+        }
+        assert_ne!(
+            lirs_hits[&("lirs(hir=0.1)", 40)],
+            lirs_hits[&("lirs(hir=0.3)", 40)],
+            "the entry's own setting wins over the experiment's"
+        );
+        // Hierarchies get the settings of their levels' policies, single policies theirs.
+        let mixed = plan(
+            "policies = [\"lirs\"]\nparams = [\"lirs.hir=0.1\", \"lru-k.k=3\"]\n\
+             levels = [\"client:lru-k:40,storage:lru:80\"]",
+        )
+        .unwrap();
+        let params: Vec<&[String]> = mixed.runs.iter().map(|(_, c)| &c.params[..]).collect();
+        assert_eq!(
+            params,
+            [&["lru-k.k=3"][..], &["lirs.hir=0.1"], &["lirs.hir=0.1"]]
+        );
+        for i in 0..mixed.runs.len() {
+            mixed.run(i).unwrap();
+        }
+        // A setting for a policy no run uses is refused once, before any trace is read.
+        let exp = Experiment::from_toml(
+            "policies = [\"lru\", \"lirs\"]\nparams = [\"arc.p=1\"]\nsizes = [\"4\"]\n\
+             [[trace]]\npath = \"absent.trace\"\n",
+            "x.toml",
+        )
+        .unwrap();
+        let err = Plan::new(&exp, dir.path(), "x").err().unwrap().to_string();
+        assert!(
+            err.contains("arc.p=1") && err.contains("in none of the experiment's policies"),
+            "{err}"
+        );
+        for (entry, wanted) in [
+            ("lirs(hir=0.1", "expected NAME or NAME(KEY=VALUE,...)"),
+            ("lirs(hir)", "expected NAME or NAME(KEY=VALUE,...)"),
+            ("lirs((hir=1))", "expected NAME or NAME(KEY=VALUE,...)"),
+            ("lirs(bogus=1)", "has no parameter 'bogus'"),
+            ("lru,fifo", "unknown policy"),
+        ] {
+            let err = plan(&format!("policies = [\"{entry}\"]"))
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(err.contains(wanted), "{entry}: {err}");
+        }
     }
 
     #[test]

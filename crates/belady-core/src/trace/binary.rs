@@ -44,7 +44,7 @@ impl Iterator for U32Reader {
                     self.done = true;
                     return Some(Err(Error::Io {
                         path: self.path.clone(),
-                        source: e,
+                        cause: e,
                     }));
                 }
             }

@@ -41,7 +41,7 @@ impl Lines {
                 self.failed = true;
                 Some(Err(Error::Io {
                     path: format!("{} (after line {})", self.path, self.line_no),
-                    source: e,
+                    cause: e,
                 }))
             }
         }
