@@ -113,6 +113,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         scheduler: "fcfs".into(),
         compat: None,
         max_request: "64KiB".into(),
+        read_ahead_kb: None,
         traces,
     };
     let plan = Plan::new(&exp, &out, "belady demo")?;

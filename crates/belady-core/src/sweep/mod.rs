@@ -83,6 +83,9 @@ pub struct Experiment {
     /// Largest disk request.
     #[serde(default = "default_max_request")]
     pub max_request: String,
+    /// Largest read-ahead window in KiB (`sim --read-ahead-kb`); absent: each engine's default.
+    #[serde(default)]
+    pub read_ahead_kb: Option<u64>,
     /// The traces.
     #[serde(rename = "trace")]
     pub traces: Vec<TraceSpec>,
@@ -182,6 +185,10 @@ pub struct RunConfig {
     pub compat: String,
     /// Largest disk request.
     pub max_request: String,
+    /// Largest read-ahead window in KiB, when set (absent from the key otherwise, so runs stored
+    /// before the setting existed keep their keys).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub read_ahead_kb: Option<u64>,
     /// belady's version.
     pub belady_version: String,
     /// For a multi-level run: the hierarchy as written (then `policy` and sizes are unused).
@@ -222,7 +229,7 @@ impl RunConfig {
             max_request: &self.max_request,
             disk: (self.disk != "none").then_some(self.disk.as_str()),
             scheduler: &self.scheduler,
-            read_ahead_kb: None,
+            read_ahead_kb: self.read_ahead_kb,
         })
     }
 
@@ -459,7 +466,7 @@ impl Plan {
                     max_request: &exp.max_request,
                     disk: (disk != "none").then_some(disk.as_str()),
                     scheduler: &exp.scheduler,
-                    read_ahead_kb: None,
+                    read_ahead_kb: exp.read_ahead_kb,
                     ..FileOptions::default()
                 })?;
                 settings.push((prefetch.clone(), disk.clone()));
@@ -500,6 +507,7 @@ impl Plan {
             scheduler: exp.scheduler.clone(),
             compat: String::new(),
             max_request: exp.max_request.clone(),
+            read_ahead_kb: exp.read_ahead_kb,
             belady_version: env!("CARGO_PKG_VERSION").to_string(),
             trace_path: trace.path.display().to_string(),
             levels: String::new(),
@@ -689,6 +697,34 @@ mod tests {
         write(dir.path(), "t.trace", "1\n2\n");
         let err = run_config(&plan.runs[0].1).unwrap_err().to_string();
         assert!(err.contains("SHA-256"), "{err}");
+    }
+
+    #[test]
+    fn read_ahead_kb_reaches_the_runs_and_their_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let ids: String = (0..600).map(|i| format!("{}\n", i % 300)).collect();
+        write(dir.path(), "t.trace", &ids);
+        let plan = |extra: &str| {
+            let text = format!(
+                "policies = [\"lru\"]\nsizes = [\"100\"]\nprefetch = [\"linux24\"]\n{extra}\
+                 [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n"
+            );
+            Plan::new(
+                &Experiment::from_toml(&text, "e.toml").unwrap(),
+                dir.path(),
+                "e",
+            )
+            .unwrap()
+        };
+        let (default, small) = (plan(""), plan("read_ahead_kb = 16\n"));
+        let (d, s) = (&default.runs[0].1, &small.runs[0].1);
+        assert_eq!((d.read_ahead_kb, s.read_ahead_kb), (None, Some(16)));
+        // Unset, the setting stays out of the configuration, so older stores keep their keys.
+        assert!(!serde_json::to_string(d).unwrap().contains("read_ahead_kb"));
+        assert_ne!(d.key(), s.key());
+        // 16 KiB windows (4 blocks) read the 300-block loop in more, smaller requests.
+        let requests = |p: &Plan| p.run(0).unwrap().io.unwrap().disk_requests;
+        assert!(requests(&small) > requests(&default));
     }
 
     #[test]
