@@ -83,7 +83,8 @@ impl DiskConfig {
     pub fn preset(name: &str) -> Option<DiskConfig> {
         match name.to_ascii_lowercase().as_str() {
             "cheetah9lp" => Some(DiskConfig::Hdd(hdd::HddParams::cheetah9lp())),
-            "hdd7200" => Some(DiskConfig::Hdd(hdd::HddParams::hdd7200())),
+            // The generic model names stand for their current presets.
+            "hdd7200" | "hdd" => Some(DiskConfig::Hdd(hdd::HddParams::hdd7200())),
             "nvme" | "ssd" => Some(DiskConfig::Ssd(ssd::SsdParams::nvme())),
             "fixed" => Some(DiskConfig::Fixed(fixed::FixedParams::default())),
             _ => None,
@@ -175,7 +176,7 @@ pub fn load_config(name_or_path: &str) -> Result<DiskConfig> {
         "disk model",
         name_or_path,
         format!(
-            "expected a preset ({}) or the path of a TOML file",
+            "expected a preset ({}; hdd means hdd7200, ssd means nvme) or the path of a TOML file",
             names.join(", ")
         ),
     ))
@@ -208,6 +209,14 @@ pub(crate) fn ms_to_ns(ms: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generic_names_stand_for_the_current_presets() {
+        assert_eq!(DiskConfig::preset("hdd"), DiskConfig::preset("hdd7200"));
+        assert_eq!(DiskConfig::preset("SSD"), DiskConfig::preset("nvme"));
+        let err = load_config("tape").unwrap_err().to_string();
+        assert!(err.contains("hdd means hdd7200"), "{err}");
+    }
 
     #[test]
     fn presets_load_and_round_trip_through_toml() {
