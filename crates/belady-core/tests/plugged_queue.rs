@@ -2,45 +2,33 @@
 //! after its call so that the next call's read-ahead can extend it, and is issued when the
 //! program needs one of its blocks, blocks on I/O, or (with a device) the unplug timer fires.
 
+mod common;
 use belady_core::disk::fixed::FixedParams;
 use belady_core::disk::DiskConfig;
 use belady_core::engine::RunResult;
 use belady_core::filesim::{run_file_one, FileSimConfig, PreparedFileTrace};
 use belady_core::policy::registry::PolicySpec;
 use belady_core::prefetch::PrefetchKind;
-use belady_core::trace::file::{FileEvent, FileEventKind, FileTrace};
+use belady_core::trace::file::FileEventKind;
+use common::{call, program};
 
 const BLOCKS: u64 = 64;
 
-fn event(think_us: u64, kind: FileEventKind) -> FileEvent {
-    FileEvent {
-        think_ns: think_us * 1000,
-        pid: 1,
-        fd: 3,
-        file: 1,
-        file_size: BLOCKS * 4096,
-        kind,
-    }
-}
-
 /// Open, then `n` one-block reads from block 0 on, `think_us` apart.
 fn sequential(n: u64, think_us: u64) -> PreparedFileTrace {
-    let mut events = vec![event(0, FileEventKind::Open)];
+    let size = BLOCKS * 4096;
+    let mut events = vec![call(0, size, FileEventKind::Open)];
     events.extend((0..n).map(|b| {
-        event(
+        call(
             think_us,
+            size,
             FileEventKind::Read {
                 offset: b * 4096,
                 len: 4096,
             },
         )
     }));
-    let trace = FileTrace {
-        source: "test".into(),
-        events,
-        ..FileTrace::default()
-    };
-    PreparedFileTrace::new(trace, 4096).unwrap()
+    program(events)
 }
 
 fn run(t: &PreparedFileTrace, cfg: &FileSimConfig) -> RunResult {

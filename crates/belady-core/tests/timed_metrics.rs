@@ -1,23 +1,16 @@
 //! The timed run's metrics on a program small enough to work out by hand, with a device that
 //! takes 2 ms for every request.
 
+mod common;
 use belady_core::disk::fixed::FixedParams;
 use belady_core::disk::DiskConfig;
-use belady_core::filesim::{run_file_one, FileSimConfig, PreparedFileTrace};
+use belady_core::filesim::{run_file_one, FileSimConfig};
 use belady_core::policy::registry::PolicySpec;
 use belady_core::prefetch::PrefetchKind;
-use belady_core::trace::file::{FileEvent, FileEventKind, FileTrace};
+use belady_core::trace::file::FileEventKind;
+use common::{call, program};
 
-fn event(think_us: u64, kind: FileEventKind) -> FileEvent {
-    FileEvent {
-        think_ns: think_us * 1000,
-        pid: 1,
-        fd: 3,
-        file: 1,
-        file_size: 200 * 4096,
-        kind,
-    }
-}
+const SIZE: u64 = 200 * 4096;
 
 #[test]
 fn busy_time_utilisation_and_response_times_by_hand() {
@@ -26,29 +19,25 @@ fn busy_time_utilisation_and_response_times_by_hand() {
     // they answer in 2 and 4 ms and the program waits 4 ms. Another 1 ms of computing, then a
     // one-block read elsewhere: 2 ms more. Run time 1 + 4 + 1 + 2 = 8 ms, of which 6 ms waiting
     // and 6 ms of device work: utilisation 0.75; responses 2, 4 and 2 ms.
-    let events = vec![
-        event(0, FileEventKind::Open),
-        event(
+    let t = program(vec![
+        call(0, SIZE, FileEventKind::Open),
+        call(
             1000,
+            SIZE,
             FileEventKind::Read {
                 offset: 0,
                 len: 20 * 4096,
             },
         ),
-        event(
+        call(
             1000,
+            SIZE,
             FileEventKind::Read {
                 offset: 100 * 4096,
                 len: 4096,
             },
         ),
-    ];
-    let trace = FileTrace {
-        source: "test".into(),
-        events,
-        ..FileTrace::default()
-    };
-    let t = PreparedFileTrace::new(trace, 4096).unwrap();
+    ]);
     let cfg = FileSimConfig {
         prefetch: PrefetchKind::None,
         disk: Some(DiskConfig::Fixed(FixedParams {

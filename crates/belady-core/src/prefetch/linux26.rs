@@ -217,48 +217,6 @@ impl ReadAhead for Linux26 {
 mod tests {
     use super::*;
 
-    /// One-block sequential reads, I/O instant: the reference model's trace (ra26_models.py).
-    #[test]
-    fn sequential_reads_follow_the_reference_model() {
-        let d = (1, 3);
-        let mut ra = Linux26::new(4, 32, 4096);
-        ra.reset(d);
-        let mut cached = std::collections::BTreeSet::new();
-        let mut log = Vec::new();
-        for index in 0..80u64 {
-            ra.begin_read(
-                d,
-                &ReadCall {
-                    offset: index * 4096,
-                    len: 4096,
-                    file_size: 300 * 4096,
-                },
-            );
-            let lookup = if cached.contains(&index) {
-                Lookup::Hit
-            } else {
-                Lookup::Miss
-            };
-            let snapshot = cached.clone();
-            let plan = ra.after_lookup(d, index, lookup, &|j| snapshot.contains(&j));
-            cached.insert(index);
-            if !plan.range.is_empty() {
-                log.push((index, plan.range.start, plan.range.end - 1));
-                cached.extend(plan.range);
-            }
-        }
-        assert_eq!(
-            log,
-            vec![
-                (0, 0, 7),
-                (1, 8, 23),
-                (8, 24, 55),
-                (24, 56, 87),
-                (56, 88, 119)
-            ]
-        );
-    }
-
     #[test]
     fn random_reads_turn_read_ahead_off() {
         let d = (1, 3);

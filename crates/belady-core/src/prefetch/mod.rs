@@ -291,10 +291,11 @@ mod tests {
         (start..start + n).map(|k| (d, file, k)).collect()
     }
 
+    /// Each engine alone follows the reference models' sequential traces (ra24_model.py with the
+    /// study's MAX of 32, ra26_models.py), and streams on their own descriptors follow them too.
     #[test]
     fn streams_on_their_own_descriptors_do_not_disturb_each_other() {
-        // The reference models' sequential traces (ra24_model.py with MAX 32, ra26_models.py),
-        // as far as 60 one-block reads reach.
+        // As far as 60 one-block reads reach.
         let reference: [(&str, Trace); 3] = [
             (
                 "linux24",

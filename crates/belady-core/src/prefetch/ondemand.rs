@@ -165,43 +165,16 @@ mod tests {
     use super::*;
 
     /// One-block sequential reads, I/O instant: the reference model's trace (ra26_models.py),
-    /// windows and markers.
+    /// windows and the blocks flagged PG_readahead.
     #[test]
     fn sequential_reads_follow_the_reference_model() {
+        use crate::prefetch::drive::one_block_reads;
         let d = (1, 3);
-        let mut ra = Ondemand::new(32, 4096);
-        ra.reset(d);
-        let mut cached = std::collections::BTreeSet::new();
-        let mut marked = std::collections::BTreeSet::new();
-        let mut log = Vec::new();
-        for index in 0..80u64 {
-            ra.begin_read(
-                d,
-                &ReadCall {
-                    offset: index * 4096,
-                    len: 4096,
-                    file_size: 300 * 4096,
-                },
-            );
-            let lookup = if !cached.contains(&index) {
-                Lookup::Miss
-            } else if marked.remove(&index) {
-                Lookup::HitMarked
-            } else {
-                Lookup::Hit
-            };
-            let snapshot = cached.clone();
-            let plan = ra.after_lookup(d, index, lookup, &|j| snapshot.contains(&j));
-            if !plan.range.is_empty() {
-                let m = plan.marker.unwrap();
-                log.push((index, plan.range.start, plan.range.end - 1, m));
-                if !snapshot.contains(&m) {
-                    marked.insert(m);
-                }
-                cached.extend(plan.range);
-            }
-            cached.insert(index);
-        }
+        let reads: Vec<_> = (0..80).map(|k| (d, 1, k)).collect();
+        let log: Vec<_> = one_block_reads(&mut Ondemand::new(32, 4096), &reads, 300)
+            .into_iter()
+            .map(|(_, i, a, b, m)| (i, a, b, m.unwrap()))
+            .collect();
         assert_eq!(
             log,
             vec![

@@ -4,6 +4,8 @@
 // Each test binary uses only some of these.
 #![allow(dead_code)]
 
+use belady_core::filesim::PreparedFileTrace;
+use belady_core::trace::file::{FileEvent, FileEventKind, FileTrace};
 use belady_core::{
     run_one, BlockTrace, Format, OpFilter, PolicySpec, PreparedTrace, Preset, ReadOptions,
 };
@@ -57,4 +59,27 @@ pub fn hits_at(
         .iter()
         .map(|&c| run_one(&spec, trace, c).unwrap().hits)
         .collect()
+}
+
+/// An event of a one-file program: process 1 works on file 1 (`file_size` bytes) through
+/// descriptor 3, after `think_us` of computation.
+pub fn call(think_us: u64, file_size: u64, kind: FileEventKind) -> FileEvent {
+    FileEvent {
+        think_ns: think_us * 1000,
+        pid: 1,
+        fd: 3,
+        file: 1,
+        file_size,
+        kind,
+    }
+}
+
+/// `events` as a file-level trace of 4 KiB blocks, ready to simulate.
+pub fn program(events: Vec<FileEvent>) -> PreparedFileTrace {
+    let trace = FileTrace {
+        source: "test".into(),
+        events,
+        ..FileTrace::default()
+    };
+    PreparedFileTrace::new(trace, 4096).unwrap()
 }
