@@ -538,7 +538,7 @@ fn read_ahead_kb_caps_every_window() {
         text += &format!("read - 0 1 3 1 {} 4096\n", b * 4096);
     }
     let evt = write(dir.path(), "seq.bev", &text);
-    let run = |extra: &[&str]| {
+    let sim = |extra: &[&str]| {
         let mut args = vec![
             "sim",
             "-t",
@@ -557,8 +557,10 @@ fn read_ahead_kb_caps_every_window() {
             "--log-requests",
         ];
         args.extend_from_slice(extra);
-        let out = belady(&args);
-        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        belady(&args)
+    };
+    let largest_request = |extra: &[&str]| {
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&sim(extra).stdout).unwrap();
         rows[0]["request_log"]
             .as_array()
             .unwrap()
@@ -569,27 +571,10 @@ fn read_ahead_kb_caps_every_window() {
     };
     // 128 KiB by default: windows ramp up to 32 blocks; 32 KiB caps them at 8, 1 MiB lets them
     // grow to 256.
-    assert_eq!(run(&[]), 32);
-    assert_eq!(run(&["--read-ahead-kb", "32"]), 8);
-    assert_eq!(run(&["--read-ahead-kb", "1024"]), 256);
-    assert_error(
-        &belady(&[
-            "sim",
-            "-t",
-            &evt,
-            "-f",
-            "events",
-            "-p",
-            "lru",
-            "-c",
-            "10",
-            "--prefetch",
-            "ondemand",
-            "--read-ahead-kb",
-            "2",
-        ]),
-        "--read-ahead-kb",
-    );
+    assert_eq!(largest_request(&[]), 32);
+    assert_eq!(largest_request(&["--read-ahead-kb", "32"]), 8);
+    assert_eq!(largest_request(&["--read-ahead-kb", "1024"]), 256);
+    assert_error(&sim(&["--read-ahead-kb", "2"]), "--read-ahead-kb");
 }
 
 fn ok(out: &Output) -> String {
