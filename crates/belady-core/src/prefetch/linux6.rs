@@ -19,6 +19,10 @@
 //!   whole folio holding block `start + size - async_size`; touching any block of that folio
 //!   triggers the next window, and the marked folio's size decides which trigger is "expected".
 //! - A synchronous window resets the order to 0.
+//! - A marker hit that does not match the state (interleaved streams on one descriptor) starts
+//!   the window at the first uncached block after the marked folio, one block further when that
+//!   folio is larger than a block (the kernel's xarray scan starts inside it and runs one slot
+//!   behind).
 //!
 //! Left out: `bdi->io_pages` (a read larger than the window is capped at the window, not at the
 //! device's largest request), memory-pressure fallbacks (a large folio that cannot be allocated),
@@ -215,10 +219,18 @@ impl Linux6 {
             s.size = s.size.max(self.next_size(s.size));
         } else {
             // A marked folio without matching state (another stream): the window it belonged
-            // to ends at the first uncached block after it.
-            let Some(start) = (folio + 1..=folio + self.max).find(|&j| !cached(j)) else {
+            // to ends at the first uncached block after it. The kernel's scan
+            // (`page_cache_next_miss`) starts inside the marked folio when it is larger than one
+            // block, and the xarray walk then reads each slot one behind its index: it reports
+            // the block after the hole (measured on 6.18: a marked 4-block folio at 4 with the
+            // hole at 20 starts the window at 21, leaving 20 to a later demand read).
+            let Some(miss) = (folio + 1..=folio + self.max).find(|&j| !cached(j)) else {
                 return Plan::nothing();
             };
+            let start = miss + u64::from(len > 1);
+            if start - folio > self.max {
+                return Plan::nothing();
+            }
             s.start = start;
             s.size = self.next_size(start - folio + req);
         }
@@ -380,6 +392,25 @@ mod tests {
         // Reading block 6 (not the folio's first) triggers 20..80.
         let w = windows(&[0, 1, 6], 16384);
         assert_eq!(w, vec![(0, 0, 4), (1, 4, 20), (6, 20, 80)]);
+    }
+
+    /// Measured on 6.18: one descriptor, blocks 0, 1, 8192, 8193, 8194, then 4 (the marked
+    /// 4-block folio of the first stream's second window, while the state follows the other
+    /// stream): the window starts one past the hole at 20 and ends on a 16-block boundary.
+    #[test]
+    fn a_foreign_marker_starts_past_the_hole() {
+        let w = windows(&[0, 1, 8192, 8193, 8194, 4], 16384);
+        assert_eq!(
+            w,
+            vec![
+                (0, 0, 4),
+                (1, 4, 20),
+                (8192, 8192, 8193),
+                (8193, 8193, 8197),
+                (8194, 8197, 8212),
+                (4, 21, 80)
+            ]
+        );
     }
 
     /// Windows stop at the file's end.
