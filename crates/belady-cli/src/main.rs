@@ -201,8 +201,9 @@ struct SimArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Read-ahead engine for file-level traces: none, linux24, linux26, ondemand, bsd, example;
-    /// add `+clusterfetch` for ClusterFetch on top (`clusterfetch` alone: no read-ahead).
+    /// Read-ahead engine for file-level traces: none, linux24, linux26, ondemand, linux6, bsd,
+    /// example; add `+clusterfetch` for ClusterFetch on top (`clusterfetch` alone: no
+    /// read-ahead).
     #[arg(long)]
     prefetch: Option<String>,
     /// Behave as a named reference simulator where it departs from the paper: accusim.
