@@ -1,5 +1,6 @@
 //! `belady`: the command-line front end of the belady simulator.
 
+mod calibrate;
 mod clusterfetch;
 mod clusterfetch_demo;
 mod demo;
@@ -74,6 +75,9 @@ enum Command {
     Report(report::ReportArgs),
     /// Reuse and eviction (idle) distance histograms below a client cache (log2 buckets).
     Distances(distances::DistancesArgs),
+    /// Measure this kernel's page-cache read-ahead (pread + mincore on a scratch file) and
+    /// compare a read-ahead model with it.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -197,8 +201,9 @@ struct SimArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Read-ahead engine for file-level traces: none, linux24, linux26, ondemand, bsd, example;
-    /// add `+clusterfetch` for ClusterFetch on top (`clusterfetch` alone: no read-ahead).
+    /// Read-ahead engine for file-level traces: none, linux24, linux26, ondemand, linux6, bsd,
+    /// example; add `+clusterfetch` for ClusterFetch on top (`clusterfetch` alone: no
+    /// read-ahead).
     #[arg(long)]
     prefetch: Option<String>,
     /// Behave as a named reference simulator where it departs from the paper: accusim.
@@ -731,6 +736,7 @@ fn main() {
         Command::Results(args) => sweep::results(args),
         Command::Report(args) => report::run(args),
         Command::Distances(args) => distances::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

@@ -281,6 +281,10 @@ impl FileSimConfig {
                 Box::new(Ondemand::new(self.readahead_max, self.block_size as u64))
             }
             PrefetchKind::Bsd => Box::new(Bsd::new(self.readahead_max, self.block_size as u64)),
+            PrefetchKind::Linux6 => Box::new(crate::prefetch::linux6::Linux6::new(
+                self.readahead_max,
+                self.block_size as u64,
+            )),
         }
     }
 }

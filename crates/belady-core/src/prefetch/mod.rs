@@ -9,6 +9,7 @@ pub mod clusterfetch;
 pub mod example;
 pub mod linux24;
 pub mod linux26;
+pub mod linux6;
 pub mod ondemand;
 
 use crate::error::{Error, Result};
@@ -146,10 +147,14 @@ pub enum PrefetchKind {
     Ondemand,
     /// 4.4BSD `cluster_read`.
     Bsd,
+    /// Linux 6.x read-ahead with large folios (`page_cache_sync_ra` / `page_cache_async_ra`).
+    Linux6,
 }
 
 /// Names accepted by [`PrefetchKind::parse`].
-pub const PREFETCH_NAMES: &[&str] = &["none", "linux24", "linux26", "ondemand", "bsd", "example"];
+pub const PREFETCH_NAMES: &[&str] = &[
+    "none", "linux24", "linux26", "ondemand", "linux6", "bsd", "example",
+];
 
 impl PrefetchKind {
     /// Parses a `--prefetch` value.
@@ -160,6 +165,7 @@ impl PrefetchKind {
             "example" => Ok(PrefetchKind::Example),
             "linux26" | "linux-2.6" => Ok(PrefetchKind::Linux26),
             "ondemand" => Ok(PrefetchKind::Ondemand),
+            "linux6" | "linux-6" => Ok(PrefetchKind::Linux6),
             "bsd" | "4.4bsd" => Ok(PrefetchKind::Bsd),
             _ => Err(Error::config(
                 "--prefetch",
@@ -181,6 +187,7 @@ impl PrefetchKind {
             PrefetchKind::Linux26 => "linux26",
             PrefetchKind::Ondemand => "ondemand",
             PrefetchKind::Bsd => "bsd",
+            PrefetchKind::Linux6 => "linux6",
         }
     }
 }

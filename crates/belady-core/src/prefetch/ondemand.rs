@@ -132,7 +132,9 @@ impl ReadAhead for Ondemand {
                         self.submit(&mut w, index)
                     }
                 }
-            } else if req > self.max || w.prev_index.is_some_and(|p| index <= p + 1) {
+            } else if req > self.max || w.prev_index.is_some_and(|p| index.wrapping_sub(p) <= 1) {
+                // The kernel's test is unsigned (`index - prev_index <= 1`): only the same block or
+                // the next one is sequential; a backward jump wraps around and is not.
                 initial(&mut w);
                 self.submit(&mut w, index)
             } else {
@@ -186,6 +188,32 @@ mod tests {
                 (60, 92, 123, 92)
             ]
         );
+    }
+
+    /// Reads one block at `index` and returns what the engine read ahead.
+    fn one(ra: &mut Ondemand, index: u64) -> Plan {
+        let d = (1, 3);
+        ra.begin_read(
+            d,
+            &ReadCall {
+                offset: index * 4096,
+                len: 4096,
+                file_size: 1 << 30,
+            },
+        );
+        ra.after_lookup(d, index, Lookup::Miss, &|_| false)
+    }
+
+    /// Backward jumps are not sequential (issue #18): blocks 500 -> 100 -> 1000 read one block
+    /// each; before the fix the jump back to 100 opened a four-block window.
+    #[test]
+    fn a_backward_jump_does_not_start_a_window() {
+        let mut ra = Ondemand::new(32, 4096);
+        ra.reset((1, 3));
+        let got: Vec<_> = [500, 100, 1000].map(|i| one(&mut ra, i).range).into();
+        assert_eq!(got, vec![500..501, 100..101, 1000..1001]);
+        // The same block again, or the next one, still is.
+        assert_eq!(one(&mut ra, 1000).range, 1000..1004);
     }
 
     #[test]
