@@ -1,9 +1,9 @@
 //! `belady record`: run a program under strace and keep its file reads as a file-level trace.
 
 use anyhow::{bail, Context, Result};
+use belady_core::outfile::{refuse_overwrite, OutFile};
 use belady_core::trace::{events, strace};
 use clap::Args;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -28,19 +28,31 @@ pub struct RecordArgs {
 }
 
 pub fn run(args: RecordArgs) -> Result<()> {
-    let tmp;
+    let inputs: Vec<&Path> = args.from_strace.iter().map(PathBuf::as_path).collect();
+    refuse_overwrite(&args.output, &inputs)?;
+    if let Some(keep) = &args.keep_log {
+        refuse_overwrite(&args.output, &[keep])?;
+    }
+    // The output's temporary file is created first: a path that cannot be written is refused
+    // before the program runs, not after its run is lost.
+    let out = OutFile::create(&args.output)?;
+    let tmp_log;
+    let mut exit_code = 0;
     let log: PathBuf = match (&args.from_strace, args.command.is_empty()) {
         (Some(log), _) => log.clone(),
         (None, true) => bail!("name a program to record after `--` (belady record -o OUT -- CMD ARGS…), or use --from-strace LOG"),
         (None, false) => {
+            find_program(&args.command[0])?;
             let path = match &args.keep_log {
                 Some(p) => p.clone(),
                 None => {
-                    tmp = tempfile::tempdir().context("cannot create a temporary directory")?;
-                    tmp.path().join("strace.log")
+                    // Beside the output rather than in /tmp, under a hidden name, and removed
+                    // when dropped: a killed `record` leaves nothing in /tmp.
+                    tmp_log = hidden_temp(&args.output, "strace.log")?;
+                    tmp_log.path().to_path_buf()
                 }
             };
-            trace_program(&args.command, &path)?;
+            exit_code = trace_program(&args.command, &path)?;
             path
         }
     };
@@ -56,7 +68,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         })
         .collect();
     let (trace, times) = strace::convert_file(&log, &only)?;
-    write_events(&trace, &times, &args.output)?;
+    write_events(&trace, &times, out)?;
     let reads = trace
         .events
         .iter()
@@ -69,10 +81,62 @@ pub fn run(args: RecordArgs) -> Result<()> {
         reads,
         trace.names.len()
     );
+    if exit_code != 0 {
+        eprintln!(
+            "belady: note: {} exited with status {exit_code}; its trace is kept, and record exits with the same status",
+            args.command[0]
+        );
+        std::process::exit(exit_code);
+    }
     Ok(())
 }
 
-fn trace_program(command: &[String], log: &Path) -> Result<()> {
+/// A hidden temporary file beside `output`, removed when dropped.
+fn hidden_temp(output: &Path, what: &str) -> Result<tempfile::NamedTempFile> {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(&format!(".{what}"))
+        .tempfile_in(dir)
+        .with_context(|| {
+            format!(
+                "{}: cannot create a temporary file beside it",
+                output.display()
+            )
+        })
+}
+
+/// Refuses a program that cannot be started: strace would only report it in its own log.
+fn find_program(name: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let found = if name.contains('/') {
+        runnable(Path::new(name))
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| runnable(&d.join(name))))
+    };
+    if !found {
+        bail!(
+            "cannot run '{}': no such executable program{}",
+            belady_core::error::escape_control(name),
+            if name.contains('/') { "" } else { " on PATH" }
+        );
+    }
+    Ok(())
+}
+
+/// Runs `command` under strace into `log`; returns the program's exit status (0 when it succeeded).
+fn trace_program(command: &[String], log: &Path) -> Result<i32> {
     let status = Command::new("strace")
         .args(["-f", "-ttt", "-T", "-y", "-qq", "-e"])
         .arg(format!("trace={}", strace::TRACED_CALLS))
@@ -88,40 +152,41 @@ fn trace_program(command: &[String], log: &Path) -> Result<()> {
                 anyhow::anyhow!("cannot run strace: {e}")
             }
         })?;
-    if !status.success() {
-        eprintln!(
-            "belady: note: {} exited with {status}; its trace is kept",
-            command[0]
-        );
-    }
-    if !log.is_file() {
+    if !log.is_file() || std::fs::metadata(log).is_ok_and(|m| m.len() == 0) && !status.success() {
         bail!("strace wrote no log (is ptrace allowed here?)");
     }
-    Ok(())
+    // strace exits with the program's status; a signal death is reported as 128 + signal.
+    use std::os::unix::process::ExitStatusExt;
+    Ok(match (status.code(), status.signal()) {
+        (Some(c), _) => c,
+        (None, Some(sig)) => 128 + sig,
+        _ => 1,
+    })
 }
 
+/// Writes the trace into `file` and gives it its name.
 fn write_events(
     trace: &belady_core::trace::file::FileTrace,
     times: &[u64],
-    out: &Path,
+    file: OutFile,
 ) -> Result<()> {
-    let file =
-        std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    let out = file.path().to_path_buf();
     let failed = || format!("{}: write failed", out.display());
-    if out.extension().is_some_and(|e| e == "gz") {
+    let file = if out.extension().is_some_and(|e| e == "gz") {
         let mut w = flate2::write::GzEncoder::new(
             std::io::BufWriter::new(file),
             flate2::Compression::default(),
         );
         events::write(trace, Some(times), &mut w).with_context(failed)?;
-        w.finish()
-            .with_context(failed)?
-            .flush()
-            .with_context(failed)?;
+        w.finish().with_context(failed)?
     } else {
         let mut w = std::io::BufWriter::new(file);
         events::write(trace, Some(times), &mut w).with_context(failed)?;
-        w.flush().with_context(failed)?;
-    }
+        w
+    };
+    file.into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(failed)?
+        .commit()?;
     Ok(())
 }

@@ -335,8 +335,10 @@ impl StreamWriter {
 
 /// Writes `trace` to a file at `path`.
 pub fn write_file(trace: &BlockTrace, path: &Path) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    write(trace, std::io::BufWriter::with_capacity(1 << 20, file)).map_err(|e| Error::io(path, e))
+    let mut file = crate::outfile::OutFile::create(path)?;
+    write(trace, std::io::BufWriter::with_capacity(1 << 20, &mut file))
+        .map_err(|e| Error::io(path, e))?;
+    file.commit()
 }
 
 /// Reads a whole native trace (compressed or not) into memory.
@@ -504,14 +506,15 @@ impl Decoder {
         };
         d.fill(HEADER_BYTES as usize, "header")?;
         if &d.bytes[..8] != MAGIC {
-            return Err(d.error(0, "not a belady native trace (bad magic bytes)".into()));
+            return Err(d.error_at(0, 0, "not a belady native trace (bad magic bytes)".into()));
         }
         let word = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         let long = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
         let version = word(&d.bytes, 8);
         if !(1..=VERSION).contains(&version) {
-            return Err(d.error(
+            return Err(d.error_at(
                 0,
+                8,
                 format!(
                     "format version {version} is not supported (this build reads 1 to {VERSION})"
                 ),
@@ -520,8 +523,9 @@ impl Decoder {
         let flags = word(&d.bytes, 12);
         let known = FLAG_WRITES | FLAG_TIMES | if version >= 2 { FLAG_ORIGINAL_IDS } else { 0 };
         if flags & !known != 0 {
-            return Err(d.error(
+            return Err(d.error_at(
                 0,
+                12,
                 format!("unknown flags {flags:#x} for format version {version}"),
             ));
         }
@@ -536,8 +540,9 @@ impl Decoder {
             || (d.refs > 0 && unique == 0)
             || (unique > d.refs && !d.original_ids)
         {
-            return Err(d.error(
+            return Err(d.error_at(
                 0,
+                24,
                 format!(
                     "inconsistent header: {unique} unique blocks, {} references",
                     d.refs
@@ -547,7 +552,11 @@ impl Decoder {
         d.fill(4, "source length")?;
         let len = word(&d.bytes, 0) as usize;
         if len > 1 << 16 {
-            return Err(d.error(0, format!("source name of {len} bytes is implausible")));
+            return Err(d.error_at(
+                0,
+                d.offset - 4,
+                format!("source name of {len} bytes is implausible"),
+            ));
         }
         d.fill(len, "source name")?;
         d.source = String::from_utf8_lossy(&d.bytes).into_owned();
@@ -576,11 +585,17 @@ impl Decoder {
         }
     }
 
+    /// An error at the current read position (where a truncated read stopped).
     fn error(&self, record: u64, msg: String) -> Error {
+        self.error_at(record, self.offset, msg)
+    }
+
+    /// An error about the bytes at `offset`: the record's own position, not where reading got to.
+    fn error_at(&self, record: u64, offset: u64, msg: String) -> Error {
         Error::Record {
             path: self.path.clone(),
             record,
-            offset: self.offset,
+            offset,
             msg,
         }
     }
@@ -632,6 +647,7 @@ impl Decoder {
         }
         let k = ((self.refs - self.done_refs) as usize).min(CHUNK);
         let unique = self.bound;
+        let start = self.offset;
         self.fill(k * 4, "block references")?;
         self.ids.extend(
             self.bytes
@@ -650,7 +666,7 @@ impl Decoder {
                     self.ids[j]
                 )
             };
-            return Err(self.error(self.done_refs + j as u64, msg));
+            return Err(self.error_at(self.done_refs + j as u64, start + 4 * j as u64, msg));
         }
         if self.has_writes {
             self.fill(k.div_ceil(8), "write mask")?;
@@ -714,6 +730,20 @@ mod tests {
         let p = dir.path().join("t.bldy");
         std::fs::write(&p, bytes).unwrap();
         load(&p)
+    }
+
+    #[test]
+    fn a_bad_id_names_its_own_offset_not_the_chunk_end() {
+        let n = 10;
+        let mut bytes = encode(&sample(n));
+        // Layout from the end: checksum (4), timestamps (8 n), write mask (n/8 rounded up), ids.
+        let ids_at = bytes.len() - 4 - 8 * n - n.div_ceil(8) - 4 * n;
+        bytes[ids_at + 12..ids_at + 16].copy_from_slice(&u32::MAX.to_le_bytes());
+        let e = decode(bytes).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("record 3 (byte offset {})", ids_at + 12)),
+            "{e}"
+        );
     }
 
     #[test]
