@@ -36,7 +36,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
     // The output's temporary file is created first: a path that cannot be written is refused
     // before the program runs, not after its run is lost.
     let out = OutFile::create(&args.output)?;
-    let tmp_log;
+    let mut tmp_log = None;
     let mut exit_code = 0;
     let log: PathBuf = match (&args.from_strace, args.command.is_empty()) {
         (Some(log), _) => log.clone(),
@@ -48,8 +48,10 @@ pub fn run(args: RecordArgs) -> Result<()> {
                 None => {
                     // Beside the output rather than in /tmp, under a hidden name, and removed
                     // when dropped: a killed `record` leaves nothing in /tmp.
-                    tmp_log = hidden_temp(&args.output, "strace.log")?;
-                    tmp_log.path().to_path_buf()
+                    tmp_log
+                        .insert(hidden_temp(&args.output, "strace.log")?)
+                        .path()
+                        .to_path_buf()
                 }
             };
             exit_code = trace_program(&args.command, &path)?;
@@ -86,6 +88,8 @@ pub fn run(args: RecordArgs) -> Result<()> {
             "belady: note: {} exited with status {exit_code}; its trace is kept, and record exits with the same status",
             args.command[0]
         );
+        // `exit` runs no destructors: remove the temporary log first.
+        drop(tmp_log);
         std::process::exit(exit_code);
     }
     Ok(())
