@@ -92,12 +92,25 @@ pub fn run(args: SweepArgs) -> Result<()> {
         )
         .expect("a valid template"),
     );
-    plan.execute(&todo, &store, args.threads, &mut || bar.inc(1))?;
+    let done = plan.execute_counted(&todo, &store, args.threads, &mut || bar.inc(1))?;
     bar.finish_and_clear();
+    let others = if done.left_to_others > 0 {
+        format!(", {} computed by another sweep", done.left_to_others)
+    } else {
+        String::new()
+    };
+    let duplicates = if plan.duplicates > 0 {
+        format!(
+            " ({} duplicate runs of the experiment dropped: a trace or policy is listed twice)",
+            plan.duplicates
+        )
+    } else {
+        String::new()
+    };
     eprintln!(
-        "{} runs: {} done now, {} already in {}",
+        "{} runs{duplicates}: {} done now{others}, {} already in {}",
         plan.runs.len(),
-        todo.len(),
+        done.computed,
         plan.runs.len() - todo.len(),
         store_path.display()
     );
