@@ -344,7 +344,9 @@ pub fn write_file(trace: &BlockTrace, path: &Path) -> Result<()> {
 /// Reads a whole native trace (compressed or not) into memory.
 pub fn load(path: &Path) -> Result<BlockTrace> {
     let mut dec = Decoder::open(open_trace(path)?, path.display().to_string())?;
-    let n = dec.refs as usize;
+    // The header's count is a claim until the data backs it: reserve at most a few chunks up
+    // front (a 44-byte file claiming 4e9 references must not allocate 16 GB), then grow.
+    let n = (dec.refs as usize).min(16 * CHUNK);
     let mut refs = Vec::with_capacity(n);
     let mut write_mask = dec.has_writes.then(|| Vec::with_capacity(n.div_ceil(8)));
     let mut times = dec.has_times.then(|| Vec::with_capacity(n));
@@ -562,7 +564,8 @@ impl Decoder {
         d.source = String::from_utf8_lossy(&d.bytes).into_owned();
         d.bound = unique as u32;
         let mut remaining = if d.original_ids { 0 } else { unique as usize };
-        d.originals.reserve_exact(remaining);
+        // As above: the table grows as its bytes arrive, not by the header's word alone.
+        d.originals.reserve_exact(remaining.min(16 * CHUNK));
         while remaining > 0 {
             let k = remaining.min(CHUNK);
             d.fill(k * 8, "block id table")?;
@@ -730,6 +733,19 @@ mod tests {
         let p = dir.path().join("t.bldy");
         std::fs::write(&p, bytes).unwrap();
         load(&p)
+    }
+
+    #[test]
+    fn a_header_claiming_billions_of_references_allocates_nothing_for_them() {
+        // A valid header, then nothing: the counts say ~4e9 ids and references, the file is
+        // truncated. Reserving by the counts took 32 GB for the table and 16 GB for the ids.
+        let mut bytes = encode(&sample(3));
+        // Keep the header and the source name ("sample", after its 4-byte length).
+        bytes.truncate(HEADER_BYTES as usize + 4 + 6);
+        bytes[24..32].copy_from_slice(&(u32::MAX as u64 - 1).to_le_bytes());
+        bytes[32..40].copy_from_slice(&(u32::MAX as u64 - 1).to_le_bytes());
+        let e = decode(bytes).unwrap_err().to_string();
+        assert!(e.contains("truncated"), "{e}");
     }
 
     #[test]
