@@ -621,8 +621,8 @@ fn convert_accusim(args: &ConvertArgs) -> Result<()> {
     let format = args.input.format()?;
     if !matches!(format, Format::Accusim | Format::AccusimText) {
         anyhow::bail!(
-            "--to accusim and accusim-text need an AccuSim input (--format accusim or accusim-text): \
-             they copy AccuSim's records, which {} does not hold",
+            "--to accusim and accusim-text convert AccuSim traces only: they copy AccuSim's \
+             records, so the input must be --format accusim or accusim-text, not {}",
             format.name()
         );
     }

@@ -245,7 +245,10 @@ fn messages_name_the_right_option_and_cause() {
     fails(&r, "invalid --max-request '0'");
     let out = dir.path().join("o.accusim").display().to_string();
     let r = belady(&["convert", "-t", &data, "--to", "accusim", "-o", &out]);
-    fails(&r, "need an AccuSim input");
+    fails(
+        &r,
+        "the input must be --format accusim or accusim-text, not events",
+    );
     assert!(!Path::new(&out).exists());
 }
 

@@ -134,10 +134,17 @@ pub fn read_timed(mut input: impl BufRead, name: &str) -> Result<(FileTrace, Vec
         };
         if verb == "file" {
             let (file, size) = (num(1)?, num(2)?);
-            let start = line
-                .windows(fields[2].len())
-                .position(|w| w == fields[2])
-                .map_or(line.len(), |p| p + fields[2].len());
+            // PATH starts after the third field. Found by walking the fields, not by searching
+            // for SIZE's text, which can occur earlier ('file 10 0 g': the 0 inside 10).
+            let mut start = 0;
+            for _ in 0..3 {
+                while start < line.len() && matches!(line[start], b' ' | b'\t') {
+                    start += 1;
+                }
+                while start < line.len() && !matches!(line[start], b' ' | b'\t') {
+                    start += 1;
+                }
+            }
             let path = String::from_utf8_lossy(trim_line(&line[start..])).into_owned();
             // A new SIZE for a declared file is legal (the writer emits one whenever a file's
             // size changes, e.g. between AccuSim records); a new PATH would silently merge two
@@ -333,6 +340,9 @@ mod tests {
         assert!(err("file 1 10 x\nread - 0 1 3 1 0\n")
             .contains("e.bev:2: expected 'read TIME THINK PID FD FILE OFFSET LEN'"));
         assert!(err("mmap 1\n").contains("unknown event 'mmap'"));
+        // SIZE's digits inside FILE's do not shift where PATH starts.
+        let t = read(std::io::Cursor::new("file 10 0 g h\nfile 10 5 g h\n"), "p").unwrap();
+        assert_eq!(t.names[&10], "g h");
         assert!(err("file 1 10 x\nopen - -3 1 3 1\n").contains("THINK '-3'"));
     }
 }
