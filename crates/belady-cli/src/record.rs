@@ -54,6 +54,11 @@ pub fn run(args: RecordArgs) -> Result<()> {
                         .to_path_buf()
                 }
             };
+            // SIGTERM, SIGINT or SIGHUP while the program runs: remove the temporary files
+            // (exit runs no destructors), then die of the signal as before.
+            let mut doomed = vec![out.temp_path().to_path_buf()];
+            doomed.extend(tmp_log.as_ref().map(|t| t.path().to_path_buf()));
+            on_signal::remove(&doomed);
             exit_code = trace_program(&args.command, &path)?;
             path
         }
@@ -141,14 +146,14 @@ fn find_program(name: &str) -> Result<()> {
 
 /// Runs `command` under strace into `log`; returns the program's exit status (0 when it succeeded).
 fn trace_program(command: &[String], log: &Path) -> Result<i32> {
-    let status = Command::new("strace")
+    let mut child = Command::new("strace")
         .args(["-f", "-ttt", "-T", "-y", "-qq", "-e"])
         .arg(format!("trace={}", strace::TRACED_CALLS))
         .arg("-o")
         .arg(log)
         .arg("--")
         .args(command)
-        .status()
+        .spawn()
         .map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 anyhow::anyhow!("strace is not installed (Debian: apt-get install strace)")
@@ -156,6 +161,8 @@ fn trace_program(command: &[String], log: &Path) -> Result<i32> {
                 anyhow::anyhow!("cannot run strace: {e}")
             }
         })?;
+    on_signal::forward_to(child.id());
+    let status = child.wait().context("cannot wait for strace")?;
     if !log.is_file() || std::fs::metadata(log).is_ok_and(|m| m.len() == 0) && !status.success() {
         bail!("strace wrote no log (is ptrace allowed here?)");
     }
@@ -193,4 +200,56 @@ fn write_events(
         .with_context(failed)?
         .commit()?;
     Ok(())
+}
+
+/// Cleanup when `record` is told to stop (SIGTERM, SIGINT, SIGHUP) while strace runs.
+mod on_signal {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicI32, Ordering};
+    use std::sync::OnceLock;
+
+    static PATHS: OnceLock<Vec<CString>> = OnceLock::new();
+    static CHILD: AtomicI32 = AtomicI32::new(0);
+    const SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
+
+    /// Removes `paths` if one of the signals arrives, then lets it end the process as usual.
+    pub fn remove(paths: &[PathBuf]) {
+        let c: Vec<CString> = paths
+            .iter()
+            .filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok())
+            .collect();
+        if PATHS.set(c).is_ok() {
+            for sig in SIGNALS {
+                // SAFETY: `handler` only calls async-signal-safe functions (kill, unlink,
+                // signal, raise) on data fixed before it was installed.
+                unsafe {
+                    libc::signal(sig, handler as *const () as libc::sighandler_t);
+                }
+            }
+        }
+    }
+
+    /// Passes the signal on to strace (pid `child`), which then detaches from the program.
+    pub fn forward_to(child: u32) {
+        CHILD.store(child as i32, Ordering::SeqCst);
+    }
+
+    extern "C" fn handler(sig: libc::c_int) {
+        let child = CHILD.load(Ordering::SeqCst);
+        // SAFETY: async-signal-safe calls only; the paths are NUL-terminated and never freed.
+        unsafe {
+            if child > 0 {
+                libc::kill(child, sig);
+            }
+            if let Some(paths) = PATHS.get() {
+                for p in paths {
+                    libc::unlink(p.as_ptr());
+                }
+            }
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
 }

@@ -428,3 +428,40 @@ fn msr_extra_columns_are_accepted_and_ignored_as_documented() {
     assert_eq!(rows(run(&plain)), vec![(3, 1)]);
     assert_eq!(rows(run(&extra)), vec![(3, 1)]);
 }
+
+#[test]
+fn record_stopped_by_sigterm_leaves_no_temporary_files() {
+    if !strace_works() {
+        eprintln!("skipped: strace cannot trace here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.bev").display().to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_belady"))
+        .args(["record", "-o", &out, "--", "sleep", "5"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until strace has started writing its log beside the output.
+    let start = std::time::Instant::now();
+    while !names(dir.path()).iter().any(|n| {
+        n.ends_with(".strace.log") && dir.path().join(n).metadata().is_ok_and(|m| m.len() > 0)
+    }) {
+        assert!(start.elapsed().as_secs() < 20, "strace never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert_eq!(
+        names(dir.path()),
+        Vec::<String>::new(),
+        "temporary files left"
+    );
+}

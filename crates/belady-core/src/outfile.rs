@@ -48,6 +48,11 @@ impl OutFile {
         &self.path
     }
 
+    /// Where the file is while it is being written (hidden, beside [`OutFile::path`]).
+    pub fn temp_path(&self) -> &Path {
+        self.tmp.path()
+    }
+
     /// The temporary file, to write into.
     pub fn file(&mut self) -> &mut File {
         self.tmp.as_file_mut()
