@@ -56,7 +56,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
             };
             // SIGTERM, SIGINT or SIGHUP while the program runs: remove the temporary files
             // (exit runs no destructors), then die of the signal as before.
-            let mut doomed = vec![out.temp_path().to_path_buf()];
+            let mut doomed: Vec<PathBuf> = out.temp_path().map(Path::to_path_buf).into_iter().collect();
             doomed.extend(tmp_log.as_ref().map(|t| t.path().to_path_buf()));
             on_signal::remove(&doomed);
             exit_code = trace_program(&args.command, &path)?;

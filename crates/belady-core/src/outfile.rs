@@ -12,18 +12,43 @@ use std::path::{Path, PathBuf};
 
 /// A file being written; it takes its final name in [`OutFile::commit`], and vanishes if dropped.
 pub struct OutFile {
-    tmp: tempfile::NamedTempFile,
+    inner: Inner,
     path: PathBuf,
+}
+
+enum Inner {
+    /// A hidden temporary file beside the target, renamed over it when complete.
+    Temp(tempfile::NamedTempFile),
+    /// A target that is not a regular file (`/dev/null`, a FIFO, a terminal): written directly,
+    /// since renaming over it would replace the device or pipe with a file.
+    Direct(File),
 }
 
 impl OutFile {
     /// Starts writing `path`: a temporary file in the same directory (so the rename is atomic).
+    /// A symbolic link is followed, so the file it names is replaced, not the link.
     pub fn create(path: &Path) -> Result<OutFile> {
-        let dir = match path.parent() {
+        let target = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+            }
+            _ => path.to_path_buf(),
+        };
+        if std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .map_err(|e| Error::io(path, e))?;
+            return Ok(OutFile {
+                inner: Inner::Direct(file),
+                path: path.to_path_buf(),
+            });
+        }
+        let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let name = path
+        let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -38,8 +63,8 @@ impl OutFile {
         }
         let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
         Ok(OutFile {
-            tmp,
-            path: path.to_path_buf(),
+            inner: Inner::Temp(tmp),
+            path: target,
         })
     }
 
@@ -48,49 +73,44 @@ impl OutFile {
         &self.path
     }
 
-    /// Where the file is while it is being written (hidden, beside [`OutFile::path`]).
-    pub fn temp_path(&self) -> &Path {
-        self.tmp.path()
+    /// Where the file is while it is being written (hidden, beside [`OutFile::path`]); `None`
+    /// when the target is written directly (a device or a pipe).
+    pub fn temp_path(&self) -> Option<&Path> {
+        match &self.inner {
+            Inner::Temp(t) => Some(t.path()),
+            Inner::Direct(_) => None,
+        }
     }
 
-    /// The temporary file, to write into.
-    pub fn file(&mut self) -> &mut File {
-        self.tmp.as_file_mut()
-    }
-
-    /// A second handle on the temporary file, for writers that want to own theirs.
-    pub fn handle(&self) -> Result<File> {
-        self.tmp
-            .as_file()
-            .try_clone()
-            .map_err(|e| Error::io(&self.path, e))
+    fn file_mut(&mut self) -> &mut File {
+        match &mut self.inner {
+            Inner::Temp(t) => t.as_file_mut(),
+            Inner::Direct(f) => f,
+        }
     }
 
     /// Flushes the file to disk and gives it its final name, replacing any file there.
     pub fn commit(mut self) -> Result<()> {
         let path = self.path.clone();
-        self.tmp
-            .as_file_mut()
-            .flush()
-            .map_err(|e| Error::io(&path, e))?;
-        self.tmp
-            .as_file()
-            .sync_all()
-            .map_err(|e| Error::io(&path, e))?;
-        self.tmp
-            .persist(&path)
-            .map_err(|e| Error::io(&path, e.error))?;
+        self.file_mut().flush().map_err(|e| Error::io(&path, e))?;
+        match self.inner {
+            Inner::Temp(tmp) => {
+                tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
+                tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+            }
+            Inner::Direct(_) => {}
+        }
         Ok(())
     }
 }
 
 impl Write for OutFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.tmp.as_file_mut().write(buf)
+        self.file_mut().write(buf)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.tmp.as_file_mut().flush()
+        self.file_mut().flush()
     }
 }
 
@@ -147,6 +167,7 @@ fn canonical_eq(a: &Path, b: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileTypeExt;
 
     #[test]
     fn dropped_outfile_leaves_nothing_and_committed_replaces() {
@@ -165,6 +186,31 @@ mod tests {
         o.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn devices_are_written_directly_and_links_followed() {
+        let mut o = OutFile::create(Path::new("/dev/null")).unwrap();
+        assert!(o.temp_path().is_none());
+        o.write_all(b"x").unwrap();
+        o.commit().unwrap();
+        assert!(std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        std::fs::write(&real, "old").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let mut o = OutFile::create(&link).unwrap();
+        o.write_all(b"new").unwrap();
+        o.commit().unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
     }
 
     #[test]
