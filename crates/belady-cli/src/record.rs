@@ -91,7 +91,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
     if exit_code != 0 {
         eprintln!(
             "belady: note: {} exited with status {exit_code}; its trace is kept, and record exits with the same status",
-            args.command[0]
+            belady_core::error::escape_control(&args.command[0])
         );
         // `exit` runs no destructors: remove the temporary log first.
         drop(tmp_log);
