@@ -17,6 +17,7 @@ mod table;
 
 use anyhow::{Context, Result};
 use belady_core::filesim::{FileOptions, FileSimConfig};
+use belady_core::outfile::{refuse_overwrite, OutFile};
 use belady_core::simulate::simulate;
 use belady_core::trace::{
     accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
@@ -465,24 +466,25 @@ fn open_stream(
 }
 
 /// Where streamed block references go: a native file or a [`export::RefWriter`].
-enum RefSink {
-    Native(native::StreamWriter),
-    Text(export::RefWriter<std::io::BufWriter<std::fs::File>>),
+pub(crate) enum RefSink {
+    Native(native::StreamWriter, OutFile),
+    Text(export::RefWriter<std::io::BufWriter<OutFile>>),
 }
 
 impl RefSink {
+    /// Starts writing `out` (under a temporary name until [`RefSink::finish`]).
     fn create(to: Target, out: &Path, source: &str, block_size: u32) -> Result<RefSink> {
+        let file = OutFile::create(out)?;
         let format = match to {
             Target::Native => {
                 let dir = match out.parent() {
                     Some(d) if !d.as_os_str().is_empty() => d,
                     _ => Path::new("."),
                 };
-                return Ok(RefSink::Native(native::StreamWriter::new(
-                    dir,
-                    source.to_string(),
-                    block_size,
-                )?));
+                return Ok(RefSink::Native(
+                    native::StreamWriter::new(dir, source.to_string(), block_size)?,
+                    file,
+                ));
             }
             Target::Lirs => export::RefFormat::Lirs,
             Target::Arc => export::RefFormat::Arc,
@@ -491,8 +493,6 @@ impl RefSink {
             Target::U32be => export::RefFormat::U32Be,
             _ => unreachable!("not a streamed block format"),
         };
-        let file = std::fs::File::create(out)
-            .with_context(|| format!("{}: cannot create", out.display()))?;
         Ok(RefSink::Text(export::RefWriter::new(
             format,
             std::io::BufWriter::with_capacity(1 << 20, file),
@@ -504,7 +504,7 @@ impl RefSink {
         for k in 0..req.count as u64 {
             let block = req.block + k;
             match self {
-                RefSink::Native(w) => w.push(block, req.op, req.time_ns)?,
+                RefSink::Native(w, _) => w.push(block, req.op, req.time_ns)?,
                 RefSink::Text(w) => w
                     .push(block, req.op, req.time_ns)
                     .with_context(|| format!("{}: cannot write", out.display()))?,
@@ -513,20 +513,25 @@ impl RefSink {
         Ok(())
     }
 
-    /// Finishes the file; returns the unique blocks when known.
+    /// Finishes the file and gives it its name; returns the unique blocks when known.
     fn finish(self, out: &Path) -> Result<Option<usize>> {
         let failed = || format!("{}: write failed", out.display());
         match self {
-            RefSink::Native(w) => {
-                let file = std::fs::File::create(out)
-                    .with_context(|| format!("{}: cannot create", out.display()))?;
+            RefSink::Native(w, mut file) => {
                 let (_, unique) = w
-                    .finish(std::io::BufWriter::with_capacity(1 << 20, file))
+                    .finish(std::io::BufWriter::with_capacity(1 << 20, &mut file))
                     .with_context(failed)?;
+                file.commit()?;
                 Ok(unique)
             }
             RefSink::Text(w) => {
-                w.finish().with_context(failed)?;
+                let file = w
+                    .finish()
+                    .with_context(failed)?
+                    .into_inner()
+                    .map_err(|e| e.into_error())
+                    .with_context(failed)?;
+                file.commit()?;
                 Ok(None)
             }
         }
@@ -535,17 +540,31 @@ impl RefSink {
 
 fn convert(args: ConvertArgs) -> Result<()> {
     let out = &args.output;
+    refuse_overwrite(out, &[&args.input.trace])?;
     let failed = || format!("{}: write failed", out.display());
     match args.to {
         Target::Accusim | Target::AccusimText => return convert_accusim(&args),
         Target::Events => {
             let format = args.input.format()?;
-            let trace = load_file_trace(&args.input.trace, &format)?;
-            let file = std::fs::File::create(out)
-                .with_context(|| format!("{}: cannot create", out.display()))?;
-            let mut w = std::io::BufWriter::new(file);
-            events::write(&trace, None, &mut w).with_context(failed)?;
-            std::io::Write::flush(&mut w).with_context(failed)?;
+            // An events input keeps its TIME column; other inputs have none to keep.
+            let (trace, times) = if format == Format::Events {
+                events::load_timed(&args.input.trace)?
+            } else {
+                (load_file_trace(&args.input.trace, &format)?, Vec::new())
+            };
+            let mut w = events::Writer::new(std::io::BufWriter::new(OutFile::create(out)?))
+                .with_context(failed)?;
+            for (i, ev) in trace.events.iter().enumerate() {
+                let path = trace.names.get(&ev.file).map_or("?", String::as_str);
+                w.push(ev, times.get(i).copied().flatten(), path)
+                    .with_context(failed)?;
+            }
+            w.finish()
+                .with_context(failed)?
+                .into_inner()
+                .map_err(|e| e.into_error())
+                .with_context(failed)?
+                .commit()?;
             eprintln!(
                 "wrote {} ({} events, {} files)",
                 out.display(),
@@ -556,9 +575,9 @@ fn convert(args: ConvertArgs) -> Result<()> {
         }
         Target::OracleGeneral => {
             let trace = args.input.load(args.ops.into())?;
-            let file = std::fs::File::create(out)
-                .with_context(|| format!("{}: cannot create", out.display()))?;
-            export::write_oracle_general(&trace, file).with_context(failed)?;
+            let mut file = OutFile::create(out)?;
+            export::write_oracle_general(&trace, &mut file).with_context(failed)?;
+            file.commit()?;
             eprintln!(
                 "wrote {} ({} references, {} unique blocks)",
                 out.display(),
@@ -582,8 +601,8 @@ fn convert(args: ConvertArgs) -> Result<()> {
         }
     }
     if refs == 0 {
+        // Dropping the sink removes its temporary file; nothing takes the output's name.
         drop(sink);
-        let _ = std::fs::remove_file(out);
         return Err(belady_core::Error::EmptyTrace {
             path: args.input.trace.display().to_string(),
             what: ops.noun().to_string(),
@@ -605,16 +624,15 @@ fn convert(args: ConvertArgs) -> Result<()> {
 fn convert_accusim(args: &ConvertArgs) -> Result<()> {
     let out = &args.output;
     let format = args.input.format()?;
-    if !format.is_file_level() {
+    if !matches!(format, Format::Accusim | Format::AccusimText) {
         anyhow::bail!(
-            "--to accusim and accusim-text convert AccuSim traces only (--format accusim or accusim-text), not {}",
+            "--to accusim and accusim-text convert AccuSim traces only: they copy AccuSim's \
+             records, so the input must be --format accusim or accusim-text, not {}",
             format.name()
         );
     }
     let binary_out = matches!(args.to, Target::Accusim);
-    let created =
-        std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
-    let mut w = std::io::BufWriter::new(created);
+    let mut w = std::io::BufWriter::new(OutFile::create(out)?);
     let mut records = 0u64;
     for item in accusim::calls(&args.input.trace, format == Format::Accusim)? {
         let (call, _) = item?;
@@ -626,7 +644,10 @@ fn convert_accusim(args: &ConvertArgs) -> Result<()> {
         .with_context(|| format!("{}: write failed", out.display()))?;
         records += 1;
     }
-    std::io::Write::flush(&mut w).with_context(|| format!("{}: write failed", out.display()))?;
+    w.into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(|| format!("{}: write failed", out.display()))?
+        .commit()?;
     eprintln!("wrote {} ({records} records)", out.display());
     Ok(())
 }
@@ -744,7 +765,14 @@ fn main() {
             std::process::exit(0);
         }
         let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-        eprintln!("belady: error: {}", chain.join(": "));
+        // Messages quote input (a bad line, a file name): its control bytes must not reach the
+        // terminal raw, whichever layer built the message.
+        let text = chain.join(": ");
+        let shown: Vec<_> = text
+            .split('\n')
+            .map(belady_core::error::escape_control)
+            .collect();
+        eprintln!("belady: error: {}", shown.join("\n"));
         std::process::exit(1);
     }
 }

@@ -61,6 +61,7 @@ pub fn run(args: MergeArgs) -> Result<()> {
     let open_a = || Ok(open_stream(&args.a, &fa, &args.how).map_err(to_core)?.0);
     let open_b = || Ok(open_stream(&args.b, &fb, &args.how).map_err(to_core)?.0);
     let source = format!("merge {} {}", args.a.display(), args.b.display());
+    belady_core::outfile::refuse_overwrite(&args.output, &[&args.a, &args.b])?;
     let mut sink = RefSink::create(args.to, &args.output, &source, block_size)?;
     let scale = match args.scale_to {
         Scale::A => ScaleTo::A,

@@ -1,9 +1,9 @@
 //! `belady record`: run a program under strace and keep its file reads as a file-level trace.
 
 use anyhow::{bail, Context, Result};
+use belady_core::outfile::{refuse_overwrite, OutFile};
 use belady_core::trace::{events, strace};
 use clap::Args;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -28,19 +28,38 @@ pub struct RecordArgs {
 }
 
 pub fn run(args: RecordArgs) -> Result<()> {
-    let tmp;
+    let inputs: Vec<&Path> = args.from_strace.iter().map(PathBuf::as_path).collect();
+    refuse_overwrite(&args.output, &inputs)?;
+    if let Some(keep) = &args.keep_log {
+        refuse_overwrite(&args.output, &[keep])?;
+    }
+    // The output's temporary file is created first: a path that cannot be written is refused
+    // before the program runs, not after its run is lost.
+    let out = OutFile::create(&args.output)?;
+    let mut tmp_log = None;
+    let mut exit_code = 0;
     let log: PathBuf = match (&args.from_strace, args.command.is_empty()) {
         (Some(log), _) => log.clone(),
         (None, true) => bail!("name a program to record after `--` (belady record -o OUT -- CMD ARGS…), or use --from-strace LOG"),
         (None, false) => {
+            find_program(&args.command[0])?;
             let path = match &args.keep_log {
                 Some(p) => p.clone(),
                 None => {
-                    tmp = tempfile::tempdir().context("cannot create a temporary directory")?;
-                    tmp.path().join("strace.log")
+                    // Beside the output rather than in /tmp, under a hidden name, and removed
+                    // when dropped: a killed `record` leaves nothing in /tmp.
+                    tmp_log
+                        .insert(hidden_temp(&args.output, "strace.log")?)
+                        .path()
+                        .to_path_buf()
                 }
             };
-            trace_program(&args.command, &path)?;
+            // SIGTERM, SIGINT or SIGHUP while the program runs: remove the temporary files
+            // (exit runs no destructors), then die of the signal as before.
+            let mut doomed: Vec<PathBuf> = out.temp_path().map(Path::to_path_buf).into_iter().collect();
+            doomed.extend(tmp_log.as_ref().map(|t| t.path().to_path_buf()));
+            on_signal::remove(&doomed);
+            exit_code = trace_program(&args.command, &path)?;
             path
         }
     };
@@ -56,7 +75,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         })
         .collect();
     let (trace, times) = strace::convert_file(&log, &only)?;
-    write_events(&trace, &times, &args.output)?;
+    write_events(&trace, &times, out)?;
     let reads = trace
         .events
         .iter()
@@ -69,18 +88,72 @@ pub fn run(args: RecordArgs) -> Result<()> {
         reads,
         trace.names.len()
     );
+    if exit_code != 0 {
+        eprintln!(
+            "belady: note: {} exited with status {exit_code}; its trace is kept, and record exits with the same status",
+            belady_core::error::escape_control(&args.command[0])
+        );
+        // `exit` runs no destructors: remove the temporary log first.
+        drop(tmp_log);
+        std::process::exit(exit_code);
+    }
     Ok(())
 }
 
-fn trace_program(command: &[String], log: &Path) -> Result<()> {
-    let status = Command::new("strace")
+/// A hidden temporary file beside `output`, removed when dropped.
+fn hidden_temp(output: &Path, what: &str) -> Result<tempfile::NamedTempFile> {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(&format!(".{what}"))
+        .tempfile_in(dir)
+        .with_context(|| {
+            format!(
+                "{}: cannot create a temporary file beside it",
+                output.display()
+            )
+        })
+}
+
+/// Refuses a program that cannot be started: strace would only report it in its own log.
+fn find_program(name: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let found = if name.contains('/') {
+        runnable(Path::new(name))
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| runnable(&d.join(name))))
+    };
+    if !found {
+        bail!(
+            "cannot run '{}': no such executable program{}",
+            belady_core::error::escape_control(name),
+            if name.contains('/') { "" } else { " on PATH" }
+        );
+    }
+    Ok(())
+}
+
+/// Runs `command` under strace into `log`; returns the program's exit status (0 when it succeeded).
+fn trace_program(command: &[String], log: &Path) -> Result<i32> {
+    let mut child = Command::new("strace")
         .args(["-f", "-ttt", "-T", "-y", "-qq", "-e"])
         .arg(format!("trace={}", strace::TRACED_CALLS))
         .arg("-o")
         .arg(log)
         .arg("--")
         .args(command)
-        .status()
+        .spawn()
         .map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 anyhow::anyhow!("strace is not installed (Debian: apt-get install strace)")
@@ -88,40 +161,95 @@ fn trace_program(command: &[String], log: &Path) -> Result<()> {
                 anyhow::anyhow!("cannot run strace: {e}")
             }
         })?;
-    if !status.success() {
-        eprintln!(
-            "belady: note: {} exited with {status}; its trace is kept",
-            command[0]
-        );
-    }
-    if !log.is_file() {
+    on_signal::forward_to(child.id());
+    let status = child.wait().context("cannot wait for strace")?;
+    if !log.is_file() || std::fs::metadata(log).is_ok_and(|m| m.len() == 0) && !status.success() {
         bail!("strace wrote no log (is ptrace allowed here?)");
     }
-    Ok(())
+    // strace exits with the program's status; a signal death is reported as 128 + signal.
+    use std::os::unix::process::ExitStatusExt;
+    Ok(match (status.code(), status.signal()) {
+        (Some(c), _) => c,
+        (None, Some(sig)) => 128 + sig,
+        _ => 1,
+    })
 }
 
+/// Writes the trace into `file` and gives it its name.
 fn write_events(
     trace: &belady_core::trace::file::FileTrace,
     times: &[u64],
-    out: &Path,
+    file: OutFile,
 ) -> Result<()> {
-    let file =
-        std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    let out = file.path().to_path_buf();
     let failed = || format!("{}: write failed", out.display());
-    if out.extension().is_some_and(|e| e == "gz") {
+    let file = if out.extension().is_some_and(|e| e == "gz") {
         let mut w = flate2::write::GzEncoder::new(
             std::io::BufWriter::new(file),
             flate2::Compression::default(),
         );
         events::write(trace, Some(times), &mut w).with_context(failed)?;
-        w.finish()
-            .with_context(failed)?
-            .flush()
-            .with_context(failed)?;
+        w.finish().with_context(failed)?
     } else {
         let mut w = std::io::BufWriter::new(file);
         events::write(trace, Some(times), &mut w).with_context(failed)?;
-        w.flush().with_context(failed)?;
-    }
+        w
+    };
+    file.into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(failed)?
+        .commit()?;
     Ok(())
+}
+
+/// Cleanup when `record` is told to stop (SIGTERM, SIGINT, SIGHUP) while strace runs.
+mod on_signal {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicI32, Ordering};
+    use std::sync::OnceLock;
+
+    static PATHS: OnceLock<Vec<CString>> = OnceLock::new();
+    static CHILD: AtomicI32 = AtomicI32::new(0);
+    const SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
+
+    /// Removes `paths` if one of the signals arrives, then lets it end the process as usual.
+    pub fn remove(paths: &[PathBuf]) {
+        let c: Vec<CString> = paths
+            .iter()
+            .filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok())
+            .collect();
+        if PATHS.set(c).is_ok() {
+            for sig in SIGNALS {
+                // SAFETY: `handler` only calls async-signal-safe functions (kill, unlink,
+                // signal, raise) on data fixed before it was installed.
+                unsafe {
+                    libc::signal(sig, handler as *const () as libc::sighandler_t);
+                }
+            }
+        }
+    }
+
+    /// Passes the signal on to strace (pid `child`), which then detaches from the program.
+    pub fn forward_to(child: u32) {
+        CHILD.store(child as i32, Ordering::SeqCst);
+    }
+
+    extern "C" fn handler(sig: libc::c_int) {
+        let child = CHILD.load(Ordering::SeqCst);
+        // SAFETY: async-signal-safe calls only; the paths are NUL-terminated and never freed.
+        unsafe {
+            if child > 0 {
+                libc::kill(child, sig);
+            }
+            if let Some(paths) = PATHS.get() {
+                for p in paths {
+                    libc::unlink(p.as_ptr());
+                }
+            }
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
 }

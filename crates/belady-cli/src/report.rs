@@ -71,6 +71,7 @@ const COLOURS: &[&str] = &[
 
 /// `belady report`.
 pub fn run(args: ReportArgs) -> Result<()> {
+    belady_core::outfile::refuse_overwrite(&args.output, &[&args.store])?;
     let charts = write_report(&args.store, &args.output, args.svg_dir.as_deref())?;
     eprintln!("wrote {} ({} charts)", args.output.display(), charts);
     Ok(())
@@ -187,8 +188,7 @@ pub fn write_report(store: &Path, output: &Path, svg_dir: Option<&Path>) -> Resu
                     slug(prefetch),
                     metric.slug
                 ));
-                std::fs::write(&file, &svg)
-                    .with_context(|| format!("cannot write {}", file.display()))?;
+                belady_core::outfile::write_atomic(&file, svg.as_bytes())?;
                 let _ = writeln!(html, "<figure>{svg}</figure>");
                 charts += 1;
             }
@@ -199,8 +199,7 @@ pub fn write_report(store: &Path, output: &Path, svg_dir: Option<&Path>) -> Resu
         }
     }
     html.push_str("</body></html>\n");
-    std::fs::write(&args.output, html)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    belady_core::outfile::write_atomic(&args.output, html.as_bytes())?;
     Ok(charts)
 }
 

@@ -7,6 +7,7 @@
 //! transaction by one writer thread, so a killed sweep leaves only whole rows behind.
 
 use anyhow::{bail, Context, Result};
+use belady_core::outfile::OutFile;
 use belady_core::sweep::store::{Store, StoredRun};
 use belady_core::sweep::{Experiment, Plan};
 use clap::{Args, Subcommand, ValueEnum};
@@ -73,6 +74,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         .clone()
         .or_else(|| exp.store.as_ref().map(|s| base.join(s)))
         .unwrap_or_else(|| PathBuf::from(DEFAULT_STORE));
+    belady_core::outfile::refuse_overwrite(&store_path, &[&args.experiment])?;
     if let Some(address) = &args.dask {
         return dask(&args.experiment, &store_path, address);
     }
@@ -90,12 +92,25 @@ pub fn run(args: SweepArgs) -> Result<()> {
         )
         .expect("a valid template"),
     );
-    plan.execute(&todo, &store, args.threads, &mut || bar.inc(1))?;
+    let done = plan.execute_counted(&todo, &store, args.threads, &mut || bar.inc(1))?;
     bar.finish_and_clear();
+    let others = if done.left_to_others > 0 {
+        format!(", {} computed by another sweep", done.left_to_others)
+    } else {
+        String::new()
+    };
+    let duplicates = if plan.duplicates > 0 {
+        format!(
+            " ({} duplicate runs of the experiment dropped: a trace or policy is listed twice)",
+            plan.duplicates
+        )
+    } else {
+        String::new()
+    };
     eprintln!(
-        "{} runs: {} done now, {} already in {}",
+        "{} runs{duplicates}: {} done now{others}, {} already in {}",
         plan.runs.len(),
-        todo.len(),
+        done.computed,
         plan.runs.len() - todo.len(),
         store_path.display()
     );
@@ -136,6 +151,9 @@ pub fn results(args: ResultsArgs) -> Result<()> {
 }
 
 fn export(store_path: &Path, format: ExportFormat, output: Option<&Path>) -> Result<()> {
+    if let Some(out) = output {
+        belady_core::outfile::refuse_overwrite(out, &[store_path])?;
+    }
     let store = Store::open_existing(store_path)?;
     if let ExportFormat::Parquet = format {
         let Some(path) = output else {
@@ -144,10 +162,10 @@ fn export(store_path: &Path, format: ExportFormat, output: Option<&Path>) -> Res
         let records: Vec<Record> = store.runs()?.into_iter().map(record).collect();
         return write_parquet(&records, path);
     }
-    let mut out: Box<dyn std::io::Write> = match output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
+    // A file is written under a temporary name and renamed when complete.
+    let mut file = output.map(OutFile::create).transpose()?;
+    let mut out: Box<dyn std::io::Write + '_> = match &mut file {
+        Some(f) => Box::new(std::io::BufWriter::new(f)),
         None => Box::new(std::io::stdout().lock()),
     };
     // One flat record per run: the configuration, then every metric (I/O and time included).
@@ -174,6 +192,11 @@ fn export(store_path: &Path, format: ExportFormat, output: Option<&Path>) -> Res
             }
             out.write_all(&w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)?;
         }
+    }
+    out.flush()?;
+    drop(out);
+    if let Some(f) = file {
+        f.commit()?;
     }
     Ok(())
 }
@@ -242,10 +265,9 @@ fn write_parquet(records: &[Record], path: &Path) -> Result<()> {
     }
     schema.push('}');
     let schema = std::sync::Arc::new(parse_message_type(&schema)?);
-    let file =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut file = OutFile::create(path)?;
     let props = std::sync::Arc::new(WriterProperties::builder().build());
-    let mut writer = SerializedFileWriter::new(file, schema, props)?;
+    let mut writer = SerializedFileWriter::new(&mut file, schema, props)?;
     let mut group = writer.next_row_group()?;
     for (c, kind) in names.iter().zip(&kinds) {
         let cells: Vec<Option<Value>> = records.iter().map(|r| value(r, c)).collect();
@@ -286,6 +308,7 @@ fn write_parquet(records: &[Record], path: &Path) -> Result<()> {
     }
     group.close()?;
     writer.close()?;
+    file.commit()?;
     Ok(())
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A file could not be opened, read or written.
-    #[error("{path}: {cause}")]
+    #[error("{}: {cause}", escape_control(path))]
     Io {
         /// The file involved.
         path: String,
@@ -15,7 +15,7 @@ pub enum Error {
         cause: std::io::Error,
     },
     /// A text record does not have the expected shape.
-    #[error("{path}:{line}: {msg}")]
+    #[error("{}:{line}: {}", escape_control(path), escape_control(msg))]
     Parse {
         /// The trace file.
         path: String,
@@ -25,7 +25,11 @@ pub enum Error {
         msg: String,
     },
     /// A binary record does not have the expected shape.
-    #[error("{path}: record {record} (byte offset {offset}): {msg}")]
+    #[error(
+        "{}: record {record} (byte offset {offset}): {}",
+        escape_control(path),
+        escape_control(msg)
+    )]
     Record {
         /// The trace file.
         path: String,
@@ -37,7 +41,7 @@ pub enum Error {
         msg: String,
     },
     /// The trace parsed but produced no block reference to simulate.
-    #[error("{path}: trace holds no {what}")]
+    #[error("{}: trace holds no {what}", escape_control(path))]
     EmptyTrace {
         /// The trace file.
         path: String,
@@ -45,7 +49,7 @@ pub enum Error {
         what: String,
     },
     /// A configuration value is out of range or malformed.
-    #[error("invalid {field} '{value}': {msg}")]
+    #[error("invalid {field} '{}': {}", escape_control(value), escape_control(msg))]
     Config {
         /// The option's name as the user wrote it.
         field: String,
@@ -54,6 +58,29 @@ pub enum Error {
         /// What is expected instead.
         msg: String,
     },
+}
+
+/// `text` with every control character (C0, DEL, C1) written as an escape such as `\x1b`, so
+/// input quoted in a message cannot move the cursor, retitle the terminal or split the line.
+/// Escaping is idempotent: the escapes themselves hold no control character.
+pub fn escape_control(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x100 && c.is_control() => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Result alias used across the core.
@@ -75,5 +102,25 @@ impl Error {
             value: value.to_string(),
             msg: msg.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_bytes_in_quoted_input_are_escaped() {
+        let e = Error::Parse {
+            path: "t.txt".into(),
+            line: 3,
+            msg: "'\x1b]0;pwned\x07' is not a block number".into(),
+        };
+        let shown = e.to_string();
+        assert_eq!(shown, "t.txt:3: '\\x1b]0;pwned\\x07' is not a block number");
+        assert!(!shown.chars().any(char::is_control));
+        assert_eq!(escape_control(&shown), shown, "idempotent");
+        let c = Error::config("--format", "a\u{9b}b\nc", "bad");
+        assert_eq!(c.to_string(), "invalid --format 'a\\x9bb\\nc': bad");
     }
 }

@@ -345,7 +345,7 @@ impl FileSimConfig {
         for rule in o.compat_rules {
             cfg.departures.enable(rule)?;
         }
-        cfg.max_request_bytes = match CacheSize::parse(o.max_request)? {
+        cfg.max_request_bytes = match CacheSize::parse_as(o.max_request, "--max-request")? {
             CacheSize::Bytes(b) => b,
             CacheSize::Blocks(b) => b.saturating_mul(o.block_size as u64),
             CacheSize::Percent(_) => {

@@ -19,8 +19,13 @@ impl CacheSize {
     /// `KiB`/`MiB`/`GiB`/`TiB` and the short `K`/`M`/`G`/`T` are powers of 1024; `KB`/`MB`/`GB`/`TB`
     /// are powers of 1000; `B` is bytes.
     pub fn parse(text: &str) -> Result<CacheSize> {
+        Self::parse_as(text, "--cache-size")
+    }
+
+    /// [`CacheSize::parse`] for another option, named `field` in its errors.
+    pub fn parse_as(text: &str, field: &str) -> Result<CacheSize> {
         let t = text.trim();
-        let bad = |msg: &str| Error::config("--cache-size", text, msg.to_string());
+        let bad = |msg: &str| Error::config(field, text, msg.to_string());
         if let Some(pct) = t.strip_suffix('%') {
             let v: f64 = pct
                 .trim()
@@ -48,7 +53,11 @@ impl CacheSize {
                 .parse()
                 .map_err(|_| bad("a number of blocks must be a whole number"))?;
             if blocks == 0 {
-                return Err(bad("a cache needs at least one block"));
+                return Err(bad(if field == "--cache-size" {
+                    "a cache needs at least one block"
+                } else {
+                    "must be at least one block"
+                }));
             }
             return Ok(CacheSize::Blocks(blocks));
         }
@@ -132,6 +141,17 @@ impl std::fmt::Display for CacheSize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_name_the_option_that_was_given() {
+        // `--max-request 0` used to be reported as `invalid --cache-size '0'`.
+        let e = CacheSize::parse_as("0", "--max-request")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("invalid --max-request '0'"), "{e}");
+        let e = CacheSize::parse("0").unwrap_err().to_string();
+        assert!(e.starts_with("invalid --cache-size '0'"), "{e}");
+    }
 
     #[test]
     fn parses_each_form() {

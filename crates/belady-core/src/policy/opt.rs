@@ -41,12 +41,15 @@ pub struct OptPolicy {
 impl OptPolicy {
     /// An empty OPT for `capacity` blocks over ids `0..universe`.
     pub fn new(capacity: usize, universe: usize) -> Self {
+        // No more than `universe` blocks can ever be resident: sizing by the requested capacity
+        // would let `--cache-size 100TiB` ask for terabytes of heap before the first reference.
+        let fill = capacity.min(universe);
         OptPolicy {
-            heap: BinaryHeap::with_capacity(capacity * 2),
+            heap: BinaryHeap::with_capacity(fill * 2),
             key_of: vec![NOT_QUEUED; universe],
             seq: 0,
             resident: 0,
-            compact_at: 4 * capacity + 1024,
+            compact_at: 4 * fill + 1024,
             pinned_aside: Vec::new(),
             stamped: None,
         }
@@ -256,5 +259,14 @@ mod tests {
         let refs: Vec<u32> = (0..50_000).map(|i| (i * 7 % 13) as u32).collect();
         let level = run(OptPolicy::new(4, 13), 4, &refs[..2000]);
         assert!(level.policy.heap.len() <= level.policy.compact_at + 1);
+    }
+
+    #[test]
+    fn a_cache_far_larger_than_the_trace_allocates_by_the_trace() {
+        // 100 TiB of 4 KiB blocks over a 3-block universe: sized by capacity this asked for
+        // hundreds of GB and aborted.
+        let p = OptPolicy::new(26_843_545_600, 3);
+        assert!(p.heap.capacity() < 1 << 20, "{}", p.heap.capacity());
+        assert!(p.compact_at < 1 << 20);
     }
 }

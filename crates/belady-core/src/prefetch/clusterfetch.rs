@@ -178,7 +178,9 @@ impl BurstDetector {
             queue_len: cfg.queue_len,
             threshold_ns: cfg.threshold_ns,
             min_burst: cfg.min_burst,
-            ring: VecDeque::with_capacity(cfg.queue_len),
+            // The ring fills one I/O at a time, so a huge --cf-queue must not be allocated
+            // up front; it grows only as far as the trace's I/Os take it.
+            ring: VecDeque::with_capacity(cfg.queue_len.min(1024)),
             last_open: None,
             building: None,
         }
@@ -775,6 +777,18 @@ mod tests {
     }
 
     const MS: u64 = 1_000_000;
+
+    #[test]
+    fn a_huge_queue_length_is_not_allocated_up_front() {
+        // --cf-queue 4000000000 used to reserve 4e9 queue entries (~100 GB) and abort.
+        let mut d = BurstDetector::new(&cfg(4_000_000_000, 10, 4));
+        assert!(d.ring.capacity() <= 1024 * 2, "{}", d.ring.capacity());
+        d.on_open(1);
+        for i in 0..10 {
+            assert!(d.observe(i * MS, 1, i, 1).is_none());
+        }
+        assert_eq!(d.ring.len(), 10);
+    }
 
     #[test]
     fn a_burst_spans_the_ios_the_queue_keeps_within_the_threshold() {

@@ -5,6 +5,8 @@
 //! through here: [`Plan::new`] reads every trace once and lists the runs; [`Plan::run`] performs
 //! one; [`run_config`] performs a run from its configuration alone (what a remote worker gets).
 
+#[cfg(test)]
+mod defect_tests;
 pub mod store;
 
 use crate::engine::{run_one, PreparedTrace, RunResult};
@@ -396,6 +398,25 @@ pub struct Plan {
     pub traces: Vec<LoadedTrace>,
     /// Every run of the grid, in grid order: (trace index, configuration).
     pub runs: Vec<(usize, RunConfig)>,
+    /// Runs the experiment lists more than once (a trace or policy named twice): planned once.
+    pub duplicates: usize,
+}
+
+/// What [`Plan::execute_counted`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Executed {
+    /// Runs computed and stored by this call.
+    pub computed: usize,
+    /// Runs another sweep on the same store was computing, or had stored meanwhile: left to it.
+    pub left_to_others: usize,
+}
+
+/// A policy visitor that only checks the policy can be built.
+struct CheckBuild;
+
+impl crate::policy::registry::PolicyVisitor for CheckBuild {
+    type Output = ();
+    fn visit<P: crate::policy::Policy + 'static>(self, _policy: P) {}
 }
 
 impl Plan {
@@ -552,12 +573,48 @@ impl Plan {
                 }
             }
         }
+        // A trace or policy listed twice gives runs with one key: the store keeps one row, so
+        // the plan keeps one run and says how many it dropped.
+        let mut seen = std::collections::HashSet::new();
+        let listed = runs.len();
+        runs.retain(|(_, config)| seen.insert(config.key()));
+        let duplicates = listed - runs.len();
+        // Every run's policy is built once here, with its own parameters and size, so a bad
+        // value (`lirs.hir=abc`) fails before the first run is stored, not after some were.
+        let mut checked = std::collections::HashSet::new();
+        for (_, config) in &runs {
+            if config.policy == "hierarchy"
+                || !checked.insert((
+                    config.policy.clone(),
+                    config.params.clone(),
+                    config.cache_blocks,
+                ))
+            {
+                continue;
+            }
+            let blocks = usize::try_from(config.cache_blocks).unwrap_or(usize::MAX);
+            config
+                .spec()
+                .and_then(|spec| crate::policy::registry::build(&spec, blocks, 1, CheckBuild))
+                .map_err(|e| {
+                    Error::config(
+                        "run",
+                        format!("{} at {} blocks", config.policy, config.cache_blocks),
+                        e.to_string(),
+                    )
+                })?;
+        }
         let name = if exp.name.is_empty() {
             name.to_string()
         } else {
             exp.name.clone()
         };
-        Ok(Plan { name, traces, runs })
+        Ok(Plan {
+            name,
+            traces,
+            runs,
+            duplicates,
+        })
     }
 
     /// Performs run `i` of the plan.
@@ -584,15 +641,37 @@ impl Plan {
         threads: Option<usize>,
         progress: &mut dyn FnMut(),
     ) -> Result<()> {
+        self.execute_counted(todo, store, threads, progress)
+            .map(|_| ())
+    }
+
+    /// [`Plan::execute`], saying how many runs it computed and how many it left to another
+    /// sweep on the same store: each run is claimed in the store before it is computed, so
+    /// concurrent sweeps share the work instead of each computing every run.
+    pub fn execute_counted(
+        &self,
+        todo: &[usize],
+        store: &store::Store,
+        threads: Option<usize>,
+        progress: &mut dyn FnMut(),
+    ) -> Result<Executed> {
         use rayon::prelude::*;
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<RunResult>)>();
+        let claims = store.claims()?;
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Result<RunResult>>)>();
         let mut failure = None;
+        let mut done = Executed::default();
         std::thread::scope(|scope| -> Result<()> {
+            let claims = &claims;
             scope.spawn(move || {
                 let work = || {
                     todo.par_iter().for_each_with(tx, |tx, &i| {
+                        let result = match claims.claim(&self.runs[i].1.key()) {
+                            Ok(true) => Some(self.run(i)),
+                            Ok(false) => None,
+                            Err(e) => Some(Err(e)),
+                        };
                         // The receiver stops early only on a store error; later results are moot.
-                        let _ = tx.send((i, self.run(i)));
+                        let _ = tx.send((i, result));
                     })
                 };
                 match rayon::ThreadPoolBuilder::new()
@@ -606,8 +685,12 @@ impl Plan {
             for (i, result) in rx {
                 let config = &self.runs[i].1;
                 match result {
-                    Ok(r) => store.insert(&self.name, config, &r)?,
-                    Err(e) => {
+                    None => done.left_to_others += 1,
+                    Some(Ok(r)) => {
+                        store.insert(&self.name, config, &r)?;
+                        done.computed += 1;
+                    }
+                    Some(Err(e)) => {
                         failure.get_or_insert(Error::config(
                             "run",
                             format!(
@@ -622,7 +705,10 @@ impl Plan {
             }
             Ok(())
         })?;
-        failure.map_or(Ok(()), Err)
+        // Claims are only a lock on work in progress: stored runs need none, failed ones are
+        // free for the next sweep to try.
+        claims.release_all()?;
+        failure.map_or(Ok(done), Err)
     }
 }
 

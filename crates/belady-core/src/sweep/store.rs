@@ -83,6 +83,25 @@ impl Store {
         Store::open(path)
     }
 
+    /// A second connection for claiming runs from worker threads (see [`Claims`]).
+    pub fn claims(&self) -> Result<Claims> {
+        let err = |e| sql_error(&self.path, e);
+        let db = Connection::open(&self.path).map_err(err)?;
+        db.execute_batch(
+            "PRAGMA busy_timeout = 10000;
+             CREATE TABLE IF NOT EXISTS claims (
+                 key TEXT PRIMARY KEY,
+                 owner TEXT NOT NULL
+             );",
+        )
+        .map_err(err)?;
+        Ok(Claims {
+            db: std::sync::Mutex::new(db),
+            path: self.path.clone(),
+            owner: owner_id(),
+        })
+    }
+
     /// Where the store lives.
     pub fn path(&self) -> &Path {
         &self.path
@@ -165,5 +184,136 @@ impl Store {
                 })
             })
             .collect()
+    }
+}
+
+/// Runs being computed, recorded in the store so that concurrent sweeps compute each run once.
+///
+/// A claim names its owner as `pid:start-time:count` of the sweep's process; a claim whose owner is no
+/// longer running (a sweep killed with `kill -9`) is taken over, so it never blocks a resume.
+/// Owners are checked through `/proc`: sweeps sharing a store over a network file system from
+/// several machines are not coordinated (SQLite's locking is not reliable there either).
+pub struct Claims {
+    db: std::sync::Mutex<Connection>,
+    path: PathBuf,
+    owner: String,
+}
+
+/// A new claim owner in this process: its pid and start time (so a reused pid is not mistaken
+/// for it) and a count, so two sweeps in one process (a Python session) are told apart too.
+fn owner_id() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let pid = std::process::id();
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{pid}:{}:{n}", start_time(pid).unwrap_or_default())
+}
+
+/// The start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat).
+fn start_time(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: count from its last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19).map(str::to_string)
+}
+
+/// Whether the process that wrote `owner` still runs.
+fn owner_alive(owner: &str) -> bool {
+    let mut parts = owner.split(':');
+    let (Some(pid), Some(start)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    let Ok(pid) = pid.parse::<u32>() else {
+        return false;
+    };
+    start_time(pid).is_some_and(|s| s == start)
+}
+
+impl Claims {
+    /// Claims the run `key` for this process; `false` when it is stored already or a running
+    /// sweep holds it.
+    pub fn claim(&self, key: &str) -> Result<bool> {
+        let err = |e| sql_error(&self.path, e);
+        let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        // IMMEDIATE: the check and the claim are one step for every process on the store.
+        let tx = db
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let stored: bool = tx
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM runs WHERE key = ?1)",
+                [key],
+                |r| r.get(0),
+            )
+            .map_err(err)?;
+        if stored {
+            return Ok(false);
+        }
+        let holder: Option<String> = tx
+            .query_row("SELECT owner FROM claims WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })
+            .map_err(err)?;
+        if let Some(h) = holder {
+            if h != self.owner && owner_alive(&h) {
+                return Ok(false);
+            }
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO claims (key, owner) VALUES (?1, ?2)",
+            params![key, self.owner],
+        )
+        .map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(true)
+    }
+
+    /// Drops every claim this process holds.
+    pub fn release_all(&self) -> Result<()> {
+        let db = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        db.execute("DELETE FROM claims WHERE owner = ?1", [&self.owner])
+            .map_err(|e| sql_error(&self.path, e))?;
+        Ok(())
+    }
+}
+
+impl Drop for Claims {
+    fn drop(&mut self) {
+        // A sweep that stopped on an error must not keep its runs from a later one in the same
+        // process; a failure here only leaves claims that end with the process.
+        let _ = self.release_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_is_claimed_once_and_a_dead_owners_claim_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mine = store.claims().unwrap();
+        assert!(mine.claim("k1").unwrap());
+        assert!(mine.claim("k1").unwrap(), "a claim's owner may claim again");
+        // A second sweep in this (live) process.
+        let other = store.claims().unwrap();
+        assert!(other.claim("k2").unwrap());
+        assert!(!mine.claim("k2").unwrap(), "held by a running sweep");
+        assert!(!other.claim("k1").unwrap());
+        // A sweep that died (no such process) leaves a claim that is taken over.
+        let dead = Claims {
+            db: std::sync::Mutex::new(Connection::open(store.path()).unwrap()),
+            path: store.path().to_path_buf(),
+            owner: format!("{}:1:0", u32::MAX - 1),
+        };
+        assert!(dead.claim("k3").unwrap());
+        assert!(mine.claim("k3").unwrap());
+        mine.release_all().unwrap();
+        assert!(other.claim("k1").unwrap());
     }
 }

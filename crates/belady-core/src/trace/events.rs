@@ -50,8 +50,21 @@ pub fn load(path: &Path) -> Result<FileTrace> {
     read(input, &path.display().to_string())
 }
 
+/// Reads a whole events file and each event's TIME (`None` where it is `-`), so a rewrite can
+/// keep every field.
+pub fn load_timed(path: &Path) -> Result<(FileTrace, Vec<Option<u64>>)> {
+    let input = open_trace(path)?;
+    read_timed(input, &path.display().to_string())
+}
+
 /// Reads events from a decompressed stream; `name` is used in error messages.
-pub fn read(mut input: impl BufRead, name: &str) -> Result<FileTrace> {
+pub fn read(input: impl BufRead, name: &str) -> Result<FileTrace> {
+    Ok(read_timed(input, name)?.0)
+}
+
+/// [`read`], also returning each event's TIME in nanoseconds (`None` where it is `-`).
+pub fn read_timed(mut input: impl BufRead, name: &str) -> Result<(FileTrace, Vec<Option<u64>>)> {
+    let mut times = Vec::new();
     let mut trace = FileTrace {
         source: name.to_string(),
         ..FileTrace::default()
@@ -121,18 +134,39 @@ pub fn read(mut input: impl BufRead, name: &str) -> Result<FileTrace> {
         };
         if verb == "file" {
             let (file, size) = (num(1)?, num(2)?);
-            let start = line
-                .windows(fields[2].len())
-                .position(|w| w == fields[2])
-                .map_or(line.len(), |p| p + fields[2].len());
+            // PATH starts after the third field. Found by walking the fields, not by searching
+            // for SIZE's text, which can occur earlier ('file 10 0 g': the 0 inside 10).
+            let mut start = 0;
+            for _ in 0..3 {
+                while start < line.len() && matches!(line[start], b' ' | b'\t') {
+                    start += 1;
+                }
+                while start < line.len() && !matches!(line[start], b' ' | b'\t') {
+                    start += 1;
+                }
+            }
             let path = String::from_utf8_lossy(trim_line(&line[start..])).into_owned();
+            // A new SIZE for a declared file is legal (the writer emits one whenever a file's
+            // size changes, e.g. between AccuSim records); a new PATH would silently merge two
+            // different files, so it is refused.
+            if let Some(old) = trace.names.get(&file) {
+                if *old != path {
+                    return Err(fail(format!(
+                        "file {file} was declared as '{}'; it is redeclared as '{}'",
+                        excerpt(old.as_bytes()),
+                        excerpt(path.as_bytes())
+                    )));
+                }
+            }
             sizes.insert(file, size);
             trace.names.insert(file, path);
             continue;
         }
-        if fields[1] != b"-" {
-            parse_us(fields[1], "TIME").map_err(fail)?;
-        }
+        let time_ns = if fields[1] != b"-" {
+            Some(parse_us(fields[1], "TIME").map_err(fail)?)
+        } else {
+            None
+        };
         let think_ns = parse_us(fields[2], "THINK").map_err(fail)?;
         let pid = u32::try_from(num(3)?).map_err(|_| fail("PID does not fit 32 bits".into()))?;
         let (fd, file) = if verb == "exit" {
@@ -166,6 +200,18 @@ pub fn read(mut input: impl BufRead, name: &str) -> Result<FileTrace> {
                 return Err(fail("OFFSET + LEN overflows 64 bits".into()));
             }
         }
+        if let FileEventKind::Read { offset, len } = kind {
+            // A read cannot return bytes a file does not have (a write may extend it): a read
+            // past SIZE is a damaged or hand-edited trace, refused rather than silently clamped.
+            let size = sizes[&file];
+            if offset + len > size {
+                return Err(fail(format!(
+                    "read of bytes {offset}..{} goes past the end of file {file} ({size} bytes, as declared)",
+                    offset + len
+                )));
+            }
+        }
+        times.push(time_ns);
         trace.events.push(FileEvent {
             think_ns,
             pid,
@@ -175,7 +221,7 @@ pub fn read(mut input: impl BufRead, name: &str) -> Result<FileTrace> {
             kind,
         });
     }
-    Ok(trace)
+    Ok((trace, times))
 }
 
 /// Writes `trace` in this format; `times_ns` gives each event's start time when known.
@@ -294,6 +340,9 @@ mod tests {
         assert!(err("file 1 10 x\nread - 0 1 3 1 0\n")
             .contains("e.bev:2: expected 'read TIME THINK PID FD FILE OFFSET LEN'"));
         assert!(err("mmap 1\n").contains("unknown event 'mmap'"));
+        // SIZE's digits inside FILE's do not shift where PATH starts.
+        let t = read(std::io::Cursor::new("file 10 0 g h\nfile 10 5 g h\n"), "p").unwrap();
+        assert_eq!(t.names[&10], "g h");
         assert!(err("file 1 10 x\nopen - -3 1 3 1\n").contains("THINK '-3'"));
     }
 }

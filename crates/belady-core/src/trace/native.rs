@@ -335,14 +335,18 @@ impl StreamWriter {
 
 /// Writes `trace` to a file at `path`.
 pub fn write_file(trace: &BlockTrace, path: &Path) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    write(trace, std::io::BufWriter::with_capacity(1 << 20, file)).map_err(|e| Error::io(path, e))
+    let mut file = crate::outfile::OutFile::create(path)?;
+    write(trace, std::io::BufWriter::with_capacity(1 << 20, &mut file))
+        .map_err(|e| Error::io(path, e))?;
+    file.commit()
 }
 
 /// Reads a whole native trace (compressed or not) into memory.
 pub fn load(path: &Path) -> Result<BlockTrace> {
     let mut dec = Decoder::open(open_trace(path)?, path.display().to_string())?;
-    let n = dec.refs as usize;
+    // The header's count is a claim until the data backs it: reserve at most a few chunks up
+    // front (a 44-byte file claiming 4e9 references must not allocate 16 GB), then grow.
+    let n = (dec.refs as usize).min(16 * CHUNK);
     let mut refs = Vec::with_capacity(n);
     let mut write_mask = dec.has_writes.then(|| Vec::with_capacity(n.div_ceil(8)));
     let mut times = dec.has_times.then(|| Vec::with_capacity(n));
@@ -504,14 +508,15 @@ impl Decoder {
         };
         d.fill(HEADER_BYTES as usize, "header")?;
         if &d.bytes[..8] != MAGIC {
-            return Err(d.error(0, "not a belady native trace (bad magic bytes)".into()));
+            return Err(d.error_at(0, 0, "not a belady native trace (bad magic bytes)".into()));
         }
         let word = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         let long = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
         let version = word(&d.bytes, 8);
         if !(1..=VERSION).contains(&version) {
-            return Err(d.error(
+            return Err(d.error_at(
                 0,
+                8,
                 format!(
                     "format version {version} is not supported (this build reads 1 to {VERSION})"
                 ),
@@ -520,8 +525,9 @@ impl Decoder {
         let flags = word(&d.bytes, 12);
         let known = FLAG_WRITES | FLAG_TIMES | if version >= 2 { FLAG_ORIGINAL_IDS } else { 0 };
         if flags & !known != 0 {
-            return Err(d.error(
+            return Err(d.error_at(
                 0,
+                12,
                 format!("unknown flags {flags:#x} for format version {version}"),
             ));
         }
@@ -536,8 +542,9 @@ impl Decoder {
             || (d.refs > 0 && unique == 0)
             || (unique > d.refs && !d.original_ids)
         {
-            return Err(d.error(
+            return Err(d.error_at(
                 0,
+                24,
                 format!(
                     "inconsistent header: {unique} unique blocks, {} references",
                     d.refs
@@ -547,13 +554,18 @@ impl Decoder {
         d.fill(4, "source length")?;
         let len = word(&d.bytes, 0) as usize;
         if len > 1 << 16 {
-            return Err(d.error(0, format!("source name of {len} bytes is implausible")));
+            return Err(d.error_at(
+                0,
+                d.offset - 4,
+                format!("source name of {len} bytes is implausible"),
+            ));
         }
         d.fill(len, "source name")?;
         d.source = String::from_utf8_lossy(&d.bytes).into_owned();
         d.bound = unique as u32;
         let mut remaining = if d.original_ids { 0 } else { unique as usize };
-        d.originals.reserve_exact(remaining);
+        // As above: the table grows as its bytes arrive, not by the header's word alone.
+        d.originals.reserve_exact(remaining.min(16 * CHUNK));
         while remaining > 0 {
             let k = remaining.min(CHUNK);
             d.fill(k * 8, "block id table")?;
@@ -576,11 +588,17 @@ impl Decoder {
         }
     }
 
+    /// An error at the current read position (where a truncated read stopped).
     fn error(&self, record: u64, msg: String) -> Error {
+        self.error_at(record, self.offset, msg)
+    }
+
+    /// An error about the bytes at `offset`: the record's own position, not where reading got to.
+    fn error_at(&self, record: u64, offset: u64, msg: String) -> Error {
         Error::Record {
             path: self.path.clone(),
             record,
-            offset: self.offset,
+            offset,
             msg,
         }
     }
@@ -632,6 +650,7 @@ impl Decoder {
         }
         let k = ((self.refs - self.done_refs) as usize).min(CHUNK);
         let unique = self.bound;
+        let start = self.offset;
         self.fill(k * 4, "block references")?;
         self.ids.extend(
             self.bytes
@@ -650,7 +669,7 @@ impl Decoder {
                     self.ids[j]
                 )
             };
-            return Err(self.error(self.done_refs + j as u64, msg));
+            return Err(self.error_at(self.done_refs + j as u64, start + 4 * j as u64, msg));
         }
         if self.has_writes {
             self.fill(k.div_ceil(8), "write mask")?;
@@ -714,6 +733,33 @@ mod tests {
         let p = dir.path().join("t.bldy");
         std::fs::write(&p, bytes).unwrap();
         load(&p)
+    }
+
+    #[test]
+    fn a_header_claiming_billions_of_references_allocates_nothing_for_them() {
+        // A valid header, then nothing: the counts say ~4e9 ids and references, the file is
+        // truncated. Reserving by the counts took 32 GB for the table and 16 GB for the ids.
+        let mut bytes = encode(&sample(3));
+        // Keep the header and the source name ("sample", after its 4-byte length).
+        bytes.truncate(HEADER_BYTES as usize + 4 + 6);
+        bytes[24..32].copy_from_slice(&(u32::MAX as u64 - 1).to_le_bytes());
+        bytes[32..40].copy_from_slice(&(u32::MAX as u64 - 1).to_le_bytes());
+        let e = decode(bytes).unwrap_err().to_string();
+        assert!(e.contains("truncated"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_id_names_its_own_offset_not_the_chunk_end() {
+        let n = 10;
+        let mut bytes = encode(&sample(n));
+        // Layout from the end: checksum (4), timestamps (8 n), write mask (n/8 rounded up), ids.
+        let ids_at = bytes.len() - 4 - 8 * n - n.div_ceil(8) - 4 * n;
+        bytes[ids_at + 12..ids_at + 16].copy_from_slice(&u32::MAX.to_le_bytes());
+        let e = decode(bytes).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("record 3 (byte offset {})", ids_at + 12)),
+            "{e}"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod scan;
 mod temporal;
 
 use crate::error::{Error, Result};
+use crate::outfile::OutFile;
 use crate::size::CacheSize;
 use crate::trace::dense::BlockTrace;
 use crate::trace::events;
@@ -422,10 +423,11 @@ pub fn write(
                 w.push(r.block, r.op, r.time_ns)?;
             }
             let table_bytes = w.table_bytes();
-            let file = std::fs::File::create(path).map_err(io)?;
+            let mut file = OutFile::create(path)?;
             let (records, unique) = w
-                .finish(std::io::BufWriter::with_capacity(1 << 20, file))
+                .finish(std::io::BufWriter::with_capacity(1 << 20, &mut file))
                 .map_err(io)?;
+            file.commit()?;
             Ok(Written {
                 records,
                 unique,
@@ -433,14 +435,14 @@ pub fn write(
             })
         }
         (Generator::Block(gen), OutFormat::Lirs) => {
-            let file = std::fs::File::create(path).map_err(io)?;
+            let file = OutFile::create(path)?;
             let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
             let mut records = 0;
             for r in gen {
                 writeln!(out, "{}", r.block).map_err(io)?;
                 records += 1;
             }
-            out.flush().map_err(io)?;
+            out.into_inner().map_err(|e| io(e.into_error()))?.commit()?;
             Ok(Written {
                 records,
                 unique: None,
@@ -448,7 +450,7 @@ pub fn write(
             })
         }
         (Generator::File(mut gen), OutFormat::Events) => {
-            let file = std::fs::File::create(path).map_err(io)?;
+            let file = OutFile::create(path)?;
             let mut w = events::Writer::new(std::io::BufWriter::with_capacity(1 << 20, file))
                 .map_err(io)?;
             let mut records = 0;
@@ -456,7 +458,11 @@ pub fn write(
                 w.push(&ev, None, &gen.path(ev.file)).map_err(io)?;
                 records += 1;
             }
-            w.finish().map_err(io)?;
+            w.finish()
+                .map_err(io)?
+                .into_inner()
+                .map_err(|e| io(e.into_error()))?
+                .commit()?;
             Ok(Written {
                 records,
                 unique: None,

@@ -1,0 +1,235 @@
+//! Output files that appear only when complete, and the check that an output is not an input.
+//!
+//! Every writer creates a temporary file beside its target and renames it over the target only
+//! after the last byte was written and flushed. A failed or killed writer therefore leaves either
+//! no file or a hidden `.NAME.tmpXXXXXX` one, never a truncated file under the name the user asked
+//! for (which a later `sim` would read as a valid, shorter trace).
+
+use crate::{Error, Result};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A file being written; it takes its final name in [`OutFile::commit`], and vanishes if dropped.
+pub struct OutFile {
+    inner: Inner,
+    path: PathBuf,
+}
+
+enum Inner {
+    /// A hidden temporary file beside the target, renamed over it when complete.
+    Temp(tempfile::NamedTempFile),
+    /// A target that is not a regular file (`/dev/null`, a FIFO, a terminal): written directly,
+    /// since renaming over it would replace the device or pipe with a file.
+    Direct(File),
+}
+
+impl OutFile {
+    /// Starts writing `path`: a temporary file in the same directory (so the rename is atomic).
+    /// A symbolic link is followed, so the file it names is replaced, not the link.
+    pub fn create(path: &Path) -> Result<OutFile> {
+        let target = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+            }
+            _ => path.to_path_buf(),
+        };
+        if std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .map_err(|e| Error::io(path, e))?;
+            return Ok(OutFile {
+                inner: Inner::Direct(file),
+                path: path.to_path_buf(),
+            });
+        }
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        #[cfg(unix)]
+        {
+            // The umask still applies, so the result has the permissions `File::create` gives.
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
+        Ok(OutFile {
+            inner: Inner::Temp(tmp),
+            path: target,
+        })
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where the file is while it is being written (hidden, beside [`OutFile::path`]); `None`
+    /// when the target is written directly (a device or a pipe).
+    pub fn temp_path(&self) -> Option<&Path> {
+        match &self.inner {
+            Inner::Temp(t) => Some(t.path()),
+            Inner::Direct(_) => None,
+        }
+    }
+
+    fn file_mut(&mut self) -> &mut File {
+        match &mut self.inner {
+            Inner::Temp(t) => t.as_file_mut(),
+            Inner::Direct(f) => f,
+        }
+    }
+
+    /// Flushes the file to disk and gives it its final name, replacing any file there.
+    pub fn commit(mut self) -> Result<()> {
+        let path = self.path.clone();
+        self.file_mut().flush().map_err(|e| Error::io(&path, e))?;
+        match self.inner {
+            Inner::Temp(tmp) => {
+                tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
+                tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+            }
+            Inner::Direct(_) => {}
+        }
+        Ok(())
+    }
+}
+
+impl Write for OutFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file_mut().write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file_mut().flush()
+    }
+}
+
+/// Writes `bytes` to `path` through an [`OutFile`]: the file appears whole or not at all.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file = OutFile::create(path)?;
+    file.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    file.commit()
+}
+
+/// Refuses an output that is one of the inputs, or a link to one: writing it would destroy the
+/// data being read. Compares device and inode (after following links), so hard links, symbolic
+/// links and different spellings of one path are all caught.
+pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<()> {
+    let Ok(out) = std::fs::metadata(output) else {
+        return Ok(()); // a file that does not exist yet is no input
+    };
+    for input in inputs {
+        let Ok(meta) = std::fs::metadata(input) else {
+            continue;
+        };
+        if same_file(&out, &meta) || canonical_eq(output, input) {
+            return Err(Error::config(
+                "--output",
+                output.display(),
+                format!(
+                    "is the input {} (or a link to it); write to another file",
+                    input.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
+}
+
+fn canonical_eq(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileTypeExt;
+
+    #[test]
+    fn dropped_outfile_leaves_nothing_and_committed_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.txt");
+        std::fs::write(&p, "old").unwrap();
+        {
+            let mut o = OutFile::create(&p).unwrap();
+            o.write_all(b"partial").unwrap();
+            // dropped without commit: a failed writer
+        }
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let mut o = OutFile::create(&p).unwrap();
+        o.write_all(b"new").unwrap();
+        o.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn devices_are_written_directly_and_links_followed() {
+        let mut o = OutFile::create(Path::new("/dev/null")).unwrap();
+        assert!(o.temp_path().is_none());
+        o.write_all(b"x").unwrap();
+        o.commit().unwrap();
+        assert!(std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        std::fs::write(&real, "old").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let mut o = OutFile::create(&link).unwrap();
+        o.write_all(b"new").unwrap();
+        o.commit().unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+    }
+
+    #[test]
+    fn output_naming_the_input_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.txt");
+        std::fs::write(&input, "1\n").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let hard = dir.path().join("hard.txt");
+        std::fs::hard_link(&input, &hard).unwrap();
+        let dotted = dir.path().join(".").join("in.txt");
+        for out in [&input, &link, &hard, &dotted] {
+            let e = refuse_overwrite(out, &[&input]).unwrap_err().to_string();
+            assert!(e.contains("is the input"), "{e}");
+        }
+        let other = dir.path().join("other.txt");
+        refuse_overwrite(&other, &[&input]).unwrap();
+        std::fs::write(&other, "2\n").unwrap();
+        refuse_overwrite(&other, &[&input]).unwrap();
+    }
+}

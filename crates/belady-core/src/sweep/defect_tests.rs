@@ -1,0 +1,91 @@
+//! Sweep regressions from issue #19: duplicate runs, concurrent sweeps, bad parameter values.
+
+use super::store::Store;
+use super::{Experiment, Plan};
+use std::path::Path;
+
+fn trace(dir: &Path) {
+    let ids: String = (0..400).map(|i| format!("{}\n", (i * 7) % 90)).collect();
+    std::fs::write(dir.join("t.trace"), ids).unwrap();
+}
+
+fn plan(dir: &Path, toml: &str) -> crate::Result<Plan> {
+    Plan::new(&Experiment::from_toml(toml, "e.toml")?, dir, "e")
+}
+
+#[test]
+fn a_trace_or_policy_listed_twice_is_planned_once() {
+    let dir = tempfile::tempdir().unwrap();
+    trace(dir.path());
+    let p = plan(
+        dir.path(),
+        "policies = [\"lru\", \"lru\", \"arc\"]\nsizes = [\"10\"]\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+    )
+    .unwrap();
+    // 2 traces x 3 policies = 6 listed; one trace and one policy are repeats: 2 distinct runs.
+    assert_eq!(p.runs.len(), 2);
+    assert_eq!(p.duplicates, 4);
+    let store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let todo = p.pending(&store).unwrap();
+    let done = p
+        .execute_counted(&todo, &store, Some(1), &mut || {})
+        .unwrap();
+    assert_eq!(done.computed, 2);
+    assert_eq!(
+        store.runs().unwrap().len(),
+        2,
+        "what was computed is what is stored"
+    );
+}
+
+#[test]
+fn concurrent_sweeps_on_one_store_compute_each_run_once() {
+    let dir = tempfile::tempdir().unwrap();
+    trace(dir.path());
+    let toml = "policies = [\"lru\", \"arc\", \"lirs\", \"opt\"]\nsizes = [\"5\", \"10\", \"20\", \"40\"]\n\
+                [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n";
+    let db = dir.path().join("s.sqlite");
+    Store::open(&db).unwrap();
+    let sweeps: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let p = plan(dir.path(), toml).unwrap();
+                    let store = Store::open(&db).unwrap();
+                    let todo = p.pending(&store).unwrap();
+                    let done = p
+                        .execute_counted(&todo, &store, Some(2), &mut || {})
+                        .unwrap();
+                    (todo.len(), done)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let computed: usize = sweeps.iter().map(|(_, d)| d.computed).sum();
+    assert_eq!(
+        computed, 16,
+        "each of the 16 runs computed once: {sweeps:?}"
+    );
+    for (todo, d) in &sweeps {
+        assert_eq!(d.computed + d.left_to_others, *todo, "{sweeps:?}");
+    }
+    assert_eq!(Store::open(&db).unwrap().runs().unwrap().len(), 16);
+}
+
+#[test]
+fn a_bad_parameter_value_fails_before_any_run_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    trace(dir.path());
+    let err = plan(
+        dir.path(),
+        "policies = [\"lru\", \"lirs\"]\nsizes = [\"10\"]\nparams = [\"lirs.hir=abc\"]\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+    )
+    .err()
+    .expect("refused at plan time")
+    .to_string();
+    assert!(err.contains("lirs.hir=abc") || err.contains("hir"), "{err}");
+}
