@@ -39,6 +39,10 @@ impl Compression {
 
 const READ_BUFFER: usize = 1 << 18;
 
+/// Longest text line a reader accepts (1 MiB): a file without line breaks (say `/dev/zero`)
+/// must end in an error naming the line, not fill memory.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
 /// Opens `path` for buffered reading, decompressing gzip, xz, zstd or bzip2 transparently.
 pub fn open_trace(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;

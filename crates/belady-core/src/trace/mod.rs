@@ -217,11 +217,33 @@ impl Format {
 pub struct ReadOptions {
     /// Bytes per block, for formats that address bytes or sectors.
     pub block_size: u32,
+    /// Largest request one line may make, in bytes (configuration key `max_request_bytes`):
+    /// a request expands into one reference per block, so one line must not ask for millions.
+    pub max_request_bytes: u64,
 }
+
+/// Default of [`ReadOptions::max_request_bytes`]: 1 GiB, far above any request in the MSR,
+/// Tencent, SYSTOR, CloudPhysics or ARC traces, and 262,144 references at 4 KiB blocks.
+pub const DEFAULT_MAX_REQUEST_BYTES: u64 = 1 << 30;
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { block_size: 4096 }
+        ReadOptions::with_block_size(4096)
+    }
+}
+
+impl ReadOptions {
+    /// Defaults with `block_size`-byte blocks.
+    pub fn with_block_size(block_size: u32) -> Self {
+        ReadOptions {
+            block_size,
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+        }
+    }
+
+    /// The request limit in blocks (at least one block).
+    pub fn max_request_blocks(&self) -> u64 {
+        (self.max_request_bytes / self.block_size.max(1) as u64).max(1)
     }
 }
 

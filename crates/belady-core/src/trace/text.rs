@@ -112,7 +112,8 @@ impl ArcReader {
         }
     }
 
-    fn parse(line: &[u8]) -> std::result::Result<BlockRequest, String> {
+    /// Parses one trimmed line.
+    pub(crate) fn parse(line: &[u8]) -> std::result::Result<BlockRequest, String> {
         let mut fields = line
             .split(|c| *c == b' ' || *c == b'\t')
             .filter(|f| !f.is_empty());

@@ -1,0 +1,292 @@
+//! Turning a block trace into a stream of dense ids, in memory bounded by the unique blocks.
+//!
+//! A native file with a dense id table and nothing to filter streams as it is stored. Every
+//! other trace is read once, its ids mapped to dense ids in order of first reference (as
+//! [`crate::trace::BlockTrace`] numbers them, so results are the same) and the dense ids spooled:
+//! in memory up to [`MEM_REFS`] references, then to an anonymous temporary file. The spool makes
+//! the unique blocks known before the first run starts (percent sizes and the policies' tables
+//! need it) without holding the trace in memory; reading it back costs little next to parsing.
+
+use super::text;
+use crate::error::{Error, Result};
+use crate::trace::native::NativeChunks;
+use crate::trace::{input, open_requests, Format, Op, OpFilter, ReadOptions};
+use rustc_hash::FxHashMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::path::Path;
+
+/// References per chunk handed to the runs: small enough to stay in L2 beside a run's state.
+pub const CHUNK: usize = 1 << 15;
+/// References a spool keeps in memory before it moves to a temporary file.
+pub const MEM_REFS: usize = 1 << 20;
+
+/// A trace's dense ids, ready to be read chunk by chunk.
+pub struct Ingested {
+    /// The trace's name for reports.
+    pub source: String,
+    /// Bytes per block the ids were computed with.
+    pub block_size: u32,
+    /// Distinct blocks (every dense id is below this).
+    pub unique: usize,
+    /// Block references.
+    pub refs: u64,
+    feed: Feed,
+}
+
+enum Feed {
+    Native(Box<NativeChunks>),
+    Memory { ids: Vec<u32>, pos: usize },
+    Spill(Box<SpillReader>),
+}
+
+struct SpillReader {
+    file: BufReader<File>,
+    left: u64,
+    ids: Vec<u32>,
+    bytes: Vec<u8>,
+}
+
+impl Ingested {
+    /// The next chunk of dense ids; `None` at the end. A native file's checksum is verified
+    /// when its last chunk has been read, so callers must read to the end before trusting
+    /// anything computed from the chunks.
+    pub fn next_chunk(&mut self) -> Result<Option<&[u32]>> {
+        match &mut self.feed {
+            Feed::Native(chunks) => Ok(chunks.next_chunk()?.map(|(ids, _)| ids)),
+            Feed::Memory { ids, pos } => {
+                if *pos == ids.len() {
+                    return Ok(None);
+                }
+                let end = (*pos + CHUNK).min(ids.len());
+                let chunk = &ids[*pos..end];
+                *pos = end;
+                Ok(Some(chunk))
+            }
+            Feed::Spill(s) => {
+                if s.left == 0 {
+                    return Ok(None);
+                }
+                let k = (s.left as usize).min(CHUNK);
+                s.bytes.resize(k * 4, 0);
+                s.file
+                    .read_exact(&mut s.bytes)
+                    .map_err(|e| Error::io(Path::new("<spool file>"), e))?;
+                s.ids.clear();
+                s.ids.extend(
+                    s.bytes
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
+                );
+                s.left -= k as u64;
+                Ok(Some(&s.ids))
+            }
+        }
+    }
+}
+
+/// Maps original block ids to dense ids in order of first reference.
+pub(crate) struct Mapper {
+    ids: FxHashMap<u64, u32>,
+}
+
+impl Mapper {
+    /// A mapper whose table starts with room for `expected` ids (an estimate; it grows).
+    pub(crate) fn with_capacity(expected: usize) -> Mapper {
+        Mapper {
+            ids: FxHashMap::with_capacity_and_hasher(expected, Default::default()),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn map(&mut self, original: u64) -> u32 {
+        let next = self.ids.len() as u32;
+        *self.ids.entry(original).or_insert(next)
+    }
+
+    pub(crate) fn unique(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// Dense ids collected in memory and, past [`MEM_REFS`], in an anonymous temporary file.
+pub(crate) struct Spool {
+    ids: Vec<u32>,
+    file: Option<BufWriter<File>>,
+    spilled: u64,
+    bytes: Vec<u8>,
+}
+
+impl Spool {
+    pub(crate) fn new() -> Spool {
+        Spool {
+            ids: Vec::with_capacity(CHUNK),
+            file: None,
+            spilled: 0,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// References pushed so far.
+    pub(crate) fn len(&self) -> u64 {
+        self.spilled + self.ids.len() as u64
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, id: u32) -> Result<()> {
+        self.ids.push(id);
+        if self.ids.len() >= MEM_REFS {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        let spool_err = |e| Error::io(Path::new("<spool file>"), e);
+        if self.file.is_none() {
+            self.file = Some(BufWriter::with_capacity(
+                1 << 20,
+                tempfile::tempfile().map_err(spool_err)?,
+            ));
+        }
+        self.bytes.clear();
+        self.ids
+            .iter()
+            .for_each(|id| self.bytes.extend_from_slice(&id.to_le_bytes()));
+        let file = self.file.as_mut().expect("created above");
+        file.write_all(&self.bytes).map_err(spool_err)?;
+        self.spilled += self.ids.len() as u64;
+        self.ids.clear();
+        Ok(())
+    }
+
+    fn into_feed(mut self) -> Result<Feed> {
+        if self.file.is_none() {
+            return Ok(Feed::Memory {
+                ids: self.ids,
+                pos: 0,
+            });
+        }
+        self.spill()?;
+        let spool_err = |e| Error::io(Path::new("<spool file>"), e);
+        let mut file = self
+            .file
+            .take()
+            .expect("spilled")
+            .into_inner()
+            .map_err(|e| spool_err(e.into_error()))?;
+        file.seek(std::io::SeekFrom::Start(0)).map_err(spool_err)?;
+        Ok(Feed::Spill(Box::new(SpillReader {
+            file: BufReader::with_capacity(1 << 20, file),
+            left: self.spilled,
+            ids: Vec::with_capacity(CHUNK),
+            bytes: Vec::with_capacity(CHUNK * 4),
+        })))
+    }
+}
+
+/// Reads the block trace at `path` into a dense-id stream, keeping the requests `ops` selects.
+pub fn ingest(path: &Path, format: &Format, opts: &ReadOptions, ops: OpFilter) -> Result<Ingested> {
+    let name = path.display().to_string();
+    let ingested = match format {
+        Format::Native => ingest_native(path, ops)?,
+        Format::Lirs | Format::Arc => {
+            let mut mapper = Mapper::with_capacity(expected_ids(path));
+            let mut spool = Spool::new();
+            text::parse(path, format, opts, ops, &mut mapper, &mut spool)?;
+            finish(name, opts.block_size, mapper, spool)?
+        }
+        _ => {
+            let mut mapper = Mapper::with_capacity(expected_ids(path));
+            let mut spool = Spool::new();
+            let max_blocks = opts.max_request_blocks();
+            for req in open_requests(path, format, opts)? {
+                let req = req?;
+                if !ops.keeps(req.op) {
+                    continue;
+                }
+                if req.count as u64 > max_blocks {
+                    return Err(Error::config(
+                        "trace",
+                        &name,
+                        format!(
+                            "a request of {} blocks at block {} exceeds the limit of {} bytes per request (max_request_bytes)",
+                            req.count, req.block, opts.max_request_bytes
+                        ),
+                    ));
+                }
+                for k in 0..req.count as u64 {
+                    spool.push(mapper.map(req.block + k))?;
+                }
+            }
+            finish(name, opts.block_size, mapper, spool)?
+        }
+    };
+    if ingested.unique == 0 {
+        return Err(Error::EmptyTrace {
+            path: path.display().to_string(),
+            what: ops.noun().to_string(),
+        });
+    }
+    Ok(ingested)
+}
+
+fn finish(source: String, block_size: u32, mapper: Mapper, spool: Spool) -> Result<Ingested> {
+    Ok(Ingested {
+        source,
+        block_size,
+        unique: mapper.unique(),
+        refs: spool.len(),
+        feed: spool.into_feed()?,
+    })
+}
+
+/// A first guess at the distinct ids, so the table rarely rehashes: a compressed or small
+/// file gets no reservation (the table grows as needed).
+fn expected_ids(path: &Path) -> usize {
+    let len = std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map_or(0, |m| m.len());
+    // About 8 bytes a line, and traces reuse blocks: a sixteenth is the middle of the range.
+    ((len / 128) as usize).min(1 << 24)
+}
+
+fn ingest_native(path: &Path, ops: OpFilter) -> Result<Ingested> {
+    let mut chunks = NativeChunks::open(input::open_trace(path)?, path.display().to_string())?;
+    let source = chunks.source().to_string();
+    let block_size = chunks.block_size();
+    let keeps_all = match ops {
+        OpFilter::All => true,
+        OpFilter::Read => !chunks.has_writes(),
+        OpFilter::Write => false,
+    };
+    if keeps_all && chunks.dense() {
+        return Ok(Ingested {
+            source,
+            block_size,
+            unique: chunks.bound() as usize,
+            refs: chunks.refs(),
+            feed: Feed::Native(Box::new(chunks)),
+        });
+    }
+    // Filtered or original ids: renumber in order of first reference, as `BlockTrace` does.
+    let mut mapper = Mapper::with_capacity((chunks.bound() as usize).min(1 << 24));
+    let mut spool = Spool::new();
+    let has_writes = chunks.has_writes();
+    let mut originals = Vec::with_capacity(CHUNK);
+    while let Some((ids, mask)) = chunks.next_chunk()? {
+        originals.clear();
+        for (j, &id) in ids.iter().enumerate() {
+            let write = has_writes && mask[j / 8] & (1 << (j % 8)) != 0;
+            let op = if write { Op::Write } else { Op::Read };
+            if ops.keeps(op) {
+                originals.push(id);
+            }
+        }
+        for &id in &originals {
+            spool.push(mapper.map(chunks.original(id)))?;
+        }
+    }
+    finish(source, block_size, mapper, spool)
+}
