@@ -19,7 +19,7 @@ use std::path::Path;
 /// References per chunk handed to the runs: small enough to stay in L2 beside a run's state.
 pub const CHUNK: usize = 1 << 15;
 /// References a spool keeps in memory before it moves to a temporary file.
-pub const MEM_REFS: usize = 1 << 20;
+pub const MEM_REFS: usize = if cfg!(test) { 1 << 12 } else { 1 << 20 };
 
 /// A trace's dense ids, ready to be read chunk by chunk.
 pub struct Ingested {
@@ -48,6 +48,30 @@ struct SpillReader {
 }
 
 impl Ingested {
+    /// Whether [`Ingested::rewind`] can start over: not for a native file read through a pipe.
+    pub fn can_rewind(&self, path: &Path) -> bool {
+        !matches!(self.feed, Feed::Native(_)) || std::fs::metadata(path).is_ok_and(|m| m.is_file())
+    }
+
+    /// Starts the stream again from its first chunk, for another group of runs (see
+    /// [`Ingested::can_rewind`]).
+    pub fn rewind(&mut self, path: &Path) -> Result<()> {
+        match &mut self.feed {
+            Feed::Native(chunks) => {
+                **chunks =
+                    NativeChunks::open(input::open_trace(path)?, path.display().to_string())?;
+            }
+            Feed::Memory { pos, .. } => *pos = 0,
+            Feed::Spill(s) => {
+                s.file
+                    .seek(std::io::SeekFrom::Start(0))
+                    .map_err(|e| Error::io(Path::new("<spool file>"), e))?;
+                s.left = self.refs;
+            }
+        }
+        Ok(())
+    }
+
     /// The next chunk of dense ids; `None` at the end. A native file's checksum is verified
     /// when its last chunk has been read, so callers must read to the end before trusting
     /// anything computed from the chunks.

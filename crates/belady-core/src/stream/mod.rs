@@ -85,6 +85,9 @@ impl PolicyVisitor for MakeRunner {
     }
 }
 
+/// Runs per worker thread that share one pass over the trace.
+const GROUP_PER_THREAD: usize = 4;
+
 /// Simulates every policy at every size over a block trace, streaming it once; results come
 /// policy-major in the order given, equal to [`run_grid`] over the loaded trace.
 pub fn run_block_grid(
@@ -108,17 +111,37 @@ pub fn run_block_grid(
         .iter()
         .map(|s| s.resolve(unique, feed.block_size))
         .collect::<Result<_>>()?;
-    let mut grid = Vec::with_capacity(specs.len() * capacities.len());
-    for spec in specs {
-        for &capacity in &capacities {
-            let universe = unique;
-            let runner =
-                registry::build(spec, capacity, universe, MakeRunner { capacity, universe })?;
-            grid.push((spec, capacity, runner));
+    let cells: Vec<(&PolicySpec, usize)> = specs
+        .iter()
+        .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
+        .collect();
+    // Runs live together only a group at a time, so a big grid's memory is a group's caches;
+    // an input that cannot be read again (a pipe) takes the rest of the grid at once.
+    let group = if feed.can_rewind(source.path) {
+        GROUP_PER_THREAD * rayon::current_num_threads().max(1)
+    } else {
+        cells.len()
+    };
+    let mut done = Vec::with_capacity(cells.len());
+    while done.len() < cells.len() {
+        let part = &cells[done.len()..(done.len() + group).min(cells.len())];
+        if !done.is_empty() {
+            feed.rewind(source.path)?;
         }
+        let mut grid = Vec::with_capacity(part.len());
+        for &(spec, capacity) in part {
+            let universe = unique;
+            let make = MakeRunner { capacity, universe };
+            grid.push((
+                spec,
+                capacity,
+                registry::build(spec, capacity, universe, make)?,
+            ));
+        }
+        feed_all(&mut feed, &mut grid)?;
+        done.extend(grid);
     }
-    feed_all(&mut feed, &mut grid)?;
-    let runs = grid
+    let runs = done
         .into_iter()
         .map(|(spec, capacity, runner)| {
             let stats = runner.finish();
@@ -194,4 +217,165 @@ fn feed_all(
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::registry::{parse_policies, Preset};
+    use crate::trace::{native, BlockRequest, Op};
+    use std::fmt::Write as _;
+
+    const POLICIES: &str = "lru,fifo,clock,lirs,clock-pro,lrfu,fbr,arc,lru-k,car,2q,mq";
+
+    /// A skewed trace with reads and writes, long enough to spill the spool (its memory part
+    /// holds 4096 references under test).
+    fn requests() -> Vec<BlockRequest> {
+        let mut x: u64 = 12345;
+        (0..20_000)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let r = (x >> 33) % 1000;
+                BlockRequest {
+                    block: 1_000_000 + r * r / 997,
+                    count: 1,
+                    op: if i % 5 == 0 { Op::Write } else { Op::Read },
+                    time_ns: None,
+                }
+            })
+            .collect()
+    }
+
+    fn expected(ops: OpFilter, specs: &[PolicySpec], sizes: &[CacheSize]) -> Vec<RunResult> {
+        let blocks =
+            BlockTrace::from_requests(requests().into_iter().map(Ok), ops, false, "t".into(), 4096)
+                .unwrap();
+        run_grid(specs, sizes, &PreparedTrace::new(blocks)).unwrap()
+    }
+
+    fn streamed(path: &Path, format: &Format, ops: OpFilter) -> GridOutput {
+        let specs = parse_policies(POLICIES, &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1%,10%,37").unwrap();
+        let opts = ReadOptions::default();
+        let source = BlockSource {
+            path,
+            format,
+            opts: &opts,
+            ops,
+        };
+        run_block_grid(&source, &specs, &sizes).unwrap()
+    }
+
+    fn same_counts(got: &[RunResult], want: &[RunResult]) {
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!(
+                (
+                    &g.policy,
+                    g.cache_blocks,
+                    g.unique_blocks,
+                    g.requests,
+                    g.hits,
+                    g.evictions
+                ),
+                (
+                    &w.policy,
+                    w.cache_blocks,
+                    w.unique_blocks,
+                    w.requests,
+                    w.hits,
+                    w.evictions
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn streaming_text_gives_the_loaded_grids_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.trace");
+        let mut text = String::new();
+        for r in requests().iter().filter(|r| r.op == Op::Read) {
+            writeln!(text, "{}", r.block).unwrap();
+        }
+        std::fs::write(&path, text).unwrap();
+        let specs = parse_policies(POLICIES, &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1%,10%,37").unwrap();
+        let got = streamed(&path, &Format::Lirs, OpFilter::Read);
+        assert_eq!(got.references, 16_000);
+        same_counts(&got.runs, &expected(OpFilter::Read, &specs, &sizes));
+    }
+
+    #[test]
+    fn streaming_native_gives_the_loaded_grids_results_for_every_filter() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bel");
+        let all = BlockTrace::from_requests(
+            requests().into_iter().map(Ok),
+            OpFilter::All,
+            false,
+            "t".into(),
+            4096,
+        )
+        .unwrap();
+        native::write_file(&all, &path).unwrap();
+        let specs = parse_policies(POLICIES, &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1%,10%,37").unwrap();
+        for ops in [OpFilter::All, OpFilter::Read, OpFilter::Write] {
+            let got = streamed(&path, &Format::Native, ops);
+            same_counts(&got.runs, &expected(ops, &specs, &sizes));
+        }
+    }
+
+    #[test]
+    fn a_line_without_a_break_ends_in_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.trace");
+        let mut bytes = b"1\n2\n".to_vec();
+        bytes.resize(bytes.len() + crate::trace::input::MAX_LINE_BYTES + 10, b'7');
+        std::fs::write(&path, bytes).unwrap();
+        let specs = parse_policies("lru", &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1").unwrap();
+        let opts = ReadOptions::default();
+        let source = BlockSource {
+            path: &path,
+            format: &Format::Lirs,
+            opts: &opts,
+            ops: OpFilter::Read,
+        };
+        let err = run_block_grid(&source, &specs, &sizes)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(":3: line 3 has no line break"), "{err}");
+    }
+
+    #[test]
+    fn a_request_above_the_limit_is_refused_naming_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.lis");
+        std::fs::write(&path, "5 2 0 0\n9 300000 0 1\n").unwrap();
+        let specs = parse_policies("lru", &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1").unwrap();
+        let run = |max_request_bytes| {
+            let opts = ReadOptions {
+                max_request_bytes,
+                ..ReadOptions::default()
+            };
+            let source = BlockSource {
+                path: &path,
+                format: &Format::Arc,
+                opts: &opts,
+                ops: OpFilter::Read,
+            };
+            run_block_grid(&source, &specs, &sizes)
+        };
+        let err = run(crate::trace::DEFAULT_MAX_REQUEST_BYTES)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(":2: a request of 300000 blocks"), "{err}");
+        let ok = run(300_000 * 4096).unwrap();
+        assert_eq!(ok.references, 300_002);
+    }
 }

@@ -79,7 +79,7 @@ pub(crate) fn parse(
         path: name.clone(),
         line,
         msg: format!(
-            "the line has no line break within {MAX_LINE_BYTES} bytes (the limit of a text line)"
+            "line {line} has no line break within {MAX_LINE_BYTES} bytes (the limit of a text line)"
         ),
     };
     std::thread::scope(|s| -> Result<()> {
