@@ -14,6 +14,8 @@ use std::sync::mpsc;
 
 /// Bytes per block the reading thread hands over.
 const BLOCK: usize = 1 << 20;
+/// Ids mapped together, their table slots prefetched first (see [`Mapper::map_batch`]).
+const BATCH: usize = 64;
 
 /// Parses the LIRS or ARC trace at `path`, mapping every kept block reference into `spool`.
 pub(crate) fn parse(
@@ -30,6 +32,7 @@ pub(crate) fn parse(
     let max_blocks = opts.max_request_blocks();
     let arc = matches!(format, Format::Arc);
     let mut line_no = 0u64;
+    let mut batch: Vec<u64> = Vec::with_capacity(BATCH);
     let parse_err = |line: u64, msg: String| Error::Parse {
         path: name.clone(),
         line,
@@ -53,7 +56,11 @@ pub(crate) fn parse(
             }
             if keep {
                 for k in 0..req.count as u64 {
-                    spool.push(mapper.map(req.block + k))?;
+                    batch.push(req.block + k);
+                    if batch.len() == BATCH {
+                        mapper.map_batch(&batch, spool)?;
+                        batch.clear();
+                    }
                 }
             }
             return Ok(());
@@ -64,7 +71,11 @@ pub(crate) fn parse(
         match parse_u64(line) {
             Some(block) => {
                 if keep {
-                    spool.push(mapper.map(block))?;
+                    batch.push(block);
+                    if batch.len() == BATCH {
+                        mapper.map_batch(&batch, spool)?;
+                        batch.clear();
+                    }
                 }
                 Ok(())
             }
@@ -132,7 +143,8 @@ pub(crate) fn parse(
             on_line(&carry, line_no)?;
         }
         Ok(())
-    })
+    })?;
+    mapper.map_batch(&batch, spool)
 }
 
 /// Reads `input` in blocks of [`BLOCK`] bytes (reusing those sent back), until the end, an
