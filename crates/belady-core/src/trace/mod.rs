@@ -324,7 +324,7 @@ pub fn detect_format(path: &Path) -> Result<Format> {
             "format",
             path.display(),
             format!(
-                "neither the name nor the first lines tell the trace format; name it (one of {})",
+                "cannot tell the format from the name or the first lines; name it (one of {})",
                 FORMAT_NAMES.join(", ")
             ),
         ))
