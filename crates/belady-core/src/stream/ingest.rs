@@ -17,6 +17,9 @@ use std::path::Path;
 
 /// References per chunk handed to the runs: small enough to stay in L2 beside a run's state.
 pub const CHUNK: usize = 1 << 15;
+/// Largest id bound of a native file with original ids that is renumbered through a flat
+/// array (4 bytes per id below the bound: 64 MiB at most) rather than a hash table.
+const FLAT_BOUND: u32 = 1 << 24;
 /// References a spool keeps in memory before it moves to a temporary file.
 pub const MEM_REFS: usize = if cfg!(test) { 1 << 12 } else { 1 << 20 };
 
@@ -388,24 +391,52 @@ fn ingest_native(path: &Path, ops: OpFilter) -> Result<Ingested> {
         });
     }
     // Filtered or original ids: renumber in order of first reference, as `BlockTrace` does.
-    let mut mapper = Mapper::with_capacity((chunks.bound() as usize).min(1 << 20));
+    // Original ids below a small bound (a generator's) map through a flat array, as `load`
+    // does: no hashing.
+    let flat_ids = !chunks.dense() && chunks.bound() <= FLAT_BOUND;
+    let mut flat = if flat_ids {
+        vec![u32::MAX; chunks.bound() as usize]
+    } else {
+        Vec::new()
+    };
+    let mut flat_unique = 0u32;
+    let mut mapper = Mapper::with_capacity(if flat_ids {
+        0
+    } else {
+        (chunks.bound() as usize).min(1 << 20)
+    });
     let mut spool = Spool::new();
     let has_writes = chunks.has_writes();
-    let mut originals = Vec::with_capacity(CHUNK);
+    let mut kept = Vec::with_capacity(CHUNK);
     while let Some((ids, mask)) = chunks.next_chunk()? {
-        originals.clear();
+        kept.clear();
         for (j, &id) in ids.iter().enumerate() {
             let write = has_writes && mask[j / 8] & (1 << (j % 8)) != 0;
             let op = if write { Op::Write } else { Op::Read };
             if ops.keeps(op) {
-                originals.push(id);
+                kept.push(id);
             }
         }
-        for &id in &originals {
-            spool.push(mapper.map(chunks.original(id)))?;
+        if flat_ids {
+            for &id in &kept {
+                let d = &mut flat[id as usize];
+                if *d == u32::MAX {
+                    *d = flat_unique;
+                    flat_unique += 1;
+                }
+                spool.push(*d)?;
+            }
+        } else {
+            for &id in &kept {
+                spool.push(mapper.map(chunks.original(id)))?;
+            }
         }
     }
-    finish(source, block_size, mapper, spool)
+    let mut done = finish(source, block_size, mapper, spool)?;
+    if flat_ids {
+        done.unique = flat_unique as usize;
+    }
+    Ok(done)
 }
 
 #[cfg(test)]

@@ -327,6 +327,17 @@ mod tests {
             let got = streamed(&path, &Format::Native, ops);
             same_counts(&got.runs, &expected(ops, &specs, &sizes));
         }
+        // A generator's file: original ids (below 2^32), no table.
+        let raw = dir.path().join("raw.bel");
+        let mut w = native::StreamWriter::with_original_ids(dir.path(), "t".into(), 4096).unwrap();
+        for r in requests() {
+            w.push(r.block - 1_000_000 + 7, r.op, None).unwrap();
+        }
+        w.finish(std::fs::File::create(&raw).unwrap()).unwrap();
+        for ops in [OpFilter::All, OpFilter::Read] {
+            let got = streamed(&raw, &Format::Native, ops);
+            same_counts(&got.runs, &expected(ops, &specs, &sizes));
+        }
     }
 
     #[test]
