@@ -2,16 +2,18 @@
 
 For each trace (P3 from the shared ARC traces, and a synthetic Zipf trace of 10 million requests) and
 each policy both simulators implement, at 1% and 10% of the unique blocks, single-threaded:
-  belady:      `belady sim --threads 1` on the trace in belady's native format, timed end to end
-               (process start, loading, simulation, output);
+  belady:      `belady sim --threads 1`, timed end to end (process start, reading, mapping, simulation,
+               output), from text (P3: the ARC paper's text form, decompressed; Zipf: one id per line)
+               and from belady's native format;
   libcachesim: `cache.process_trace(reader)` on the same trace in libCacheSim's oracleGeneral format
                (written by `belady convert --to oracle-general`), timed around that call only.
 Peak memory is each process's maximum resident set. Hit counts are compared as a sanity check.
-With --repeat N each cell runs N times on both simulators, alternating, and the fastest run of each
-counts (on a shared, loaded machine single runs vary by 2x).
+With --repeat N each cell runs N times on both simulators, alternating; the fastest and the median run
+are reported (on a shared, loaded machine single runs vary by 2x). The machine and its load average
+are printed before and after.
 
     python3 bench/compare_libcachesim.py [--traces DIR] [--zipf-requests N] [--policies lru,fifo,...]
-                                         [--repeat N]
+                                         [--sizes 1,10] [--from text,native] [--repeat N]
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import argparse
 import json
 import os
 import pathlib
+import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,7 +109,9 @@ def main() -> None:
     ap.add_argument("--sequential-accesses", type=int, default=10_000_000,
                     help="block accesses of the file-level sequential workload timed with linux24")
     ap.add_argument("--no-file-level", action="store_true", help="skip the read-ahead and AccuSim timings")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per cell; the fastest of each simulator counts")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per cell; fastest and median are reported")
+    ap.add_argument("--from", dest="sources", default="text,native",
+                    help="belady's inputs, comma-separated: text, native")
     args = ap.parse_args()
     if args.repeat < 1:
         sys.exit(f"--repeat must be at least 1, got {args.repeat}")
@@ -124,6 +130,18 @@ def main() -> None:
             run_file_level(args, belady, pathlib.Path(tmp))
 
 
+def machine() -> str:
+    """The CPU model, core count and load average, for the report's conditions."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{model}, {os.cpu_count()} logical cpus, load average {load}"
+
+
 def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
     """Converts each input once, then times every policy and size on both simulators."""
     inputs = []
@@ -135,9 +153,13 @@ def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
     zipf = work / "zipf.u32"
     make_zipf(zipf, args.zipf_requests, args.zipf_objects, 1.0, 42)
     inputs.append((f"zipf-{args.zipf_requests // 1_000_000}M", zipf, "u32le"))
-
-    print(f"{'trace':<10} {'policy':<9} {'cache':>8} {'belady req/s':>14} {'libcachesim req/s':>18} "
-          f"{'ratio':>6} {'belady MiB':>11} {'lcs MiB':>8}  hits")
+    sources = [s for s in args.sources.split(",") if s]
+    print(f"# machine: {machine()}")
+    print(f"# belady {belady}; {args.repeat} run(s) per cell, fastest and median")
+    print(f"{'trace':<10} {'from':<6} {'policy':<9} {'cache':>8} {'belady req/s':>23} "
+          f"{'libcachesim req/s':>23} {'ratio':>11} {'belady MiB':>11} {'lcs MiB':>8}  hits")
+    print(f"{'':<10} {'':<6} {'':<9} {'':>8} {'fastest':>11} {'median':>11} {'fastest':>11} {'median':>11} "
+          f"{'fast':>5} {'med':>5}")
     for name, path, fmt in inputs:
         native = work / f"{name}.bldy"
         oracle = work / f"{name}.oracleGeneral"
@@ -145,32 +167,53 @@ def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
                        capture_output=True)
         subprocess.run([belady, "convert", "-t", str(path), "-f", fmt, "--to", "oracle-general", "-o", str(oracle)],
                        check=True, capture_output=True)
+        # Text as the trace's own text form: P3 decompressed, the Zipf ids one per line.
+        text = work / f"{name}.txt"
+        text_format = "arc" if fmt == "arc" else "lirs"
+        if fmt == "arc":
+            with open(text, "wb") as out:
+                subprocess.run(["zstd", "-dc", str(path)], stdout=out, check=True)
+        else:
+            subprocess.run([belady, "convert", "-t", str(native), "-f", "native", "--to", "lirs", "-o", str(text)],
+                           check=True, capture_output=True)
+        files = {"text": (text, text_format), "native": (native, "native")}
         for policy in policies:
             params, cls, kwargs, same = SHARED[policy]
             settings = [arg for p in params for arg in ("--param", p)]
             for pct in args.sizes.split(","):
-                b_cmd = [belady, "sim", "-t", str(native), "-p", policy, "-c", f"{pct}%", "--threads", "1",
-                         "--json", *settings]
-                wall, b_peak, l_seconds, l_peak = float("inf"), 0.0, float("inf"), 0.0
+                walls = {src: [] for src in sources}
+                peaks = {src: 0.0 for src in sources}
+                l_times, l_peak, row, lcs = [], 0.0, None, None
                 for _ in range(args.repeat):
-                    out, run_wall, run_peak = run_with_rusage(b_cmd)
-                    row = json.loads(out)[0]
-                    wall, b_peak = min(wall, run_wall), max(b_peak, run_peak)
+                    for src in sources:
+                        trace, tf = files[src]
+                        out, run_wall, run_peak = run_with_rusage(
+                            [belady, "sim", "-t", str(trace), "-f", tf, "-p", policy, "-c", f"{pct}%",
+                             "--threads", "1", "--json", *settings])
+                        row = json.loads(out)[0]
+                        walls[src].append(run_wall)
+                        peaks[src] = max(peaks[src], run_peak)
                     size, requests = row["cache_blocks"], row["requests"]
                     sized = {k: (size if v == "CACHE" else v) for k, v in kwargs.items()}
                     out, _, run_peak = run_with_rusage(
                         [sys.executable, "-c", LCS_RUNNER, str(oracle), cls, str(size), json.dumps(sized)])
                     lcs = json.loads(out)
-                    l_seconds, l_peak = min(l_seconds, lcs["seconds"]), max(l_peak, run_peak)
+                    l_times.append(lcs["seconds"])
+                    l_peak = max(l_peak, run_peak)
                 lcs_misses = round(lcs["miss_ratio"] * requests)
                 if lcs_misses == row["misses"]:
                     agree = "equal"
                 else:
                     why = "" if same else ", different definitions"
                     agree = f"differ ({row['misses']} vs {lcs_misses} misses{why})"
-                b_rate, l_rate = requests / wall, requests / l_seconds
-                print(f"{name:<10} {policy:<9} {size:>8} {b_rate:>14,.0f} {l_rate:>18,.0f} {b_rate / l_rate:>6.2f} "
-                      f"{b_peak:>11.1f} {l_peak:>8.1f}  {agree}", flush=True)
+                l_fast, l_med = requests / min(l_times), requests / statistics.median(l_times)
+                for src in sources:
+                    b_fast = requests / min(walls[src])
+                    b_med = requests / statistics.median(walls[src])
+                    print(f"{name:<10} {src:<6} {policy:<9} {size:>8} {b_fast:>11,.0f} {b_med:>11,.0f} "
+                          f"{l_fast:>11,.0f} {l_med:>11,.0f} {b_fast / l_fast:>5.2f} {b_med / l_med:>5.2f} "
+                          f"{peaks[src]:>11.1f} {l_peak:>8.1f}  {agree}", flush=True)
+    print(f"# machine after: {machine()}")
 
 
 def write_sequential(path: pathlib.Path, accesses: int) -> None:

@@ -238,7 +238,8 @@ pub fn simulate(
     let trace = if format.is_file_level() {
         PreparedFileTrace::new(load_file_trace(path, format)?, block_size)?
     } else {
-        let blocks = BlockTrace::load(path, format, &ReadOptions { block_size }, ops)?;
+        let blocks =
+            BlockTrace::load(path, format, &ReadOptions::with_block_size(block_size), ops)?;
         PreparedFileTrace::from_block_trace(&blocks)?
     };
     let trace = args.prepare(trace)?;

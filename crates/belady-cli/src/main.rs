@@ -18,7 +18,7 @@ mod table;
 use anyhow::{Context, Result};
 use belady_core::filesim::{FileOptions, FileSimConfig};
 use belady_core::outfile::{refuse_overwrite, OutFile};
-use belady_core::simulate::simulate;
+use belady_core::simulate::simulate_with;
 use belady_core::trace::{
     accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
     Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
@@ -110,6 +110,10 @@ struct FormatArgs {
     /// Bytes per block, for formats that address bytes or sectors.
     #[arg(long, default_value_t = 4096)]
     block_size: u32,
+    /// Largest request one trace line may make, in bytes (a bigger one is refused, naming the
+    /// line): a request expands into one reference per block.
+    #[arg(long, default_value_t = belady_core::trace::DEFAULT_MAX_REQUEST_BYTES)]
+    max_request_bytes: u64,
 }
 
 impl FormatArgs {
@@ -130,7 +134,8 @@ impl FormatArgs {
 
     fn read_options(&self) -> ReadOptions {
         ReadOptions {
-            block_size: self.block_size,
+            max_request_bytes: self.max_request_bytes,
+            ..ReadOptions::with_block_size(self.block_size)
         }
     }
 }
@@ -351,10 +356,10 @@ fn sim(args: SimArgs) -> Result<()> {
             &sizes,
             cfg,
         ),
-        _ => simulate(
+        _ => simulate_with(
             &args.input.trace,
             &format,
-            args.input.how.block_size,
+            &args.input.how.read_options(),
             ops,
             &specs,
             &sizes,

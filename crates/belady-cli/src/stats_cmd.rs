@@ -19,7 +19,8 @@ pub struct StatsArgs {
     json: bool,
     /// Estimate reuse distances from this share of the blocks (SHARDS spatial sampling, e.g.
     /// 0.01) instead of exactly: for huge traces (the sample should hold thousands of blocks;
-    /// distances are resolved to about 1/rate).
+    /// distances are resolved to about 1/rate). Distinct-block counts (unique blocks, working
+    /// set) are then estimated from the sample too, so memory follows the sample.
     #[arg(long)]
     sample_rate: Option<f64>,
     /// References per working-set window.

@@ -142,7 +142,8 @@ fn unknown_format_policy_and_size_are_one_line_errors() {
         &belady(&["sim", "-t", &t, "-f", "csv", "-c", "2"]),
         "csv needs --columns",
     );
-    let unknown_ext = write(dir.path(), "t.dat", "1\n");
+    // One id per line would be recognised as LIRS text by its content.
+    let unknown_ext = write(dir.path(), "t.dat", "1,2\n");
     assert_error(
         &belady(&["sim", "-t", &unknown_ext, "-c", "2"]),
         "cannot tell the format",

@@ -20,6 +20,7 @@ pub mod prefetch;
 pub mod simulate;
 pub mod size;
 pub mod stats;
+pub mod stream;
 pub mod sweep;
 pub mod trace;
 pub mod workload;

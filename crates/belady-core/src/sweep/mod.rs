@@ -326,7 +326,7 @@ impl LoadedTrace {
                 block_size,
             )?);
         } else {
-            let opts = ReadOptions { block_size };
+            let opts = ReadOptions::with_block_size(block_size);
             let trace = BlockTrace::load(path, &format, &opts, OpFilter::Read)?;
             if need_files {
                 files = Some(PreparedFileTrace::from_block_trace(&trace)?);

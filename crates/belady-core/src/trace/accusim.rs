@@ -30,7 +30,7 @@
 //! always zero when written.
 
 use super::file::{FileEvent, FileEventKind, FileTrace};
-use super::input::{excerpt, open_trace, parse_u64, trim_line};
+use super::input::{excerpt, open_text, open_trace, parse_u64, trim_line};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::io::{BufRead, Read, Write};
@@ -674,7 +674,11 @@ pub type CallStream = Box<dyn Iterator<Item = Result<(Call, Loc)>> + Send>;
 
 /// The calls of an AccuSim trace in either form (`binary` selects the form).
 pub fn calls(path: &Path, binary: bool) -> Result<CallStream> {
-    let input = open_trace(path)?;
+    let input = if binary {
+        open_trace(path)?
+    } else {
+        open_text(path)?
+    };
     let name = path.display().to_string();
     Ok(if binary {
         Box::new(BinaryCalls::new(input, name))

@@ -350,6 +350,7 @@ pub struct CsvReader {
     skip_header: bool,
     done: bool,
     device_key: Vec<u8>,
+    max_blocks: u64,
 }
 
 impl CsvReader {
@@ -384,7 +385,14 @@ impl CsvReader {
             devices: FxHashMap::default(),
             done: false,
             device_key: Vec::new(),
+            max_blocks: super::ReadOptions::default().max_request_blocks(),
         })
+    }
+
+    /// Refuses requests of more than `max_blocks` blocks (see [`super::ReadOptions`]).
+    pub fn with_max_request_blocks(mut self, max_blocks: u64) -> Self {
+        self.max_blocks = max_blocks;
+        self
     }
 
     fn field<'r>(
@@ -468,6 +476,12 @@ impl CsvReader {
                 (block, count)
             }
         };
+        if count > self.max_blocks {
+            return Err(format!(
+                "a request of {count} blocks is above the limit of {} blocks of {bs} bytes (max_request_bytes)",
+                self.max_blocks
+            ));
+        }
         let count =
             u32::try_from(count).map_err(|_| format!("request of {count} blocks is too large"))?;
         let block = if self.spec.device.is_empty() {

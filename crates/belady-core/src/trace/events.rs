@@ -16,7 +16,7 @@
 //! its first use; PATH is the rest of the line and may hold spaces.
 
 use super::file::{FileEvent, FileEventKind, FileTrace};
-use super::input::{excerpt, open_trace, parse_u64, trim_line};
+use super::input::{excerpt, open_text, parse_u64, trim_line};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::io::{BufRead, Write};
@@ -46,24 +46,43 @@ fn parse_us(text: &[u8], what: &str) -> std::result::Result<u64, String> {
 
 /// Reads a whole events file into a [`FileTrace`].
 pub fn load(path: &Path) -> Result<FileTrace> {
-    let input = open_trace(path)?;
-    read(input, &path.display().to_string())
+    load_with(path, super::DEFAULT_MAX_REQUEST_BYTES)
+}
+
+/// [`load`], refusing a read or write of more than `max_request_bytes` (its line is named).
+pub fn load_with(path: &Path, max_request_bytes: u64) -> Result<FileTrace> {
+    let input = open_text(path)?;
+    read_with(input, &path.display().to_string(), max_request_bytes)
 }
 
 /// Reads a whole events file and each event's TIME (`None` where it is `-`), so a rewrite can
 /// keep every field.
 pub fn load_timed(path: &Path) -> Result<(FileTrace, Vec<Option<u64>>)> {
-    let input = open_trace(path)?;
+    let input = open_text(path)?;
     read_timed(input, &path.display().to_string())
 }
 
 /// Reads events from a decompressed stream; `name` is used in error messages.
 pub fn read(input: impl BufRead, name: &str) -> Result<FileTrace> {
-    Ok(read_timed(input, name)?.0)
+    read_with(input, name, super::DEFAULT_MAX_REQUEST_BYTES)
+}
+
+/// [`read`] with a limit on the bytes one read or write may ask for.
+pub fn read_with(input: impl BufRead, name: &str, max_request_bytes: u64) -> Result<FileTrace> {
+    Ok(read_timed_with(input, name, max_request_bytes)?.0)
 }
 
 /// [`read`], also returning each event's TIME in nanoseconds (`None` where it is `-`).
-pub fn read_timed(mut input: impl BufRead, name: &str) -> Result<(FileTrace, Vec<Option<u64>>)> {
+pub fn read_timed(input: impl BufRead, name: &str) -> Result<(FileTrace, Vec<Option<u64>>)> {
+    read_timed_with(input, name, super::DEFAULT_MAX_REQUEST_BYTES)
+}
+
+/// [`read_timed`] with a limit on the bytes one read or write may ask for.
+fn read_timed_with(
+    mut input: impl BufRead,
+    name: &str,
+    max_request_bytes: u64,
+) -> Result<(FileTrace, Vec<Option<u64>>)> {
     let mut times = Vec::new();
     let mut trace = FileTrace {
         source: name.to_string(),
@@ -198,6 +217,11 @@ pub fn read_timed(mut input: impl BufRead, name: &str) -> Result<(FileTrace, Vec
         if let FileEventKind::Read { offset, len } | FileEventKind::Write { offset, len } = kind {
             if offset.checked_add(len).is_none() {
                 return Err(fail("OFFSET + LEN overflows 64 bits".into()));
+            }
+            if len > max_request_bytes {
+                return Err(fail(format!(
+                    "LEN {len} is above the limit of {max_request_bytes} bytes per request (max_request_bytes)"
+                )));
             }
         }
         if let FileEventKind::Read { offset, len } = kind {

@@ -3,7 +3,8 @@
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Compression detected at the start of a file.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -39,8 +40,23 @@ impl Compression {
 
 const READ_BUFFER: usize = 1 << 18;
 
+/// Longest text line a reader accepts (1 MiB): a file without line breaks (say `/dev/zero`)
+/// must end in an error naming the line, not fill memory.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Inputs that can be read only once (FIFOs, `<(...)`, devices) whose head was read to detect
+/// their format: the next [`open_trace`] of the same path continues the same stream instead of
+/// opening the path again (which would block, or read different bytes).
+static PEEKED: Mutex<Vec<(PathBuf, Box<dyn BufRead + Send>)>> = Mutex::new(Vec::new());
+
 /// Opens `path` for buffered reading, decompressing gzip, xz, zstd or bzip2 transparently.
 pub fn open_trace(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    {
+        let mut peeked = PEEKED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = peeked.iter().position(|(p, _)| p == path) {
+            return Ok(peeked.swap_remove(i).1);
+        }
+    }
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut raw = BufReader::with_capacity(READ_BUFFER, file);
     let head = peek(&mut raw, 6).map_err(|e| Error::io(path, e))?;
@@ -66,13 +82,90 @@ pub fn open_trace(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     Ok(reader)
 }
 
+/// Opens a text trace like [`open_trace`], with every line capped at [`MAX_LINE_BYTES`].
+pub fn open_text(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    Ok(Box::new(LineCap::new(open_trace(path)?)))
+}
+
+/// A text input whose lines may be at most [`MAX_LINE_BYTES`] long: a longer one fails as a
+/// read error naming the line, before the reader's line buffer grows further.
+pub struct LineCap<R> {
+    inner: R,
+    /// Complete lines before the current one.
+    lines: u64,
+    /// Bytes of the current line seen so far.
+    run: usize,
+    /// Bytes at the front of the inner buffer already counted.
+    scanned: usize,
+}
+
+impl<R: BufRead> LineCap<R> {
+    /// Caps the lines of `inner`.
+    pub fn new(inner: R) -> Self {
+        LineCap {
+            inner,
+            lines: 0,
+            run: 0,
+            scanned: 0,
+        }
+    }
+}
+
+impl<R: BufRead> BufRead for LineCap<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        let buf = self.inner.fill_buf()?;
+        let fresh = &buf[self.scanned.min(buf.len())..];
+        let mut start = 0;
+        for i in memchr::memchr_iter(b'\n', fresh) {
+            self.run += i - start;
+            if self.run > MAX_LINE_BYTES {
+                break;
+            }
+            self.lines += 1;
+            self.run = 0;
+            start = i + 1;
+        }
+        if self.run <= MAX_LINE_BYTES {
+            self.run += fresh.len() - start;
+        }
+        if self.run > MAX_LINE_BYTES {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "line {} has no line break within {MAX_LINE_BYTES} bytes (the limit of a text line)",
+                    self.lines + 1
+                ),
+            ));
+        }
+        self.scanned = buf.len();
+        Ok(buf)
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.scanned = self.scanned.saturating_sub(amt);
+        self.inner.consume(amt);
+    }
+}
+
+impl<R: BufRead> Read for LineCap<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
 /// Returns up to `n` leading bytes without consuming them.
 fn peek<R: BufRead>(reader: &mut R, n: usize) -> std::io::Result<Vec<u8>> {
     let buf = reader.fill_buf()?;
     Ok(buf[..buf.len().min(n)].to_vec())
 }
 
-/// Reads the first `n` decompressed bytes of a trace, for format detection.
+/// Reads the first `n` decompressed bytes of a trace, for format detection. An input that is
+/// not a regular file is read only once: the stream is kept, head included, for the next
+/// [`open_trace`] of `path`.
 pub fn peek_decompressed(path: &Path, n: usize) -> Result<Vec<u8>> {
     let mut reader = open_trace(path)?;
     let mut out = Vec::with_capacity(n);
@@ -81,6 +174,14 @@ pub fn peek_decompressed(path: &Path, n: usize) -> Result<Vec<u8>> {
         .take(n as u64)
         .read_to_end(&mut out)
         .map_err(|e| Error::io(path, e))?;
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if !regular {
+        let rest = std::io::Cursor::new(out.clone()).chain(reader);
+        let again: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(READ_BUFFER, rest));
+        let mut peeked = PEEKED.lock().unwrap_or_else(|e| e.into_inner());
+        peeked.retain(|(p, _)| p != path);
+        peeked.push((path.to_path_buf(), again));
+    }
     Ok(out)
 }
 

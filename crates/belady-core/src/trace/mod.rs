@@ -217,11 +217,33 @@ impl Format {
 pub struct ReadOptions {
     /// Bytes per block, for formats that address bytes or sectors.
     pub block_size: u32,
+    /// Largest request one line may make, in bytes (configuration key `max_request_bytes`):
+    /// a request expands into one reference per block, so one line must not ask for millions.
+    pub max_request_bytes: u64,
 }
+
+/// Default of [`ReadOptions::max_request_bytes`]: 1 GiB, far above any request in the MSR,
+/// Tencent, SYSTOR, CloudPhysics or ARC traces, and 262,144 references at 4 KiB blocks.
+pub const DEFAULT_MAX_REQUEST_BYTES: u64 = 1 << 30;
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { block_size: 4096 }
+        ReadOptions::with_block_size(4096)
+    }
+}
+
+impl ReadOptions {
+    /// Defaults with `block_size`-byte blocks.
+    pub fn with_block_size(block_size: u32) -> Self {
+        ReadOptions {
+            block_size,
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+        }
+    }
+
+    /// The request limit in blocks (at least one block).
+    pub fn max_request_blocks(&self) -> u64 {
+        (self.max_request_bytes / self.block_size.max(1) as u64).max(1)
     }
 }
 
@@ -245,15 +267,27 @@ pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result
                 opts.block_size,
             )?))
         }
-        Format::Events => return Ok(file_requests(&events::load(path)?, opts.block_size)),
+        Format::Events => {
+            let trace = events::load_with(path, opts.max_request_bytes)?;
+            return Ok(file_requests(&trace, opts.block_size));
+        }
         _ => {}
     }
-    let input = input::open_trace(path)?;
+    let input = if matches!(format, Format::Lirs | Format::Arc | Format::Csv(_)) {
+        input::open_text(path)?
+    } else {
+        input::open_trace(path)?
+    };
     let name = path.display().to_string();
     Ok(match format {
         Format::Lirs => Box::new(text::LirsReader::new(input, name)),
-        Format::Arc => Box::new(text::ArcReader::new(input, name)),
-        Format::Csv(spec) => Box::new(csv::CsvReader::new(input, name, spec, opts.block_size)?),
+        Format::Arc => Box::new(
+            text::ArcReader::new(input, name).with_max_request_blocks(opts.max_request_blocks()),
+        ),
+        Format::Csv(spec) => Box::new(
+            csv::CsvReader::new(input, name, spec, opts.block_size)?
+                .with_max_request_blocks(opts.max_request_blocks()),
+        ),
         Format::U32Le => Box::new(binary::U32Reader::new(input, name, false)),
         Format::U32Be => Box::new(binary::U32Reader::new(input, name, true)),
         Format::Native => Box::new(native::NativeRequests::open(input, name)?),
@@ -265,7 +299,7 @@ pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result
 
 /// Guesses a format from a file's content and name: the native magic first, then the extension.
 pub fn detect_format(path: &Path) -> Result<Format> {
-    let head = input::peek_decompressed(path, events::HEADER.len())?;
+    let head = input::peek_decompressed(path, SNIFF_BYTES)?;
     if head.starts_with(native::MAGIC) {
         return Ok(Format::Native);
     }
@@ -283,17 +317,55 @@ pub fn detect_format(path: &Path) -> Result<Format> {
         Ok(Format::Lirs)
     } else if stem.ends_with(".lis") {
         Ok(Format::Arc)
+    } else if let Some(format) = sniff_text(&head) {
+        Ok(format)
     } else {
         Err(Error::config(
-            "--format",
-            "",
+            "format",
+            path.display(),
             format!(
-                "cannot tell the format of {}; pass --format (one of {})",
-                path.display(),
+                "cannot tell the format from the name or the first lines; name it (one of {})",
                 FORMAT_NAMES.join(", ")
             ),
         ))
     }
+}
+
+/// Bytes of a trace's head that format detection reads.
+const SNIFF_BYTES: usize = 4096;
+
+/// Recognises the two plain block formats by their complete first lines: one number (or `*`)
+/// per line is LIRS, four numbers per line is ARC.
+fn sniff_text(head: &[u8]) -> Option<Format> {
+    let complete = &head[..head.iter().rposition(|&c| c == b'\n')? + 1];
+    let mut shape = None;
+    for line in complete.split(|&c| c == b'\n') {
+        let line = input::trim_line(line);
+        if line.is_empty() {
+            continue;
+        }
+        let fields: Vec<&[u8]> = line
+            .split(|c| *c == b' ' || *c == b'\t')
+            .filter(|f| !f.is_empty())
+            .collect();
+        let this = if line == b"*" {
+            Format::Lirs
+        } else if fields.iter().all(|f| input::parse_u64(f).is_some()) {
+            match fields.len() {
+                1 => Format::Lirs,
+                4 => Format::Arc,
+                _ => return None,
+            }
+        } else {
+            return None;
+        };
+        match &shape {
+            None => shape = Some(this),
+            Some(s) if *s == this => {}
+            Some(_) => return None,
+        }
+    }
+    shape
 }
 
 /// Reads a file-level trace in `format` (accusim, accusim-text or events).

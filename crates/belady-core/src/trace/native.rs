@@ -461,6 +461,66 @@ impl Iterator for NativeRequests {
     }
 }
 
+/// Reads a native trace chunk by chunk as stored (dense ids, or original ids under flag 2), for
+/// the streaming engine: memory holds the id table and one chunk.
+pub struct NativeChunks {
+    dec: Decoder,
+}
+
+impl NativeChunks {
+    /// Reads the header and id table of a decompressed native stream.
+    pub fn open(input: Box<dyn BufRead + Send>, path: String) -> Result<Self> {
+        Ok(NativeChunks {
+            dec: Decoder::open(input, path)?,
+        })
+    }
+
+    /// Bytes per block recorded in the header.
+    pub fn block_size(&self) -> u32 {
+        self.dec.block_size
+    }
+
+    /// The source name recorded in the header.
+    pub fn source(&self) -> &str {
+        &self.dec.source
+    }
+
+    /// References the header announces.
+    pub fn refs(&self) -> u64 {
+        self.dec.refs
+    }
+
+    /// Whether the file carries a write mask.
+    pub fn has_writes(&self) -> bool {
+        self.dec.has_writes
+    }
+
+    /// Whether ids are dense (numbered through the file's table); else they are original ids.
+    pub fn dense(&self) -> bool {
+        !self.dec.original_ids
+    }
+
+    /// Every id in the file is below this: the unique blocks when [`NativeChunks::dense`].
+    pub fn bound(&self) -> u32 {
+        self.dec.bound
+    }
+
+    /// The original block id of a stored id.
+    pub fn original(&self, id: u32) -> u64 {
+        self.dec.original(id)
+    }
+
+    /// The next chunk's ids and write mask (bit `j` of the mask: reference `j` writes); `None`
+    /// once every reference was read and the checksum verified.
+    pub fn next_chunk(&mut self) -> Result<Option<(&[u32], &[u8])>> {
+        Ok(if self.dec.next_chunk()? {
+            Some((&self.dec.ids, &self.dec.mask))
+        } else {
+            None
+        })
+    }
+}
+
 /// Reads the format chunk by chunk, validating as it goes.
 struct Decoder {
     input: Box<dyn BufRead + Send>,

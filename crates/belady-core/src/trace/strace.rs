@@ -398,7 +398,7 @@ pub fn convert_only(
 
 /// Converts the strace log at `path`, keeping files under the `only` prefixes (all when empty).
 pub fn convert_file(path: &Path, only: &[String]) -> Result<(FileTrace, Vec<u64>)> {
-    let input = super::input::open_trace(path)?;
+    let input = super::input::open_text(path)?;
     convert_only(input, &path.display().to_string(), only)
 }
 

@@ -102,6 +102,7 @@ impl Iterator for LirsReader {
 /// The ARC paper's form: `start_block num_blocks ignore request_no`, reads only.
 pub struct ArcReader {
     lines: Lines,
+    max_blocks: u64,
 }
 
 impl ArcReader {
@@ -109,10 +110,18 @@ impl ArcReader {
     pub fn new(input: Box<dyn BufRead + Send>, path: String) -> Self {
         ArcReader {
             lines: Lines::new(input, path),
+            max_blocks: super::ReadOptions::default().max_request_blocks(),
         }
     }
 
-    fn parse(line: &[u8]) -> std::result::Result<BlockRequest, String> {
+    /// Refuses requests of more than `max_blocks` blocks (see [`super::ReadOptions`]).
+    pub fn with_max_request_blocks(mut self, max_blocks: u64) -> Self {
+        self.max_blocks = max_blocks;
+        self
+    }
+
+    /// Parses one trimmed line.
+    pub(crate) fn parse(line: &[u8]) -> std::result::Result<BlockRequest, String> {
         let mut fields = line
             .split(|c| *c == b' ' || *c == b'\t')
             .filter(|f| !f.is_empty());
@@ -164,7 +173,18 @@ impl Iterator for ArcReader {
             if line.is_empty() {
                 continue;
             }
-            return Some(Self::parse(line).map_err(|msg| self.lines.error(msg)));
+            let max = self.max_blocks;
+            let req = Self::parse(line).and_then(|r| {
+                if r.count as u64 > max {
+                    Err(format!(
+                        "a request of {} blocks is above the limit of {max} blocks (max_request_bytes)",
+                        r.count
+                    ))
+                } else {
+                    Ok(r)
+                }
+            });
+            return Some(req.map_err(|msg| self.lines.error(msg)));
         }
     }
 }

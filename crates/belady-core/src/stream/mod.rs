@@ -1,0 +1,392 @@
+//! Streaming simulation of block traces: every run of a grid is fed the same chunks of dense
+//! ids as they are read, so memory is bounded by the runs' caches and the unique blocks, not by
+//! the trace's length.
+//!
+//! [`ingest`] turns a trace into a stream of dense ids (straight from a native file, else
+//! through a spool); [`run_block_grid`] builds one run per policy and size and hands each chunk
+//! to all of them, in parallel over the current rayon pool. A run is one monomorphised loop per
+//! policy (the only dynamic call is per chunk), so the single-run path stays as tight as
+//! [`crate::engine::simulate`]. OPT needs each reference's next use, which streaming cannot
+//! know; grids with OPT load the trace whole and run through [`crate::engine::run_grid`].
+
+pub mod ingest;
+mod text;
+
+use crate::engine::{run_grid, PreparedTrace, RunResult};
+use crate::error::Result;
+use crate::level::{CacheLevel, LevelStats};
+use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
+use crate::policy::{Policy, NEVER};
+use crate::size::CacheSize;
+use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
+use rayon::prelude::*;
+use std::path::Path;
+use std::sync::mpsc;
+
+/// Where a block trace comes from and how to read it.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockSource<'a> {
+    /// The trace file.
+    pub path: &'a Path,
+    /// Its format (block-level).
+    pub format: &'a Format,
+    /// Reader settings.
+    pub opts: &'a ReadOptions,
+    /// Which requests are simulated.
+    pub ops: OpFilter,
+}
+
+/// The runs of a grid and what was read.
+#[derive(Clone, Debug)]
+pub struct GridOutput {
+    /// One result per policy and size, policy-major.
+    pub runs: Vec<RunResult>,
+    /// Block references simulated.
+    pub references: u64,
+    /// Distinct blocks among them.
+    pub unique: usize,
+    /// The trace's name for reports.
+    pub source: String,
+}
+
+/// One run fed chunk by chunk.
+trait Runner: Send {
+    fn feed(&mut self, ids: &[u32]);
+    fn finish(self: Box<Self>) -> LevelStats;
+}
+
+struct Run<P: Policy> {
+    level: CacheLevel<P>,
+}
+
+impl<P: Policy + Send> Runner for Run<P> {
+    fn feed(&mut self, ids: &[u32]) {
+        for &b in ids {
+            self.level.access(b, NEVER);
+        }
+    }
+
+    fn finish(self: Box<Self>) -> LevelStats {
+        self.level.into_stats()
+    }
+}
+
+struct MakeRunner {
+    capacity: usize,
+    universe: usize,
+}
+
+impl PolicyVisitor for MakeRunner {
+    type Output = Box<dyn Runner>;
+    fn visit<P: Policy + 'static>(self, policy: P) -> Box<dyn Runner> {
+        Box::new(Run {
+            level: CacheLevel::new(policy, self.capacity, self.universe),
+        })
+    }
+}
+
+/// Runs per worker thread that share one pass over the trace.
+const GROUP_PER_THREAD: usize = 4;
+
+/// Simulates every policy at every size over a block trace, streaming it once; results come
+/// policy-major in the order given, equal to [`run_grid`] over the loaded trace.
+pub fn run_block_grid(
+    source: &BlockSource,
+    specs: &[PolicySpec],
+    sizes: &[CacheSize],
+) -> Result<GridOutput> {
+    if specs.iter().any(|s| s.info.name == "opt") {
+        let blocks = BlockTrace::load(source.path, source.format, source.opts, source.ops)?;
+        let trace = PreparedTrace::new(blocks);
+        return Ok(GridOutput {
+            runs: run_grid(specs, sizes, &trace)?,
+            references: trace.trace.refs.len() as u64,
+            unique: trace.unique(),
+            source: trace.trace.source.clone(),
+        });
+    }
+    let mut feed = ingest::ingest(source.path, source.format, source.opts, source.ops)?;
+    let unique = feed.unique;
+    let capacities: Vec<usize> = sizes
+        .iter()
+        .map(|s| s.resolve(unique, feed.block_size))
+        .collect::<Result<_>>()?;
+    let cells: Vec<(&PolicySpec, usize)> = specs
+        .iter()
+        .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
+        .collect();
+    // Runs live together only a group at a time, so a big grid's memory is a group's caches;
+    // an input that cannot be read again (a pipe) takes the rest of the grid at once.
+    let group = if feed.can_rewind(source.path) {
+        GROUP_PER_THREAD * rayon::current_num_threads().max(1)
+    } else {
+        cells.len()
+    };
+    let mut done = Vec::with_capacity(cells.len());
+    while done.len() < cells.len() {
+        let part = &cells[done.len()..(done.len() + group).min(cells.len())];
+        if !done.is_empty() {
+            feed.rewind(source.path)?;
+        }
+        let mut grid = Vec::with_capacity(part.len());
+        for &(spec, capacity) in part {
+            let universe = unique;
+            let make = MakeRunner { capacity, universe };
+            grid.push((
+                spec,
+                capacity,
+                registry::build(spec, capacity, universe, make)?,
+            ));
+        }
+        feed_all(&mut feed, &mut grid)?;
+        done.extend(grid);
+    }
+    let runs = done
+        .into_iter()
+        .map(|(spec, capacity, runner)| {
+            let stats = runner.finish();
+            RunResult {
+                trace: feed.source.clone(),
+                policy: spec.label(),
+                cache_blocks: capacity as u64,
+                block_size: feed.block_size,
+                unique_blocks: unique as u64,
+                requests: stats.requests,
+                hits: stats.hits,
+                misses: stats.misses,
+                hit_ratio: stats.hit_ratio(),
+                evictions: stats.evictions,
+                prefetch: None,
+                io: None,
+                levels: None,
+            }
+        })
+        .collect();
+    Ok(GridOutput {
+        runs,
+        references: feed.refs,
+        unique,
+        source: feed.source.clone(),
+    })
+}
+
+/// Hands every chunk to every run. With more than one worker thread, a reading thread stays a
+/// few chunks ahead (decompression and checksums overlap the runs); the runs of one chunk go in
+/// parallel. Memory: the runs plus a bounded number of chunks, whatever the thread count.
+fn feed_all(
+    feed: &mut ingest::Ingested,
+    grid: &mut [(&PolicySpec, usize, Box<dyn Runner>)],
+) -> Result<()> {
+    let step = |grid: &mut [(&PolicySpec, usize, Box<dyn Runner>)], ids: &[u32]| {
+        if grid.len() == 1 {
+            grid[0].2.feed(ids);
+        } else {
+            grid.par_iter_mut().for_each(|(_, _, r)| r.feed(ids));
+        }
+    };
+    if rayon::current_num_threads() < 2 {
+        while let Some(ids) = feed.next_chunk()? {
+            step(grid, ids);
+        }
+        return Ok(());
+    }
+    std::thread::scope(|s| -> Result<()> {
+        let (tx, rx) = mpsc::sync_channel::<Result<Vec<u32>>>(4);
+        let (back_tx, back_rx) = mpsc::channel::<Vec<u32>>();
+        s.spawn(move || loop {
+            match feed.next_chunk() {
+                Ok(Some(ids)) => {
+                    let mut buf = back_rx.try_recv().unwrap_or_default();
+                    buf.clear();
+                    buf.extend_from_slice(ids);
+                    if tx.send(Ok(buf)).is_err() {
+                        return;
+                    }
+                }
+                Ok(None) => return,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+        });
+        for ids in rx {
+            let ids = ids?;
+            step(grid, &ids);
+            let _ = back_tx.send(ids);
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::registry::{parse_policies, Preset};
+    use crate::trace::{native, BlockRequest, Op};
+    use std::fmt::Write as _;
+
+    const POLICIES: &str = "lru,fifo,clock,lirs,clock-pro,lrfu,fbr,arc,lru-k,car,2q,mq";
+
+    /// A skewed trace with reads and writes, long enough to spill the spool (its memory part
+    /// holds 4096 references under test).
+    fn requests() -> Vec<BlockRequest> {
+        let mut x: u64 = 12345;
+        (0..20_000)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let r = (x >> 33) % 1000;
+                BlockRequest {
+                    block: 1_000_000 + r * r / 997,
+                    count: 1,
+                    op: if i % 5 == 0 { Op::Write } else { Op::Read },
+                    time_ns: None,
+                }
+            })
+            .collect()
+    }
+
+    fn expected(ops: OpFilter, specs: &[PolicySpec], sizes: &[CacheSize]) -> Vec<RunResult> {
+        let blocks =
+            BlockTrace::from_requests(requests().into_iter().map(Ok), ops, false, "t".into(), 4096)
+                .unwrap();
+        run_grid(specs, sizes, &PreparedTrace::new(blocks)).unwrap()
+    }
+
+    fn streamed(path: &Path, format: &Format, ops: OpFilter) -> GridOutput {
+        let specs = parse_policies(POLICIES, &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1%,10%,37").unwrap();
+        let opts = ReadOptions::default();
+        let source = BlockSource {
+            path,
+            format,
+            opts: &opts,
+            ops,
+        };
+        run_block_grid(&source, &specs, &sizes).unwrap()
+    }
+
+    fn same_counts(got: &[RunResult], want: &[RunResult]) {
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!(
+                (
+                    &g.policy,
+                    g.cache_blocks,
+                    g.unique_blocks,
+                    g.requests,
+                    g.hits,
+                    g.evictions
+                ),
+                (
+                    &w.policy,
+                    w.cache_blocks,
+                    w.unique_blocks,
+                    w.requests,
+                    w.hits,
+                    w.evictions
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn streaming_text_gives_the_loaded_grids_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.trace");
+        let mut text = String::new();
+        for r in requests().iter().filter(|r| r.op == Op::Read) {
+            writeln!(text, "{}", r.block).unwrap();
+        }
+        std::fs::write(&path, text).unwrap();
+        let specs = parse_policies(POLICIES, &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1%,10%,37").unwrap();
+        let got = streamed(&path, &Format::Lirs, OpFilter::Read);
+        assert_eq!(got.references, 16_000);
+        same_counts(&got.runs, &expected(OpFilter::Read, &specs, &sizes));
+    }
+
+    #[test]
+    fn streaming_native_gives_the_loaded_grids_results_for_every_filter() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bel");
+        let all = BlockTrace::from_requests(
+            requests().into_iter().map(Ok),
+            OpFilter::All,
+            false,
+            "t".into(),
+            4096,
+        )
+        .unwrap();
+        native::write_file(&all, &path).unwrap();
+        let specs = parse_policies(POLICIES, &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1%,10%,37").unwrap();
+        for ops in [OpFilter::All, OpFilter::Read, OpFilter::Write] {
+            let got = streamed(&path, &Format::Native, ops);
+            same_counts(&got.runs, &expected(ops, &specs, &sizes));
+        }
+        // A generator's file: original ids (below 2^32), no table.
+        let raw = dir.path().join("raw.bel");
+        let mut w = native::StreamWriter::with_original_ids(dir.path(), "t".into(), 4096).unwrap();
+        for r in requests() {
+            w.push(r.block - 1_000_000 + 7, r.op, None).unwrap();
+        }
+        w.finish(std::fs::File::create(&raw).unwrap()).unwrap();
+        for ops in [OpFilter::All, OpFilter::Read] {
+            let got = streamed(&raw, &Format::Native, ops);
+            same_counts(&got.runs, &expected(ops, &specs, &sizes));
+        }
+    }
+
+    #[test]
+    fn a_line_without_a_break_ends_in_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.trace");
+        let mut bytes = b"1\n2\n".to_vec();
+        bytes.resize(bytes.len() + crate::trace::input::MAX_LINE_BYTES + 10, b'7');
+        std::fs::write(&path, bytes).unwrap();
+        let specs = parse_policies("lru", &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1").unwrap();
+        let opts = ReadOptions::default();
+        let source = BlockSource {
+            path: &path,
+            format: &Format::Lirs,
+            opts: &opts,
+            ops: OpFilter::Read,
+        };
+        let err = run_block_grid(&source, &specs, &sizes)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(":3: line 3 has no line break"), "{err}");
+    }
+
+    #[test]
+    fn a_request_above_the_limit_is_refused_naming_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.lis");
+        std::fs::write(&path, "5 2 0 0\n9 300000 0 1\n").unwrap();
+        let specs = parse_policies("lru", &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("1").unwrap();
+        let run = |max_request_bytes| {
+            let opts = ReadOptions {
+                max_request_bytes,
+                ..ReadOptions::default()
+            };
+            let source = BlockSource {
+                path: &path,
+                format: &Format::Arc,
+                opts: &opts,
+                ops: OpFilter::Read,
+            };
+            run_block_grid(&source, &specs, &sizes)
+        };
+        let err = run(crate::trace::DEFAULT_MAX_REQUEST_BYTES)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(":2: a request of 300000 blocks"), "{err}");
+        let ok = run(300_000 * 4096).unwrap();
+        assert_eq!(ok.references, 300_002);
+    }
+}
