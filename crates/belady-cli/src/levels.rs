@@ -2,7 +2,9 @@
 
 use crate::table::aligned;
 use anyhow::Result;
-use belady_core::hierarchy::{HierarchyResult, HierarchySpec, HierarchyTiming, Placement};
+use belady_core::hierarchy::{
+    HierarchyResult, HierarchySpec, HierarchyTiming, LevelReport, Placement,
+};
 use belady_core::{OpFilter, Preset};
 
 /// The hierarchies `--levels` (repeatable) × `--placement` (comma-separated) ask for, in that
@@ -74,51 +76,67 @@ pub fn json(results: &[HierarchyResult], format: &str, ops: OpFilter) -> Result<
     Ok(format!("{}\n", serde_json::to_string_pretty(&rows)?))
 }
 
+/// Each file-engine hierarchy run's levels as a table (nothing for one-level runs).
+pub fn run_levels(runs: &[belady_core::RunResult]) -> String {
+    let mut out = String::new();
+    for r in runs {
+        if let Some(levels) = &r.levels {
+            out.push_str(&format!("\nhierarchy {}\n", r.policy));
+            out.push_str(&level_table(levels));
+        }
+    }
+    out
+}
+
+/// One row per level.
+fn level_table(levels: &[LevelReport]) -> String {
+    let rows: Vec<Vec<String>> = levels
+        .iter()
+        .map(|l| {
+            vec![
+                l.name.clone(),
+                l.policy.clone(),
+                l.placement.clone(),
+                l.cache_blocks.to_string(),
+                l.requests.to_string(),
+                l.hits.to_string(),
+                format!("{:.2}", 100.0 * l.hit_ratio),
+                (l.placed_on_access + l.reloads_issued + l.demotions_placed).to_string(),
+                format!(
+                    "{}/{}/{}",
+                    l.reloads_issued, l.reloads_used, l.reloads_wasted
+                ),
+                l.reloads_skipped.to_string(),
+                l.demotions.to_string(),
+                l.demotion_bytes.to_string(),
+            ]
+        })
+        .collect();
+    aligned(
+        &[
+            "level",
+            "policy",
+            "placement",
+            "blocks",
+            "requests",
+            "hits",
+            "hit_ratio_%",
+            "placed",
+            "reloads_issued/used/wasted",
+            "reloads_skipped",
+            "demotions",
+            "demotion_bytes",
+        ],
+        &rows,
+    )
+}
+
 /// The results as text: per hierarchy a table of its levels and a line about the disk.
 pub fn text(results: &[HierarchyResult]) -> String {
     let mut out = String::new();
     for r in results {
         out.push_str(&format!("\nhierarchy {}\n", r.hierarchy));
-        let rows: Vec<Vec<String>> = r
-            .levels
-            .iter()
-            .map(|l| {
-                vec![
-                    l.name.clone(),
-                    l.policy.clone(),
-                    l.placement.clone(),
-                    l.cache_blocks.to_string(),
-                    l.requests.to_string(),
-                    l.hits.to_string(),
-                    format!("{:.2}", 100.0 * l.hit_ratio),
-                    (l.placed_on_access + l.reloads_issued + l.demotions_placed).to_string(),
-                    format!(
-                        "{}/{}/{}",
-                        l.reloads_issued, l.reloads_used, l.reloads_wasted
-                    ),
-                    l.reloads_skipped.to_string(),
-                    l.demotions.to_string(),
-                    l.demotion_bytes.to_string(),
-                ]
-            })
-            .collect();
-        out.push_str(&aligned(
-            &[
-                "level",
-                "policy",
-                "placement",
-                "blocks",
-                "requests",
-                "hits",
-                "hit_ratio_%",
-                "placed",
-                "reloads_issued/used/wasted",
-                "reloads_skipped",
-                "demotions",
-                "demotion_bytes",
-            ],
-            &rows,
-        ));
+        out.push_str(&level_table(&r.levels));
         out.push_str(&format!(
             "all levels: {} of {} references hit ({:.2}%); disk requests {} = {} demand reads + {} reloads\n",
             r.hits,

@@ -15,7 +15,7 @@ mod sweep;
 mod table;
 
 use anyhow::{Context, Result};
-use belady_core::filesim::{FileOptions, FileSimConfig};
+use belady_core::filesim::{FileOptions, FileSimConfig, PreparedFileTrace};
 use belady_core::simulate::simulate;
 use belady_core::trace::{
     accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
@@ -325,14 +325,9 @@ fn sim(args: SimArgs) -> Result<()> {
     }
     let specs = parse_policies(&args.policy, &args.params, preset)?;
     let sizes = CacheSize::parse_list(args.cache_size.as_deref().unwrap_or_default())?;
-    let wants_file_engine = format.is_file_level()
-        || args.prefetch.as_deref().is_some_and(|p| p != "none")
-        || args.compat.is_some()
-        || !args.compat_rules.is_empty()
-        || args.disk.is_some()
-        || args.scheduler != "fcfs"
-        || args.cf.needs_file_engine();
-    let cfg = wants_file_engine.then(|| file_config(&args)).transpose()?;
+    let cfg = wants_file_engine(&args, &format)
+        .then(|| file_config(&args))
+        .transpose()?;
     let sim = pool.install(|| match &cfg {
         // Warm starts, launch markers and a persistent store shape the trace and the run.
         Some(cfg) if args.cf.needs_own_run() => clusterfetch::simulate(
@@ -367,7 +362,21 @@ fn sim(args: SimArgs) -> Result<()> {
     )
 }
 
-/// `sim --levels`: block-level hierarchies.
+/// Whether the run needs the file engine: a file-level trace, read-ahead, clustering rules, a
+/// device queue or ClusterFetch.
+fn wants_file_engine(args: &SimArgs, format: &Format) -> bool {
+    format.is_file_level()
+        || args.prefetch.as_deref().is_some_and(|p| p != "none")
+        || args.compat.is_some()
+        || !args.compat_rules.is_empty()
+        || args.disk.is_some()
+        || args.scheduler != "fcfs"
+        || args.cf.needs_file_engine()
+}
+
+/// `sim --levels`: hierarchies. With read-ahead, a device, compat rules or a file-level trace the
+/// client level runs on the file engine (the levels below see every block it reads); otherwise
+/// on the block-level hierarchy engine (with its link timing under `--disk`).
 fn sim_levels(
     args: &SimArgs,
     preset: Preset,
@@ -375,17 +384,49 @@ fn sim_levels(
     ops: OpFilter,
     pool: &rayon::ThreadPool,
 ) -> Result<()> {
-    if format.is_file_level()
-        || args.prefetch.as_deref().is_some_and(|p| p != "none")
-        || args.compat.is_some()
-        || !args.compat_rules.is_empty()
-        || args.scheduler != "fcfs"
-    {
-        anyhow::bail!(
-            "--levels simulates block-level traces without read-ahead, --scheduler or --compat"
-        );
-    }
     let specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
+    // A block-level trace with only --disk keeps the hierarchy's own timing (links between the
+    // levels, low-priority reloads on the disk); anything the file engine adds runs there.
+    let block_timing_only = !format.is_file_level()
+        && args.prefetch.as_deref().is_none_or(|p| p == "none")
+        && args.compat.is_none()
+        && args.compat_rules.is_empty()
+        && args.scheduler == "fcfs"
+        && !args.cf.needs_file_engine();
+    if wants_file_engine(args, format) && !block_timing_only {
+        let cfg = file_config(args)?;
+        let trace = if format.is_file_level() {
+            PreparedFileTrace::new(
+                belady_core::trace::load_file_trace(&args.input.trace, format)?,
+                args.input.how.block_size,
+            )?
+        } else {
+            PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?
+        };
+        let runs =
+            pool.install(|| belady_core::filesim::run_file_hierarchies(&specs, &trace, &cfg))?;
+        if args.json {
+            return print_runs(
+                args,
+                &runs,
+                format,
+                ops,
+                trace.refs.len(),
+                trace.distinct,
+                &trace.trace.source,
+            );
+        }
+        return emit(&format!(
+            "trace {} ({} {}, {} references, {} unique blocks)\n{}{}",
+            trace.trace.source,
+            format.name(),
+            ops.noun(),
+            trace.refs.len(),
+            trace.distinct,
+            table::runs(&runs),
+            levels::run_levels(&runs)
+        ));
+    }
     let timing = levels::timing(args)?;
     let trace = PreparedTrace::new(args.input.load(ops)?);
     let results =

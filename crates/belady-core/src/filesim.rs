@@ -19,6 +19,7 @@ use crate::disk::queue::{DeviceQueue, Dispatched, Scheduler};
 use crate::disk::{DiskAccess, DiskConfig, SECTOR_BYTES};
 use crate::engine::RunResult;
 use crate::error::{Error, Result};
+use crate::hierarchy::Below;
 use crate::io::{ClusterRules, Clusterer, DiskRequest, QueuedBlock};
 use crate::level::CacheLevel;
 use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
@@ -602,6 +603,14 @@ pub struct IoStats {
     pub prefetched_blocks: u64,
     /// Read-ahead blocks evicted before any demand reference.
     pub prefetch_unused_evicted: u64,
+    /// Read-ahead blocks never referenced and still resident at the end of the run.
+    #[serde(default)]
+    pub prefetch_unused_resident: u64,
+    /// Read-ahead blocks whose first demand reference found their I/O still in flight (a miss,
+    /// and late when an earlier call issued it). Without ClusterFetch, `prefetched_blocks =
+    /// prefetch_hits + prefetch_late + prefetch_unused_evicted + prefetch_unused_resident`.
+    #[serde(default)]
+    pub prefetch_late: u64,
     /// With a disk model: the program's run time, seconds.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub exec_time_s: Option<f64>,
@@ -717,6 +726,10 @@ pub struct FileSim<'a, P: Policy> {
     cf: Option<Box<cf::CfState>>,
     /// The launch window's progress.
     launch: cf::LaunchTracker,
+    /// Cache levels below this one (a hierarchy whose client this is), when any.
+    below: Option<Box<Below>>,
+    /// With levels below: whether each block's current read reached the disk.
+    from_disk: Vec<bool>,
 }
 
 impl<'a, P: Policy> FileSim<'a, P> {
@@ -766,11 +779,34 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     .clone()
                     .or_else(|| cfg.clusterfetch.as_ref().map(|_| LaunchWindow::default())),
             ),
+            below: None,
+            from_disk: Vec::new(),
         };
         if sim.level.policy.needs_oracle() {
             sim.next_pos = trace.oracle().1.clone();
         }
         sim
+    }
+
+    /// Puts `below` under this cache: every block it reads goes down through those levels, and
+    /// only blocks that miss them all reach the device.
+    pub fn set_below(&mut self, below: Below) {
+        self.from_disk = vec![true; self.trace.layout.universe()];
+        self.below = Some(Box::new(below));
+    }
+
+    /// The levels below, when set.
+    pub fn below(&self) -> Option<&Below> {
+        self.below.as_deref()
+    }
+
+    /// This cache just read `b` (on demand when `demand`): the levels below see the read and the
+    /// block it evicted, and decide whether it reaches the disk.
+    fn send_down(&mut self, b: Block, demand: bool) {
+        if let Some(below) = &mut self.below {
+            let victim = self.level.last_victim().map(|v| v.block);
+            self.from_disk[b as usize] = below.read(b, victim, demand);
+        }
     }
 
     /// The cache level (frames and policy), for observers and tests.
@@ -849,6 +885,11 @@ impl<'a, P: Policy> FileSim<'a, P> {
         debug_assert!(self.cfg.departures.accusim_clock || exec_ns == self.proc_ns + self.wait_ns);
         let stats = self.level.stats().clone();
         self.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
+        let frames = self.level.frames();
+        self.io.prefetch_unused_resident = frames
+            .resident_blocks()
+            .filter(|&b| frames.is_unused_prefetch(b))
+            .count() as u64;
         let per = |blocks: u64, requests: u64| match requests {
             0 => 0.0,
             n => blocks as f64 / n as f64,
@@ -1078,6 +1119,20 @@ impl<'a, P: Policy> FileSim<'a, P> {
         for r in reqs {
             let id = self.requests.len() as u32;
             let n = r.blocks.len() as u64;
+            // With levels below, only the blocks that missed them all go to the device.
+            let disk_blocks = match &self.below {
+                Some(_) => r
+                    .blocks
+                    .iter()
+                    .filter(|&&b| self.from_disk[b as usize])
+                    .count() as u64,
+                None => n,
+            };
+            if disk_blocks == 0 {
+                self.serve_from_below(id, r);
+                continue;
+            }
+            let n = disk_blocks;
             self.io.disk_requests += 1;
             if r.sync {
                 self.io.sync_requests += 1;
@@ -1105,7 +1160,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 sync.push(id);
             }
             self.cf_observe(&r);
-            let access = self.disk.is_some().then(|| self.disk_access(&r));
+            let access = self.disk.is_some().then(|| {
+                let mut a = self.disk_access(&r);
+                if disk_blocks < r.blocks.len() as u64 {
+                    a.sectors = (disk_blocks * self.sectors_per_block()) as u32;
+                }
+                a
+            });
             let done_ns = match (&mut self.disk, access) {
                 (Some(disk), Some(access)) => {
                     disk.submit(id, access, self.now_ns);
@@ -1127,6 +1188,25 @@ impl<'a, P: Policy> FileSim<'a, P> {
             });
         }
         sync
+    }
+
+    /// A request every block of which a level below holds: it completes at once, without the
+    /// device (a lower level's hit costs no time in this model).
+    fn serve_from_below(&mut self, id: u32, r: DiskRequest) {
+        for &b in &r.blocks {
+            if self.io_of[b as usize] == QUEUED {
+                self.io_of[b as usize] = id;
+            }
+        }
+        self.completions.push(Reverse((self.now_ns, id)));
+        self.requests.push(Request {
+            done_ns: self.now_ns,
+            completed: false,
+            background: false,
+            sector: u32::MAX,
+            skips_first: false,
+            blocks: r.blocks,
+        });
     }
 
     /// One demand reference to block `index` of `file`: looks it up, counts it, and queues its
@@ -1166,9 +1246,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
             // Read on demand even when no frame can be freed (every one pinned).
             self.level.access_from(b, next, lookahead);
             if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
+                self.send_down(b, true);
                 self.queue(file, index, b, true, true);
             }
         } else if in_flight {
+            if self.level.frames().is_unused_prefetch(b) {
+                self.io.prefetch_late += 1;
+            }
             if departures.in_flight_reuse_hits && !self.level.frames().is_unused_prefetch(b) {
                 self.level.access(b, next);
             } else {
@@ -1283,6 +1367,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     }
                 }
                 if self.level.prefetch(pb, next_use) {
+                    self.send_down(pb, false);
                     self.io.prefetched_blocks += 1;
                     self.queue(file, j, pb, j <= last, !guard_group);
                     if plan.marker == Some(j) {
@@ -1456,6 +1541,10 @@ pub fn run_file_grid(
         .map(|&(spec, c)| run_file_one(spec, trace, c, cfg))
         .collect()
 }
+
+#[path = "filesim_levels.rs"]
+mod levels;
+pub use levels::{run_file_hierarchies, run_file_hierarchy};
 
 #[path = "filesim_cf.rs"]
 mod cf;

@@ -347,6 +347,8 @@ impl<P: Policy> FileSim<'_, P> {
             if !self.level.prefetch(b, next) {
                 break; // every frame is pinned
             }
+            // The levels below see ClusterFetch's reads; its requests always go to the device.
+            self.send_down(b, false);
             self.level.set_hinted(b);
             if !self.cfg.departures.evict_in_flight {
                 self.level.set_pinned(b, true);

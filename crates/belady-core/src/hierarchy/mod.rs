@@ -47,7 +47,9 @@ use crate::trace::dense;
 use crate::PreparedTrace;
 use rayon::prelude::*;
 
+pub mod below;
 pub mod timing;
+pub use below::Below;
 pub use timing::{HierarchyTiming, TimingReport};
 
 /// How blocks enter a lower level of a hierarchy.
@@ -165,8 +167,9 @@ impl HierarchySpec {
                 placement,
             ));
         }
-        if parts.len() < 2 {
-            return Err(bad("a hierarchy needs at least two levels".into()));
+        // One level is allowed: it is the plain run of that policy and size (the same engine).
+        if parts.is_empty() {
+            return Err(bad("a hierarchy needs at least one level".into()));
         }
         for (i, p) in parts.iter().enumerate() {
             if parts[..i].iter().any(|q| q.0 == p.0) {
@@ -549,6 +552,17 @@ pub struct Hierarchy {
 impl Hierarchy {
     /// Builds the levels of `spec` for a trace of `unique` blocks of `block_size` bytes.
     pub fn new(spec: &HierarchySpec, unique: usize, block_size: u32) -> Result<Hierarchy> {
+        Hierarchy::with_universe(spec, unique, unique, block_size)
+    }
+
+    /// Like [`Hierarchy::new`], with percent sizes taken of `unique` blocks over ids
+    /// `0..universe` (a file-level layout holds ids no demand read references).
+    pub fn with_universe(
+        spec: &HierarchySpec,
+        unique: usize,
+        universe: usize,
+        block_size: u32,
+    ) -> Result<Hierarchy> {
         let mut levels: Vec<Level> = Vec::with_capacity(spec.levels.len());
         for (i, l) in spec.levels.iter().enumerate() {
             let capacity = l.size.resolve(unique, block_size)?;
@@ -560,7 +574,7 @@ impl Hierarchy {
             {
                 policy_spec.set("unused_count", "keep")?;
             }
-            let policy = registry::build(&policy_spec, capacity, unique, Boxed)?;
+            let policy = registry::build(&policy_spec, capacity, universe, Boxed)?;
             if i > 0 && policy.needs_oracle() {
                 return Err(Error::config(
                     "--levels",
@@ -579,17 +593,17 @@ impl Hierarchy {
                 Some(Placement::Demote | Placement::Exclusive) => Notify::Demoted,
             };
             levels.push(Level {
-                cache: CacheLevel::new(policy, capacity, unique),
+                cache: CacheLevel::new(policy, capacity, universe),
                 placement,
                 notify,
-                source: vec![0; unique],
+                source: vec![0; universe],
                 arrivals: if matches!(placement, Placement::Eviction { threshold } if threshold > 1)
                 {
-                    vec![0; unique]
+                    vec![0; universe]
                 } else {
                     Vec::new()
                 },
-                slots: (notify == Notify::Tracked).then(|| Slots::new(unique)),
+                slots: (notify == Notify::Tracked).then(|| Slots::new(universe)),
                 report: LevelReport {
                     name: l.name.clone(),
                     policy: l.policy.label(),
@@ -1494,7 +1508,6 @@ mod tests {
             )
         );
         for (bad, why) in [
-            ("client:lru:10", "at least two levels"),
             ("client:lru:10:eviction,s:lru:10", "is the client"),
             ("client:lru,s:lru:10", "NAME:POLICY:SIZE"),
             ("a:lru:10,a:lru:10", "used twice"),
