@@ -61,18 +61,38 @@ pub fn timing(args: &crate::SimArgs) -> Result<Option<HierarchyTiming>> {
     Ok(Some(cfg))
 }
 
-/// One `sim --levels --json` result: the run plus how the trace was read.
+/// One `sim --levels --json` result: the common row (the hierarchy as `policy`, hits at any
+/// level, disk requests and, with `--disk`, `exec_time_s` and the other timed keys), the levels,
+/// the hierarchy's own counters and timing detail, and how the trace was read.
 #[derive(serde::Serialize)]
 struct Row<'a> {
     #[serde(flatten)]
-    run: &'a HierarchyResult,
+    run: belady_core::RunResult,
+    hierarchy: &'a str,
+    disk_reads: u64,
+    disk_reloads: u64,
+    demotion_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: &'a Option<belady_core::hierarchy::TimingReport>,
     format: &'a str,
     ops: OpFilter,
 }
 
 /// The results as JSON (an array, one object per hierarchy).
 pub fn json(results: &[HierarchyResult], format: &str, ops: OpFilter) -> Result<String> {
-    let rows: Vec<Row> = results.iter().map(|run| Row { run, format, ops }).collect();
+    let rows: Vec<Row> = results
+        .iter()
+        .map(|r| Row {
+            run: r.summary(),
+            hierarchy: &r.hierarchy,
+            disk_reads: r.disk_reads,
+            disk_reloads: r.disk_reloads,
+            demotion_bytes: r.demotion_bytes,
+            timing: &r.timing,
+            format,
+            ops,
+        })
+        .collect();
     Ok(format!("{}\n", serde_json::to_string_pretty(&rows)?))
 }
 

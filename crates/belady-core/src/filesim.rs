@@ -17,7 +17,6 @@
 
 use crate::disk::queue::{DeviceQueue, Dispatched, Scheduler};
 use crate::disk::{DiskAccess, DiskConfig, SECTOR_BYTES};
-use crate::engine::RunResult;
 use crate::error::{Error, Result};
 use crate::hierarchy::Below;
 use crate::io::{ClusterRules, Clusterer, DiskRequest, QueuedBlock};
@@ -31,6 +30,7 @@ use crate::prefetch::linux24::Linux24;
 use crate::prefetch::linux26::Linux26;
 use crate::prefetch::ondemand::Ondemand;
 use crate::prefetch::{Desc, Lookup, NoReadAhead, PrefetchKind, ReadAhead, ReadCall};
+pub use crate::report::{IoStats, LoggedRequest, RunResult};
 use crate::size::CacheSize;
 use crate::trace::dense;
 use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
@@ -574,93 +574,6 @@ impl PreparedFileTrace {
             (next, upcoming)
         })
     }
-}
-
-/// Counters of a file-level run.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct IoStats {
-    /// Demand references that waited for a request issued by an earlier call.
-    pub late: u64,
-    /// First demand references to completed prefetched blocks.
-    pub prefetch_hits: u64,
-    /// Disk requests issued.
-    pub disk_requests: u64,
-    /// Requests holding a demand block (the application waits).
-    pub sync_requests: u64,
-    /// Blocks in synchronous requests.
-    pub sync_blocks: u64,
-    /// Prefetch-only requests.
-    pub async_requests: u64,
-    /// Blocks in asynchronous requests.
-    pub async_blocks: u64,
-    /// Mean blocks per synchronous request (0 without any).
-    #[serde(default)]
-    pub sync_blocks_per_request: f64,
-    /// Mean blocks per asynchronous request (0 without any).
-    #[serde(default)]
-    pub async_blocks_per_request: f64,
-    /// Blocks inserted by read-ahead.
-    pub prefetched_blocks: u64,
-    /// Read-ahead blocks evicted before any demand reference.
-    pub prefetch_unused_evicted: u64,
-    /// Read-ahead blocks never referenced and still resident at the end of the run.
-    #[serde(default)]
-    pub prefetch_unused_resident: u64,
-    /// Read-ahead blocks whose first demand reference found their I/O still in flight (a miss,
-    /// and late when an earlier call issued it). Without ClusterFetch, `prefetched_blocks =
-    /// prefetch_hits + prefetch_late + prefetch_unused_evicted + prefetch_unused_resident`.
-    #[serde(default)]
-    pub prefetch_late: u64,
-    /// With a disk model: the program's run time, seconds.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub exec_time_s: Option<f64>,
-    /// With a disk model: computation (think) time, seconds.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub proc_time_s: Option<f64>,
-    /// With a disk model: time spent waiting for the disk (run time less computation), seconds.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub io_time_s: Option<f64>,
-    /// With a disk model: the same waiting time under the name the timing work uses.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub io_wait_s: Option<f64>,
-    /// With a disk model: time the device was busy, seconds.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub disk_busy_s: Option<f64>,
-    /// With a disk model: busy time over run time (the device may stay busy after the program ends).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub disk_utilization: Option<f64>,
-    /// With a disk model: mean time from issue to completion of a request, ms.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub mean_response_ms: Option<f64>,
-    /// With a disk model: 99th percentile of that time, ms.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub p99_response_ms: Option<f64>,
-    /// The launch window's time and counters, when the trace sets one or ClusterFetch is on.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub launch: Option<LaunchStats>,
-    /// ClusterFetch's counters, when it is on.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub clusterfetch: Option<CfStats>,
-    /// Every disk request in issue order, when [`FileSimConfig::log_requests`] is set.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub request_log: Vec<LoggedRequest>,
-}
-
-/// One disk request as issued, for comparing runs request by request.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct LoggedRequest {
-    /// 1-based index of the trace event whose call issued it.
-    pub event: u64,
-    /// Synchronous (the application waits for it).
-    pub sync: bool,
-    /// File (inode).
-    pub file: u64,
-    /// First file block.
-    pub first: u64,
-    /// Number of blocks.
-    pub blocks: u64,
-    /// Issue time, ns (0 without a disk model).
-    pub issued_ns: u64,
 }
 
 const NO_IO: u32 = u32::MAX;
@@ -1548,7 +1461,8 @@ pub use levels::{run_file_hierarchies, run_file_hierarchy};
 
 #[path = "filesim_cf.rs"]
 mod cf;
-pub use cf::{CfStats, LaunchStats, LaunchWindow, Placement};
+pub use crate::report::{CfStats, LaunchStats};
+pub use cf::{LaunchWindow, Placement};
 
 #[cfg(test)]
 #[path = "filesim_props.rs"]

@@ -16,6 +16,7 @@ pub mod io;
 pub mod level;
 pub mod policy;
 pub mod prefetch;
+pub mod report;
 pub mod simulate;
 pub mod size;
 pub mod stats;

@@ -42,6 +42,7 @@ use crate::error::{Error, Result};
 use crate::level::{CacheLevel, Victim};
 use crate::policy::registry::{self, parse_policies, PolicySpec, PolicyVisitor, Preset};
 use crate::policy::{Block, Policy, NEVER};
+pub use crate::report::LevelReport;
 use crate::size::CacheSize;
 use crate::trace::dense;
 use crate::PreparedTrace;
@@ -315,65 +316,6 @@ impl Slots {
     }
 }
 
-/// Counters of one level of a hierarchy.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LevelReport {
-    /// The level's name.
-    pub name: String,
-    /// Policy label.
-    pub policy: String,
-    /// Placement label (`access` for the client).
-    pub placement: String,
-    /// Size in blocks.
-    pub cache_blocks: u64,
-    /// Demand references that reached the level.
-    pub requests: u64,
-    /// Of those, found resident.
-    pub hits: u64,
-    /// Of those, not found.
-    pub misses: u64,
-    /// Hits over requests.
-    pub hit_ratio: f64,
-    /// Blocks evicted to make room.
-    pub evictions: u64,
-    /// Blocks placed because a reference missed (access-based placement).
-    pub placed_on_access: u64,
-    /// Eviction notices (tracking-table detections or demotions) received from the level above.
-    pub eviction_notices: u64,
-    /// Notices for blocks the level already held (nothing placed).
-    pub already_resident: u64,
-    /// Reloads from disk (eviction-based placement).
-    pub reloads_issued: u64,
-    /// Reloaded blocks later hit.
-    pub reloads_used: u64,
-    /// Reloaded blocks evicted before any hit.
-    pub reloads_wasted: u64,
-    /// Reloaded blocks still resident, never hit, at the end.
-    pub reloads_unused_resident: u64,
-    /// Reloads served by an exclusive level below, which handed the block up (no disk request).
-    pub reloads_from_below: u64,
-    /// Evicted blocks not reloaded because they reached the level fewer times than the threshold.
-    pub reloads_skipped: u64,
-    /// Blocks the level above sent down (demote and exclusive placement).
-    pub demotions: u64,
-    /// Bytes those demotions moved.
-    pub demotion_bytes: u64,
-    /// Demoted blocks placed (not already resident).
-    pub demotions_placed: u64,
-    /// Demoted blocks later hit.
-    pub demotions_used: u64,
-    /// Demoted blocks evicted before any hit.
-    pub demotions_wasted: u64,
-    /// Blocks handed up (exclusive placement): on a hit, or when the level above placed them.
-    pub handed_up: u64,
-    /// Demoted blocks handed up to a placement above before any hit here.
-    pub demotions_unused_handed_up: u64,
-    /// Demoted blocks still resident, never hit, at the end.
-    pub demotions_unused_resident: u64,
-    /// Blocks resident at the end.
-    pub resident: u64,
-}
-
 /// One hierarchy run's configuration and results.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HierarchyResult {
@@ -409,8 +351,35 @@ pub struct HierarchyResult {
 impl HierarchyResult {
     /// The run as one row of results: the hierarchy as the policy, hits anywhere as hits, every
     /// level in `levels`, disk requests (demand reads and reloads) in the I/O counters.
-    pub fn summary(&self) -> crate::engine::RunResult {
-        crate::engine::RunResult {
+    pub fn summary(&self) -> crate::report::RunResult {
+        let mut io = crate::report::IoStats {
+            disk_requests: self.disk_requests,
+            sync_requests: self.disk_reads,
+            sync_blocks: self.disk_reads,
+            async_requests: self.disk_reloads,
+            async_blocks: self.disk_reloads,
+            sync_blocks_per_request: if self.disk_reads > 0 { 1.0 } else { 0.0 },
+            async_blocks_per_request: if self.disk_reloads > 0 { 1.0 } else { 0.0 },
+            ..Default::default()
+        };
+        if let Some(t) = &self.timing {
+            // The same timed keys as a file-engine row, from the hierarchy's clock.
+            let s = |ns: u64| ns as f64 / 1e9;
+            let busy = t.demand_disk_ns + t.reload_disk_ns;
+            let wait = t.run_time_ns.saturating_sub(t.proc_ns);
+            io.exec_time_s = Some(s(t.run_time_ns));
+            io.proc_time_s = Some(s(t.proc_ns));
+            io.io_time_s = Some(s(wait));
+            io.io_wait_s = Some(s(wait));
+            io.disk_busy_s = Some(s(busy));
+            io.disk_utilization = Some(if t.run_time_ns == 0 {
+                0.0
+            } else {
+                busy as f64 / t.run_time_ns as f64
+            });
+            io.mean_response_ms = Some(t.mean_response_ns / 1e6);
+        }
+        crate::report::RunResult {
             trace: self.trace.clone(),
             policy: self.hierarchy.clone(),
             cache_blocks: self.levels.iter().map(|l| l.cache_blocks).sum(),
@@ -420,16 +389,9 @@ impl HierarchyResult {
             hits: self.hits,
             misses: self.requests - self.hits,
             hit_ratio: self.hit_ratio,
-            evictions: 0,
+            evictions: self.levels.iter().map(|l| l.evictions).sum(),
             prefetch: None,
-            io: Some(crate::filesim::IoStats {
-                disk_requests: self.disk_requests,
-                sync_requests: self.disk_reads,
-                sync_blocks: self.disk_reads,
-                async_requests: self.disk_reloads,
-                async_blocks: self.disk_reloads,
-                ..Default::default()
-            }),
+            io: Some(io),
             levels: Some(self.levels.clone()),
         }
     }
@@ -1047,7 +1009,10 @@ impl Hierarchy {
             disk_reloads: self.disk_reloads,
             disk_requests: self.disk_reads + self.disk_reloads,
             demotion_bytes,
-            timing: self.timing.as_ref().map(|c| c.report()),
+            timing: self.timing.as_ref().map(|c| TimingReport {
+                proc_ns: c.cfg.think_ns.saturating_mul(self.requests),
+                ..c.report()
+            }),
         }
     }
 }
