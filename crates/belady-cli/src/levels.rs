@@ -39,8 +39,8 @@ pub fn specs(
 }
 
 /// The timing model `--disk` and the link options ask for (none without `--disk`).
-pub fn timing(args: &crate::SimArgs) -> Result<Option<HierarchyTiming>> {
-    let Some(disk) = &args.disk else {
+pub fn timing(args: &crate::SimArgs, disk: Option<&str>) -> Result<Option<HierarchyTiming>> {
+    let Some(disk) = disk.filter(|d| *d != "none") else {
         return Ok(None);
     };
     let us = |v: f64, flag: &str| -> Result<u64> {

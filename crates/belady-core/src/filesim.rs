@@ -141,7 +141,7 @@ impl Departures {
             "in-flight-reuse-hits" => self.in_flight_reuse_hits = true,
             _ => {
                 return Err(Error::config(
-                    "--compat-rule",
+                    "compat_rules",
                     name,
                     format!(
                         "unknown rule; expected one of {}",
@@ -207,11 +207,11 @@ impl FileSimConfig {
     /// Checks the configuration; the only place file-level settings are validated.
     pub fn validate(&self) -> Result<()> {
         if self.block_size == 0 {
-            return Err(Error::config("--block-size", 0, "must be at least 1 byte"));
+            return Err(Error::config("block_size", 0, "must be at least 1 byte"));
         }
         if self.max_request_blocks() == 0 {
             return Err(Error::config(
-                "--max-request",
+                "max_request",
                 self.max_request_bytes,
                 format!("is less than one {}-byte block", self.block_size),
             ));
@@ -220,7 +220,7 @@ impl FileSimConfig {
             disk.validate()?;
         } else if self.scheduler != Scheduler::Fcfs {
             return Err(Error::config(
-                "--scheduler",
+                "scheduler",
                 self.scheduler.name(),
                 "orders a device queue, so it needs --disk",
             ));
@@ -337,7 +337,7 @@ impl FileSimConfig {
         match o.compat {
             None => {}
             Some("accusim") => cfg.departures = Departures::accusim(),
-            Some(other) => return Err(Error::config("--compat", other, "expected accusim")),
+            Some(other) => return Err(Error::config("compat", other, "expected accusim")),
         }
         for rule in o.compat_rules {
             cfg.departures.enable(rule)?;
@@ -347,7 +347,7 @@ impl FileSimConfig {
             CacheSize::Blocks(b) => b.saturating_mul(o.block_size as u64),
             CacheSize::Percent(_) => {
                 return Err(Error::config(
-                    "--max-request",
+                    "max_request",
                     o.max_request,
                     "expected a byte size such as 64KiB",
                 ))
@@ -357,7 +357,7 @@ impl FileSimConfig {
             let blocks = kb.saturating_mul(1024) / o.block_size.max(1) as u64;
             if blocks == 0 {
                 return Err(Error::config(
-                    "--read-ahead-kb",
+                    "read_ahead_kb",
                     kb,
                     format!("is less than one {}-byte block", o.block_size),
                 ));
@@ -493,7 +493,7 @@ impl PreparedFileTrace {
     pub fn from_block_trace(blocks: &dense::BlockTrace) -> Result<Self> {
         if blocks.writes() > 0 {
             return Err(Error::config(
-                "--ops",
+                "ops",
                 "all",
                 format!(
                     "{} holds writes; read-ahead on a block-level trace simulates reads only (use --ops read)",

@@ -49,7 +49,7 @@ impl Placement {
             "contiguous" => Ok(Placement::Contiguous),
             "scattered" => Ok(Placement::Scattered),
             _ => Err(Error::config(
-                "--layout",
+                "layout",
                 name,
                 format!("expected one of {}", PLACEMENT_NAMES.join(", ")),
             )),
@@ -114,7 +114,7 @@ impl PreparedFileTrace {
             .map(|(&f, _)| f)
             .ok_or_else(|| {
                 Error::config(
-                    "--launch-until-open",
+                    "launch_until_open",
                     name,
                     format!(
                         "{} has no file of that name (names are matched exactly, as the trace's file lines give them)",

@@ -20,7 +20,7 @@ impl CacheSize {
     /// are powers of 1000; `B` is bytes.
     pub fn parse(text: &str) -> Result<CacheSize> {
         let t = text.trim();
-        let bad = |msg: &str| Error::config("--cache-size", text, msg.to_string());
+        let bad = |msg: &str| Error::config("cache_size", text, msg.to_string());
         if let Some(pct) = t.strip_suffix('%') {
             let v: f64 = pct
                 .trim()
@@ -92,13 +92,13 @@ impl CacheSize {
         };
         if blocks == 0 {
             return Err(Error::config(
-                "--cache-size",
+                "cache_size",
                 self.to_string(),
                 format!("is less than one block{why}"),
             ));
         }
         usize::try_from(blocks)
-            .map_err(|_| Error::config("--cache-size", self.to_string(), "too large"))
+            .map_err(|_| Error::config("cache_size", self.to_string(), "too large"))
     }
 
     /// Parses a comma-separated list.
@@ -109,11 +109,7 @@ impl CacheSize {
             .map(CacheSize::parse)
             .collect::<Result<_>>()?;
         if sizes.is_empty() {
-            return Err(Error::config(
-                "--cache-size",
-                text,
-                "name at least one size",
-            ));
+            return Err(Error::config("cache_size", text, "name at least one size"));
         }
         Ok(sizes)
     }

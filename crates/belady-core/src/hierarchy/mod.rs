@@ -76,7 +76,7 @@ impl Placement {
         let t = text.trim().to_ascii_lowercase();
         let bad = || {
             Error::config(
-                "--placement",
+                "placement",
                 text,
                 "expected access, eviction, eviction:N (reload threshold N >= 1), demote or exclusive",
             )
@@ -139,7 +139,7 @@ impl HierarchySpec {
         preset: Preset,
         default_placement: Placement,
     ) -> Result<HierarchySpec> {
-        let bad = |msg: String| Error::config("--levels", text, msg);
+        let bad = |msg: String| Error::config("levels", text, msg);
         let mut parts = Vec::new();
         for (i, item) in text.split(',').enumerate() {
             let fields: Vec<&str> = item.split(':').map(str::trim).collect();
@@ -539,7 +539,7 @@ impl Hierarchy {
             let policy = registry::build(&policy_spec, capacity, universe, Boxed)?;
             if i > 0 && policy.needs_oracle() {
                 return Err(Error::config(
-                    "--levels",
+                    "levels",
                     format!("{}:{}", l.name, l.policy.info.name),
                     "OPT needs the future of the level's own requests, which depend on the levels above; use it at the client level only",
                 ));

@@ -63,7 +63,7 @@ impl HierarchyTiming {
         self.disk.validate()?;
         if !(self.link_bytes_per_s.is_finite() && self.link_bytes_per_s > 0.0) {
             return Err(Error::config(
-                "--link-mbps",
+                "link_mbps",
                 self.link_bytes_per_s * 8.0 / 1e6,
                 "expected a bandwidth above 0",
             ));

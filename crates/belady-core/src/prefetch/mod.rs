@@ -162,7 +162,7 @@ impl PrefetchKind {
             "ondemand" => Ok(PrefetchKind::Ondemand),
             "bsd" | "4.4bsd" => Ok(PrefetchKind::Bsd),
             _ => Err(Error::config(
-                "--prefetch",
+                "prefetch",
                 s,
                 format!(
                     "unknown read-ahead engine; expected one of {}",

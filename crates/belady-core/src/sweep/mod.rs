@@ -7,9 +7,10 @@
 
 pub mod store;
 
+use crate::config::RunOptions;
 use crate::engine::{run_one, PreparedTrace, RunResult};
 use crate::error::{Error, Result};
-use crate::filesim::{run_file_one, FileOptions, FileSimConfig, PreparedFileTrace};
+use crate::filesim::{run_file_one, FileSimConfig, PreparedFileTrace};
 use crate::hierarchy::{HierarchySpec, Placement};
 use crate::policy::registry::{param_policy, parse_policies, PolicySpec, Preset};
 use crate::size::CacheSize;
@@ -144,11 +145,12 @@ impl Experiment {
     }
 
     fn preset(&self) -> Result<Preset> {
-        if self.compat.as_deref() == Some("accusim") {
-            Ok(Preset::Accusim)
-        } else {
-            Preset::parse(&self.preset)
+        RunOptions {
+            preset: self.preset.clone(),
+            compat: self.compat.clone(),
+            ..RunOptions::default()
         }
+        .preset()
     }
 }
 
@@ -213,32 +215,32 @@ impl RunConfig {
         hex(&Sha256::digest(json))
     }
 
+    /// The run's engine settings, in the form every front end builds.
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
+            block_size: self.block_size,
+            preset: self.preset.clone(),
+            prefetch: Some(self.prefetch.clone()),
+            disk: Some(self.disk.clone()),
+            scheduler: self.scheduler.clone(),
+            compat: (!self.compat.is_empty()).then(|| self.compat.clone()),
+            compat_rules: Vec::new(),
+            max_request: self.max_request.clone(),
+            read_ahead_kb: self.read_ahead_kb,
+            clusterfetch_options: false,
+        }
+    }
+
     fn uses_file_engine(&self, format: &Format) -> bool {
-        format.is_file_level()
-            || self.prefetch != "none"
-            || self.disk != "none"
-            || !self.compat.is_empty()
+        self.options().uses_file_engine(format)
     }
 
     fn file_config(&self) -> Result<FileSimConfig> {
-        FileSimConfig::from_options(&FileOptions {
-            block_size: self.block_size,
-            prefetch: Some(&self.prefetch),
-            compat: (!self.compat.is_empty()).then_some(self.compat.as_str()),
-            compat_rules: &[],
-            max_request: &self.max_request,
-            disk: (self.disk != "none").then_some(self.disk.as_str()),
-            scheduler: &self.scheduler,
-            read_ahead_kb: self.read_ahead_kb,
-        })
+        self.options().file_config()
     }
 
     fn spec(&self) -> Result<PolicySpec> {
-        let preset = if self.compat == "accusim" {
-            Preset::Accusim
-        } else {
-            Preset::parse(&self.preset)?
-        };
+        let preset = self.options().preset()?;
         let (name, own) = split_entry(&self.policy)?;
         let params: Vec<String> = self.params.iter().cloned().chain(own).collect();
         let mut specs = parse_policies(name, &params, preset)?;
@@ -460,15 +462,16 @@ impl Plan {
         let mut settings = Vec::new();
         for prefetch in &exp.prefetch {
             for disk in &exp.disks {
-                FileSimConfig::from_options(&FileOptions {
-                    prefetch: Some(prefetch),
-                    compat: exp.compat.as_deref(),
-                    max_request: &exp.max_request,
-                    disk: (disk != "none").then_some(disk.as_str()),
-                    scheduler: &exp.scheduler,
+                RunOptions {
+                    prefetch: Some(prefetch.clone()),
+                    compat: exp.compat.clone(),
+                    max_request: exp.max_request.clone(),
+                    disk: Some(disk.clone()),
+                    scheduler: exp.scheduler.clone(),
                     read_ahead_kb: exp.read_ahead_kb,
-                    ..FileOptions::default()
-                })?;
+                    ..RunOptions::default()
+                }
+                .file_config()?;
                 settings.push((prefetch.clone(), disk.clone()));
             }
         }
