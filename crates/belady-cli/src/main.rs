@@ -413,13 +413,7 @@ fn sim_levels(
     let specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
     // A block-level trace with only --disk keeps the hierarchy's own timing (links between the
     // levels, low-priority reloads on the disk); anything the file engine adds runs there.
-    let block_engine = |o: &RunOptions| {
-        !RunOptions {
-            disk: None,
-            ..o.clone()
-        }
-        .uses_file_engine(format)
-    };
+    let block_engine = |o: &RunOptions| !o.levels_on_file_engine(format);
     if grid.iter().all(block_engine) {
         let trace = PreparedTrace::new(args.input.load(ops)?);
         let mut results = Vec::new();
