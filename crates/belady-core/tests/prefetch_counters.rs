@@ -35,7 +35,7 @@ fn program() -> PreparedFileTrace {
     };
     let mut seq = [0u64; 3];
     for i in 0..1500u64 {
-        let f = (next() % 3) as u64;
+        let f = next() % 3;
         let think = 20_000 + next() % 200_000;
         let (offset, len) = match f {
             0 => {
