@@ -5,8 +5,8 @@ use anyhow::{bail, Result};
 use belady_core::filesim::{FileSimConfig, Placement, PreparedFileTrace};
 use belady_core::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};
 use belady_core::simulate::Simulation;
-use belady_core::trace::{load_file_trace, Format, OpFilter, ReadOptions};
-use belady_core::{BlockTrace, CacheSize, Error, RunResult};
+use belady_core::trace::{Format, OpFilter};
+use belady_core::{CacheSize, Error, RunResult};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -222,8 +222,8 @@ pub fn run_file(
     Ok(vec![run])
 }
 
-/// Like `belady_core::simulate::simulate` with the file engine, after shaping the trace
-/// ([`CfArgs::prepare`]) and with the store of `--cf-store` ([`run_file`]).
+/// `belady_core::simulate::simulate` on the file engine, with the trace shaped here
+/// ([`CfArgs::prepare`]: warm start, launch marker) and the store of `--cf-store` ([`run_file`]).
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     args: &CfArgs,
@@ -235,18 +235,8 @@ pub fn simulate(
     sizes: &[CacheSize],
     cfg: &FileSimConfig,
 ) -> Result<Simulation> {
-    let trace = if format.is_file_level() {
-        PreparedFileTrace::new(load_file_trace(path, format)?, block_size)?
-    } else {
-        let blocks =
-            BlockTrace::load(path, format, &ReadOptions::with_block_size(block_size), ops)?;
-        PreparedFileTrace::from_block_trace(&blocks)?
-    };
+    let trace = belady_core::simulate::load_file_engine_trace(path, format, block_size, ops)?;
     let trace = args.prepare(trace)?;
-    Ok(Simulation {
-        runs: run_file(args, specs, sizes, &trace, cfg)?,
-        references: trace.refs.len(),
-        unique: trace.distinct,
-        source: trace.trace.source.clone(),
-    })
+    let runs = run_file(args, specs, sizes, &trace, cfg)?;
+    Ok(Simulation::of_file_runs(runs, &trace))
 }

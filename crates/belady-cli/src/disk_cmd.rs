@@ -83,7 +83,7 @@ pub fn run(args: DiskArgs) -> Result<()> {
         print!("{}", cfg.to_toml());
         return Ok(());
     }
-    let bytes = match CacheSize::parse_as(&args.size, "--size")? {
+    let bytes = match CacheSize::parse_as(&args.size, "size")? {
         CacheSize::Bytes(b) | CacheSize::Blocks(b) => b,
         CacheSize::Percent(_) => bail!("--size takes a byte size such as 4KiB"),
     };

@@ -2,7 +2,9 @@
 
 use crate::table::aligned;
 use anyhow::Result;
-use belady_core::hierarchy::{HierarchyResult, HierarchySpec, HierarchyTiming, Placement};
+use belady_core::hierarchy::{
+    HierarchyResult, HierarchySpec, HierarchyTiming, LevelReport, Placement,
+};
 use belady_core::{OpFilter, Preset};
 
 /// The hierarchies `--levels` (repeatable) × `--placement` (comma-separated) ask for, in that
@@ -37,8 +39,8 @@ pub fn specs(
 }
 
 /// The timing model `--disk` and the link options ask for (none without `--disk`).
-pub fn timing(args: &crate::SimArgs) -> Result<Option<HierarchyTiming>> {
-    let Some(disk) = &args.disk else {
+pub fn timing(args: &crate::SimArgs, disk: Option<&str>) -> Result<Option<HierarchyTiming>> {
+    let Some(disk) = disk.filter(|d| *d != "none") else {
         return Ok(None);
     };
     let us = |v: f64, flag: &str| -> Result<u64> {
@@ -59,19 +61,94 @@ pub fn timing(args: &crate::SimArgs) -> Result<Option<HierarchyTiming>> {
     Ok(Some(cfg))
 }
 
-/// One `sim --levels --json` result: the run plus how the trace was read.
+/// One `sim --levels --json` result: the common row (the hierarchy as `policy`, hits at any
+/// level, disk requests and, with `--disk`, `exec_time_s` and the other timed keys), the levels,
+/// the hierarchy's own counters and timing detail, and how the trace was read.
 #[derive(serde::Serialize)]
 struct Row<'a> {
     #[serde(flatten)]
-    run: &'a HierarchyResult,
+    run: belady_core::RunResult,
+    hierarchy: &'a str,
+    disk_reads: u64,
+    disk_reloads: u64,
+    demotion_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: &'a Option<belady_core::hierarchy::TimingReport>,
     format: &'a str,
     ops: OpFilter,
 }
 
 /// The results as JSON (an array, one object per hierarchy).
 pub fn json(results: &[HierarchyResult], format: &str, ops: OpFilter) -> Result<String> {
-    let rows: Vec<Row> = results.iter().map(|run| Row { run, format, ops }).collect();
+    let rows: Vec<Row> = results
+        .iter()
+        .map(|r| Row {
+            run: r.summary(),
+            hierarchy: &r.hierarchy,
+            disk_reads: r.disk_reads,
+            disk_reloads: r.disk_reloads,
+            demotion_bytes: r.demotion_bytes,
+            timing: &r.timing,
+            format,
+            ops,
+        })
+        .collect();
     Ok(format!("{}\n", serde_json::to_string_pretty(&rows)?))
+}
+
+/// Each file-engine hierarchy run's levels as a table (nothing for one-level runs).
+pub fn run_levels(runs: &[belady_core::RunResult]) -> String {
+    let mut out = String::new();
+    for r in runs {
+        if let Some(levels) = &r.levels {
+            out.push_str(&format!("\nhierarchy {}\n", r.policy));
+            out.push_str(&level_table(levels));
+        }
+    }
+    out
+}
+
+/// One row per level.
+fn level_table(levels: &[LevelReport]) -> String {
+    let rows: Vec<Vec<String>> = levels
+        .iter()
+        .map(|l| {
+            vec![
+                l.name.clone(),
+                l.policy.clone(),
+                l.placement.clone(),
+                l.cache_blocks.to_string(),
+                l.requests.to_string(),
+                l.hits.to_string(),
+                format!("{:.2}", 100.0 * l.hit_ratio),
+                (l.placed_on_access + l.reloads_issued + l.demotions_placed).to_string(),
+                format!(
+                    "{}/{}/{}",
+                    l.reloads_issued, l.reloads_used, l.reloads_wasted
+                ),
+                l.reloads_skipped.to_string(),
+                l.demotions.to_string(),
+                l.demotion_bytes.to_string(),
+            ]
+        })
+        .collect();
+    aligned(
+        &[
+            "level",
+            "policy",
+            "placement",
+            "blocks",
+            "requests",
+            "hits",
+            "hit_ratio_%",
+            "placed",
+            "reloads_issued/used/wasted",
+            "reloads_skipped",
+            "demotions",
+            "demotion_bytes",
+        ],
+        &rows,
+    )
 }
 
 /// The results as text: per hierarchy a table of its levels and a line about the disk.
@@ -79,46 +156,7 @@ pub fn text(results: &[HierarchyResult]) -> String {
     let mut out = String::new();
     for r in results {
         out.push_str(&format!("\nhierarchy {}\n", r.hierarchy));
-        let rows: Vec<Vec<String>> = r
-            .levels
-            .iter()
-            .map(|l| {
-                vec![
-                    l.name.clone(),
-                    l.policy.clone(),
-                    l.placement.clone(),
-                    l.cache_blocks.to_string(),
-                    l.requests.to_string(),
-                    l.hits.to_string(),
-                    format!("{:.2}", 100.0 * l.hit_ratio),
-                    (l.placed_on_access + l.reloads_issued + l.demotions_placed).to_string(),
-                    format!(
-                        "{}/{}/{}",
-                        l.reloads_issued, l.reloads_used, l.reloads_wasted
-                    ),
-                    l.reloads_skipped.to_string(),
-                    l.demotions.to_string(),
-                    l.demotion_bytes.to_string(),
-                ]
-            })
-            .collect();
-        out.push_str(&aligned(
-            &[
-                "level",
-                "policy",
-                "placement",
-                "blocks",
-                "requests",
-                "hits",
-                "hit_ratio_%",
-                "placed",
-                "reloads_issued/used/wasted",
-                "reloads_skipped",
-                "demotions",
-                "demotion_bytes",
-            ],
-            &rows,
-        ));
+        out.push_str(&level_table(&r.levels));
         out.push_str(&format!(
             "all levels: {} of {} references hit ({:.2}%); disk requests {} = {} demand reads + {} reloads\n",
             r.hits,

@@ -16,7 +16,8 @@ mod sweep;
 mod table;
 
 use anyhow::{Context, Result};
-use belady_core::filesim::{FileOptions, FileSimConfig};
+use belady_core::config::RunOptions;
+use belady_core::filesim::{FileSimConfig, PreparedFileTrace};
 use belady_core::outfile::{refuse_overwrite, OutFile};
 use belady_core::simulate::simulate_with;
 use belady_core::trace::{
@@ -300,18 +301,57 @@ struct SimRow<'a> {
     ops: OpFilter,
 }
 
-/// The file-level settings a `sim` call asks for, validated in one place.
-fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
-    let mut cfg = FileSimConfig::from_options(&FileOptions {
+/// The engine settings of one `sim` run with read-ahead `prefetch` and device `disk` (one value
+/// each of the comma-separated `--prefetch` and `--disk`).
+fn run_options(args: &SimArgs, prefetch: Option<&str>, disk: Option<&str>) -> RunOptions {
+    RunOptions {
         block_size: args.input.how.block_size,
-        prefetch: args.prefetch.as_deref(),
-        compat: args.compat.as_deref(),
-        compat_rules: &args.compat_rules,
-        max_request: &args.max_request,
-        disk: args.disk.as_deref(),
-        scheduler: &args.scheduler,
+        preset: args.preset.clone(),
+        prefetch: prefetch.map(str::to_string),
+        disk: disk.map(str::to_string),
+        scheduler: args.scheduler.clone(),
+        compat: args.compat.clone(),
+        compat_rules: args.compat_rules.clone(),
+        max_request: args.max_request.clone(),
         read_ahead_kb: args.read_ahead_kb,
-    })?;
+        clusterfetch_options: args.cf.needs_file_engine(),
+    }
+}
+
+/// One [`RunOptions`] per (read-ahead, device) pair of the comma-separated `--prefetch` and
+/// `--disk` lists, read-ahead major: the grid is their product with policies and sizes.
+fn option_grid(args: &SimArgs) -> Result<Vec<RunOptions>> {
+    let list = |v: &Option<String>, flag: &str| -> Result<Vec<Option<String>>> {
+        let Some(text) = v else {
+            return Ok(vec![None]);
+        };
+        let items: Vec<Option<String>> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| Some(t.to_string()))
+            .collect();
+        if items.is_empty() {
+            anyhow::bail!("invalid {flag} '{text}': name at least one");
+        }
+        Ok(items)
+    };
+    let prefetches = list(&args.prefetch, "--prefetch")?;
+    let disks = list(&args.disk, "--disk")?;
+    Ok(prefetches
+        .iter()
+        .flat_map(|p| {
+            disks
+                .iter()
+                .map(move |d| run_options(args, p.as_deref(), d.as_deref()))
+        })
+        .collect())
+}
+
+/// The file-level settings of one run, validated in one place (the core's, plus ClusterFetch's
+/// and the request log from the command line).
+fn file_config(args: &SimArgs, opts: &RunOptions) -> Result<FileSimConfig> {
+    let mut cfg = opts.file_config()?;
     cfg.log_requests = args.log_requests;
     cfg.clusterfetch = args.cf.config(cfg.clusterfetch.is_some())?;
     cfg.placement = args.cf.placement()?;
@@ -320,11 +360,8 @@ fn file_config(args: &SimArgs) -> Result<FileSimConfig> {
 }
 
 fn sim(args: SimArgs) -> Result<()> {
-    let preset = if args.compat.as_deref() == Some("accusim") {
-        Preset::Accusim
-    } else {
-        Preset::parse(&args.preset)?
-    };
+    let grid = option_grid(&args)?;
+    let preset = grid[0].preset()?;
     let format = args.input.format()?;
     let ops = OpFilter::from(args.ops);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -332,86 +369,119 @@ fn sim(args: SimArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
     if !args.levels.is_empty() {
-        return sim_levels(&args, preset, &format, ops, &pool);
+        return sim_levels(&args, &grid, preset, &format, ops, &pool);
     }
     let specs = parse_policies(&args.policy, &args.params, preset)?;
     let sizes = CacheSize::parse_list(args.cache_size.as_deref().unwrap_or_default())?;
-    let wants_file_engine = format.is_file_level()
-        || args.prefetch.as_deref().is_some_and(|p| p != "none")
-        || args.compat.is_some()
-        || !args.compat_rules.is_empty()
-        || args.disk.is_some()
-        || args.scheduler != "fcfs"
-        || args.cf.needs_file_engine();
-    let cfg = wants_file_engine.then(|| file_config(&args)).transpose()?;
-    let sim = pool.install(|| match &cfg {
-        // Warm starts, launch markers and a persistent store shape the trace and the run.
-        Some(cfg) if args.cf.needs_own_run() => clusterfetch::simulate(
-            &args.cf,
-            &args.input.trace,
-            &format,
-            args.input.how.block_size,
-            ops,
-            &specs,
-            &sizes,
-            cfg,
-        ),
-        _ => simulate_with(
-            &args.input.trace,
-            &format,
-            &args.input.how.read_options(),
-            ops,
-            &specs,
-            &sizes,
-            cfg.as_ref(),
-        )
-        .map_err(anyhow::Error::from),
-    })?;
-    print_runs(
-        &args,
-        &sim.runs,
-        &format,
-        ops,
-        sim.references,
-        sim.unique,
-        &sim.source,
-    )
+    let mut runs = Vec::new();
+    let mut read = None;
+    for opts in &grid {
+        let cfg = opts
+            .uses_file_engine(&format)
+            .then(|| file_config(&args, opts))
+            .transpose()?;
+        let sim = pool.install(|| match &cfg {
+            // Warm starts, launch markers and a persistent store shape the trace and the run.
+            Some(cfg) if args.cf.needs_own_run() => clusterfetch::simulate(
+                &args.cf,
+                &args.input.trace,
+                &format,
+                args.input.how.block_size,
+                ops,
+                &specs,
+                &sizes,
+                cfg,
+            ),
+            _ => simulate_with(
+                &args.input.trace,
+                &format,
+                &args.input.how.read_options(),
+                ops,
+                &specs,
+                &sizes,
+                cfg.as_ref(),
+            )
+            .map_err(anyhow::Error::from),
+        })?;
+        read.get_or_insert((sim.references, sim.unique, sim.source));
+        runs.extend(sim.runs);
+    }
+    let (references, unique, source) = read.expect("at least one run setting");
+    print_runs(&args, &runs, &format, ops, references, unique, &source)
 }
 
-/// `sim --levels`: block-level hierarchies.
+/// `sim --levels`: hierarchies. With read-ahead, a device queue scheduler, compat rules or a
+/// file-level trace the client level runs on the file engine (the levels below see every block
+/// it reads); otherwise on the block-level hierarchy engine (with its link timing under `--disk`).
 fn sim_levels(
     args: &SimArgs,
+    grid: &[RunOptions],
     preset: Preset,
     format: &Format,
     ops: OpFilter,
     pool: &rayon::ThreadPool,
 ) -> Result<()> {
-    if format.is_file_level()
-        || args.prefetch.as_deref().is_some_and(|p| p != "none")
-        || args.compat.is_some()
-        || !args.compat_rules.is_empty()
-        || args.scheduler != "fcfs"
-    {
-        anyhow::bail!(
-            "--levels simulates block-level traces without read-ahead, --scheduler or --compat"
+    let specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
+    // A block-level trace with only --disk keeps the hierarchy's own timing (links between the
+    // levels, low-priority reloads on the disk); anything the file engine adds runs there.
+    let block_engine = |o: &RunOptions| !o.levels_on_file_engine(format);
+    if grid.iter().all(block_engine) {
+        let trace = PreparedTrace::new(args.input.load(ops)?);
+        let mut results = Vec::new();
+        for opts in grid {
+            let timing = levels::timing(args, opts.disk.as_deref())?;
+            results.extend(pool.install(|| {
+                belady_core::hierarchy::run_hierarchies(&specs, &trace, timing.as_ref())
+            })?);
+        }
+        if args.json {
+            return emit(&levels::json(&results, format.name(), ops)?);
+        }
+        return emit(&format!(
+            "trace {} ({} {}, {} references, {} unique blocks)\n{}",
+            trace.trace.source,
+            format.name(),
+            ops.noun(),
+            trace.trace.refs.len(),
+            trace.unique(),
+            levels::text(&results)
+        ));
+    }
+    let trace = if format.is_file_level() {
+        PreparedFileTrace::new(
+            belady_core::trace::load_file_trace(&args.input.trace, format)?,
+            args.input.how.block_size,
+        )?
+    } else {
+        PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?
+    };
+    let mut runs = Vec::new();
+    for opts in grid {
+        let cfg = file_config(args, opts)?;
+        runs.extend(
+            pool.install(|| belady_core::filesim::run_file_hierarchies(&specs, &trace, &cfg))?,
         );
     }
-    let specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
-    let timing = levels::timing(args)?;
-    let trace = PreparedTrace::new(args.input.load(ops)?);
-    let results =
-        pool.install(|| belady_core::hierarchy::run_hierarchies(&specs, &trace, timing.as_ref()))?;
     if args.json {
-        return emit(&levels::json(&results, format.name(), ops)?);
+        return print_runs(
+            args,
+            &runs,
+            format,
+            ops,
+            trace.refs.len(),
+            trace.distinct,
+            &trace.trace.source,
+        );
     }
     emit(&format!(
-        "trace {} ({} {}, {} references, {} unique blocks)\n{}",
+        "trace {} ({} {}, {} references, {} unique blocks)\n{}{}",
         trace.trace.source,
         format.name(),
         ops.noun(),
-        trace.trace.refs.len(),
-        trace.unique(),
-        levels::text(&results)
+        trace.refs.len(),
+        trace.distinct,
+        table::runs(&runs),
+        levels::run_levels(&runs)
     ))
 }
 
@@ -769,9 +839,19 @@ fn main() {
             // The reader went away (`belady ... | head`): nothing left to report.
             std::process::exit(0);
         }
-        let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-        // Messages quote input (a bad line, a file name): its control bytes must not reach the
-        // terminal raw, whichever layer built the message.
+        // The core names configuration keys (`max_request`); here they are flags. Messages quote
+        // input (a bad line, a file name): its control bytes must not reach the terminal raw,
+        // whichever layer built the message.
+        let chain: Vec<String> = e
+            .chain()
+            .map(|c| match c.downcast_ref::<belady_core::Error>() {
+                Some(belady_core::Error::Config { field, value, msg }) => format!(
+                    "invalid {} '{value}': {msg}",
+                    belady_core::config::flag_name(field)
+                ),
+                _ => c.to_string(),
+            })
+            .collect();
         let text = chain.join(": ");
         let shown: Vec<_> = text
             .split('\n')

@@ -4,7 +4,11 @@ use belady_core::RunResult;
 
 /// One line per run, aligned; runs with read-ahead or a disk model add their I/O columns.
 pub fn runs(results: &[RunResult]) -> String {
-    let with_io = results.iter().any(|r| r.io.is_some());
+    // Block-level rows carry demand I/O counters too (one read per miss); the columns are shown
+    // for runs with read-ahead or levels, where they say more than the misses.
+    let with_io = results
+        .iter()
+        .any(|r| r.prefetch.is_some() || r.levels.is_some());
     let timed = results
         .iter()
         .any(|r| r.io.as_ref().is_some_and(|io| io.exec_time_s.is_some()));

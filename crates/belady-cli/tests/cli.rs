@@ -1169,7 +1169,6 @@ fn bad_levels_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let t = write(dir.path(), "t.trace", "1\n2\n1\n");
     for (levels, needle) in [
-        ("client:lru:2", "at least two levels"),
         ("client:lru:2,storage:lru", "NAME:POLICY:SIZE"),
         ("client:lru:2,storage:lru:2:sideways", "expected access"),
         ("client:lru:2,storage:opt:2", "client level only"),

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::level::{CacheLevel, LevelStats};
 use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
 use crate::policy::{Policy, NEVER};
+pub use crate::report::RunResult;
 use crate::size::CacheSize;
 use crate::trace::dense::{self, BlockTrace};
 use rayon::prelude::*;
@@ -67,40 +68,6 @@ impl PolicyVisitor for Simulate<'_> {
     }
 }
 
-/// One run's configuration and results, as printed and stored.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct RunResult {
-    /// Trace source (path).
-    pub trace: String,
-    /// Policy label (name and any overridden parameters).
-    pub policy: String,
-    /// Cache size in blocks.
-    pub cache_blocks: u64,
-    /// Bytes per block.
-    pub block_size: u32,
-    /// Distinct blocks in the (filtered) trace.
-    pub unique_blocks: u64,
-    /// Demand block references.
-    pub requests: u64,
-    /// Hits.
-    pub hits: u64,
-    /// Misses.
-    pub misses: u64,
-    /// Hits over requests.
-    pub hit_ratio: f64,
-    /// Blocks evicted.
-    pub evictions: u64,
-    /// Read-ahead engine, for file-level runs.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub prefetch: Option<String>,
-    /// Read-ahead and disk request counters, for file-level runs.
-    #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
-    pub io: Option<crate::filesim::IoStats>,
-    /// Per-level counters, for multi-level runs (then `policy` names the hierarchy).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub levels: Option<Vec<crate::hierarchy::LevelReport>>,
-}
-
 /// Runs one policy at one size.
 pub fn run_one(spec: &PolicySpec, trace: &PreparedTrace, capacity: usize) -> Result<RunResult> {
     let stats = registry::build(spec, capacity, trace.unique(), Simulate { trace, capacity })?;
@@ -116,9 +83,21 @@ pub fn run_one(spec: &PolicySpec, trace: &PreparedTrace, capacity: usize) -> Res
         hit_ratio: stats.hit_ratio(),
         evictions: stats.evictions,
         prefetch: None,
-        io: None,
+        io: Some(demand_io(stats.misses)),
         levels: None,
     })
+}
+
+/// The I/O counters of a run without read-ahead or clustering: each miss is one synchronous
+/// one-block disk read, so every row carries the same `disk_requests` and sync/async keys.
+pub fn demand_io(misses: u64) -> crate::report::IoStats {
+    crate::report::IoStats {
+        disk_requests: misses,
+        sync_requests: misses,
+        sync_blocks: misses,
+        sync_blocks_per_request: if misses > 0 { 1.0 } else { 0.0 },
+        ..Default::default()
+    }
 }
 
 /// Runs every policy at every size in parallel; results come policy-major, in the order given.

@@ -15,648 +15,25 @@
 //! "late" when its request was issued by an earlier call: the application waits for it); the
 //! first demand reference to a completed prefetched block is a hit and a prefetch hit.
 
-use crate::disk::queue::{DeviceQueue, Dispatched, Scheduler};
+pub use crate::compat::accusim::{Departures, DEPARTURE_NAMES};
+use crate::disk::queue::{DeviceQueue, Dispatched};
 use crate::disk::{DiskAccess, DiskConfig, SECTOR_BYTES};
-use crate::engine::RunResult;
-use crate::error::{Error, Result};
-use crate::io::{ClusterRules, Clusterer, DiskRequest, QueuedBlock};
+use crate::error::Result;
+use crate::hierarchy::Below;
+use crate::io::{Clusterer, DiskRequest, QueuedBlock};
 use crate::level::CacheLevel;
 use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
 use crate::policy::{Block, Policy, NEVER};
-use crate::prefetch::bsd::Bsd;
-use crate::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};
-use crate::prefetch::example::ExampleReadAhead;
-use crate::prefetch::linux24::Linux24;
-use crate::prefetch::linux26::Linux26;
-use crate::prefetch::ondemand::Ondemand;
-use crate::prefetch::{Desc, Lookup, NoReadAhead, PrefetchKind, ReadAhead, ReadCall};
+use crate::prefetch::clusterfetch::PrefetchStore;
+use crate::prefetch::{Desc, Lookup, ReadAhead, ReadCall};
+pub use crate::report::{IoStats, LoggedRequest, RunResult};
 use crate::size::CacheSize;
 use crate::trace::dense;
-use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
+use crate::trace::file::{FileEvent, FileEventKind};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::OnceLock;
-
-/// A named departure of AccuSim (the prefetching study's simulator) from the paper's text.
-/// `--compat accusim` turns all of them on; each can be turned on alone.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
-pub struct Departures {
-    /// Requests hold at most 33 blocks (more than RCHUNK = 32) instead of 64 KB.
-    pub request_cap_33: bool,
-    /// No request spans two read() calls.
-    pub requests_end_with_calls: bool,
-    /// A demand block after prefetched blocks starts a new request.
-    pub demand_after_prefetch_splits: bool,
-    /// The last partial block of a file is never read ahead (as the Linux 2.4 loop stops at
-    /// `i_size >> PAGE_SHIFT`).
-    pub skip_partial_last_block: bool,
-    /// A request starting at file block 0 takes its sync/async class from its second block.
-    pub block0_sentinel: bool,
-    /// OPT gives a prefetched block that the trace never references a next reference just past
-    /// the end of the trace, increasing in order of first prefetch and kept if it is prefetched
-    /// again (so they go after blocks with no further reference, which tie at "never").
-    pub opt_unused_prefetch_after_end: bool,
-    /// Blocks whose I/O is queued or in flight may be evicted (the kernel locks them instead).
-    pub evict_in_flight: bool,
-    /// Block `b` of the file with inode `i` lives at sector `(i * 2048 + 8b) mod 17,783,240`
-    /// (1 MB per inode, in 32-bit arithmetic) instead of files laid out one after another.
-    pub inode_spaced_layout: bool,
-    /// AccuSim's clock: each read or write record adds its compute time plus 1 µs (nothing when
-    /// its compute time is 0), and nothing is counted until a first request has been issued.
-    pub accusim_clock: bool,
-    /// AccuSim's per-block read loop: after a demand block's read-ahead decision, the call's
-    /// further demand blocks inside the read-ahead window are referenced at once, without a
-    /// read-ahead decision of their own, and those the read-ahead itself reaches are referenced
-    /// as demand misses where it reaches them (not inserted as prefetches and accessed later).
-    pub window_covers_call: bool,
-    /// AccuSim's per-block I/O status: a block is in flight from being queued until any request
-    /// that sends it completes. With `block0_sentinel` a request starting at file block 0 never
-    /// sends block 0, which therefore stays in flight until it is read again.
-    pub done_flags: bool,
-    /// An access to an in-flight block waits for (and counts as late against) the newest pending
-    /// request whose first sector is at most the block's and that starts fewer sectors before it
-    /// than the request holds blocks (AccuSim compares a block count with a sector distance, and
-    /// addresses by inode, so only a request's first few blocks, or another file's request, match).
-    pub late_by_address: bool,
-    /// Only the first demand access of a prefetched block whose I/O is in flight is a miss; any
-    /// other access to a resident block is a hit, complete or not.
-    pub in_flight_reuse_hits: bool,
-}
-
-/// Names of the departures, as `--compat-rule` takes them.
-pub const DEPARTURE_NAMES: &[&str] = &[
-    "request-cap-33",
-    "requests-end-with-calls",
-    "demand-after-prefetch-splits",
-    "skip-partial-last-block",
-    "block0-sentinel",
-    "opt-unused-prefetch-after-end",
-    "evict-in-flight",
-    "inode-spaced-layout",
-    "accusim-clock",
-    "window-covers-call",
-    "done-flags",
-    "late-by-address",
-    "in-flight-reuse-hits",
-];
-
-impl Departures {
-    /// Every departure on: AccuSim's behaviour.
-    pub fn accusim() -> Self {
-        Departures {
-            request_cap_33: true,
-            requests_end_with_calls: true,
-            demand_after_prefetch_splits: true,
-            skip_partial_last_block: true,
-            block0_sentinel: true,
-            opt_unused_prefetch_after_end: true,
-            evict_in_flight: true,
-            inode_spaced_layout: true,
-            accusim_clock: true,
-            window_covers_call: true,
-            done_flags: true,
-            late_by_address: true,
-            in_flight_reuse_hits: true,
-        }
-    }
-
-    /// Turns on the departure called `name`.
-    pub fn enable(&mut self, name: &str) -> Result<()> {
-        match name {
-            "request-cap-33" => self.request_cap_33 = true,
-            "requests-end-with-calls" => self.requests_end_with_calls = true,
-            "demand-after-prefetch-splits" => self.demand_after_prefetch_splits = true,
-            "skip-partial-last-block" => self.skip_partial_last_block = true,
-            "block0-sentinel" => self.block0_sentinel = true,
-            "opt-unused-prefetch-after-end" => self.opt_unused_prefetch_after_end = true,
-            "evict-in-flight" => self.evict_in_flight = true,
-            "inode-spaced-layout" => self.inode_spaced_layout = true,
-            "accusim-clock" => self.accusim_clock = true,
-            "window-covers-call" => self.window_covers_call = true,
-            "done-flags" => self.done_flags = true,
-            "late-by-address" => self.late_by_address = true,
-            "in-flight-reuse-hits" => self.in_flight_reuse_hits = true,
-            _ => {
-                return Err(Error::config(
-                    "--compat-rule",
-                    name,
-                    format!(
-                        "unknown rule; expected one of {}",
-                        DEPARTURE_NAMES.join(", ")
-                    ),
-                ))
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Everything a file-level run needs besides the policy and the cache size.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FileSimConfig {
-    /// Bytes per block.
-    pub block_size: u32,
-    /// Read-ahead engine.
-    pub prefetch: PrefetchKind,
-    /// AccuSim's departures that are on.
-    pub departures: Departures,
-    /// Largest request in bytes, unless `request_cap_33` is on (the study's text: 64 KB).
-    pub max_request_bytes: u64,
-    /// Linux 2.4 read-ahead minimum and maximum, in blocks.
-    pub readahead_min: u64,
-    /// See `readahead_min`.
-    pub readahead_max: u64,
-    /// The device serving requests; without one a request completes when it is issued.
-    pub disk: Option<DiskConfig>,
-    /// How the device orders waiting requests.
-    pub scheduler: Scheduler,
-    /// ClusterFetch on top of the read-ahead engine, with its parameters.
-    pub clusterfetch: Option<ClusterFetchConfig>,
-    /// Where files lie on the device.
-    pub placement: Placement,
-    /// Record every disk request in [`IoStats::request_log`].
-    pub log_requests: bool,
-    /// With a device: longest time a prefetch-only request may stay open (plugged) for later
-    /// calls to extend while the program computes; Linux's block-layer unplug timer is 3 ms.
-    pub unplug_delay_ns: u64,
-}
-
-impl Default for FileSimConfig {
-    fn default() -> Self {
-        FileSimConfig {
-            block_size: 4096,
-            prefetch: PrefetchKind::Linux24,
-            departures: Departures::default(),
-            max_request_bytes: 64 * 1024,
-            readahead_min: 3,
-            readahead_max: 32,
-            disk: None,
-            scheduler: Scheduler::Fcfs,
-            clusterfetch: None,
-            placement: Placement::Contiguous,
-            log_requests: false,
-            unplug_delay_ns: 3_000_000,
-        }
-    }
-}
-
-impl FileSimConfig {
-    /// Checks the configuration; the only place file-level settings are validated.
-    pub fn validate(&self) -> Result<()> {
-        if self.block_size == 0 {
-            return Err(Error::config("--block-size", 0, "must be at least 1 byte"));
-        }
-        if self.max_request_blocks() == 0 {
-            return Err(Error::config(
-                "--max-request",
-                self.max_request_bytes,
-                format!("is less than one {}-byte block", self.block_size),
-            ));
-        }
-        if let Some(disk) = &self.disk {
-            disk.validate()?;
-        } else if self.scheduler != Scheduler::Fcfs {
-            return Err(Error::config(
-                "--scheduler",
-                self.scheduler.name(),
-                "orders a device queue, so it needs --disk",
-            ));
-        }
-        if self.readahead_min > self.readahead_max || self.readahead_max == 0 {
-            return Err(Error::config(
-                "read-ahead window",
-                format!("{}..{}", self.readahead_min, self.readahead_max),
-                "needs 0 < max and min <= max",
-            ));
-        }
-        if let Some(cf) = &self.clusterfetch {
-            cf.validate()?;
-        }
-        Ok(())
-    }
-
-    /// The prefetching a run's results name: the read-ahead engine, `+clusterfetch` when on.
-    pub fn prefetch_name(&self) -> String {
-        match self.clusterfetch {
-            Some(_) => format!("{}+clusterfetch", self.prefetch.name()),
-            None => self.prefetch.name().to_string(),
-        }
-    }
-
-    fn max_request_blocks(&self) -> u32 {
-        if self.departures.request_cap_33 {
-            33
-        } else {
-            (self.max_request_bytes / self.block_size as u64).min(u32::MAX as u64) as u32
-        }
-    }
-
-    fn cluster_rules(&self) -> ClusterRules {
-        ClusterRules {
-            max_blocks: self.max_request_blocks(),
-            split_at_calls: self.departures.requests_end_with_calls,
-            demand_after_prefetch_splits: self.departures.demand_after_prefetch_splits,
-            block0_sentinel: self.departures.block0_sentinel,
-        }
-    }
-
-    fn read_ahead(&self) -> Box<dyn ReadAhead> {
-        match self.prefetch {
-            PrefetchKind::None => Box::new(NoReadAhead),
-            PrefetchKind::Linux24 => Box::new(Linux24::new(
-                self.readahead_min,
-                self.readahead_max,
-                self.block_size as u64,
-                self.departures.skip_partial_last_block,
-            )),
-            PrefetchKind::Example => Box::new(ExampleReadAhead::new(self.block_size as u64)),
-            PrefetchKind::Linux26 => Box::new(Linux26::new(
-                4.min(self.readahead_max),
-                self.readahead_max,
-                self.block_size as u64,
-            )),
-            PrefetchKind::Ondemand => {
-                Box::new(Ondemand::new(self.readahead_max, self.block_size as u64))
-            }
-            PrefetchKind::Bsd => Box::new(Bsd::new(self.readahead_max, self.block_size as u64)),
-            PrefetchKind::Linux6 => Box::new(crate::prefetch::linux6::Linux6::new(
-                self.readahead_max,
-                self.block_size as u64,
-            )),
-        }
-    }
-}
-
-/// File-level options as users write them (command line, experiment files, Python), unchecked.
-#[derive(Clone, Copy, Debug)]
-pub struct FileOptions<'a> {
-    /// Bytes per block.
-    pub block_size: u32,
-    /// Read-ahead engine name (`none` when absent), with `+clusterfetch` for ClusterFetch.
-    pub prefetch: Option<&'a str>,
-    /// Reference simulator to behave as (`accusim`).
-    pub compat: Option<&'a str>,
-    /// Departures to turn on one by one.
-    pub compat_rules: &'a [String],
-    /// Largest request, as a byte size (`64KiB`) or in blocks.
-    pub max_request: &'a str,
-    /// Disk preset or TOML file.
-    pub disk: Option<&'a str>,
-    /// Device queue scheduler name.
-    pub scheduler: &'a str,
-    /// Largest read-ahead window in KiB (Linux's `read_ahead_kb`); `None` keeps each engine's
-    /// default of 32 blocks (128 KiB with 4 KiB blocks).
-    pub read_ahead_kb: Option<u64>,
-}
-
-impl Default for FileOptions<'_> {
-    fn default() -> Self {
-        FileOptions {
-            block_size: 4096,
-            prefetch: None,
-            compat: None,
-            compat_rules: &[],
-            max_request: "64KiB",
-            disk: None,
-            scheduler: "fcfs",
-            read_ahead_kb: None,
-        }
-    }
-}
-
-impl FileSimConfig {
-    /// Builds and checks the configuration the options describe (the one place they are parsed).
-    pub fn from_options(o: &FileOptions) -> Result<FileSimConfig> {
-        let (engine, cf) =
-            crate::prefetch::clusterfetch::split_prefetch(o.prefetch.unwrap_or("none"))?;
-        let mut cfg = FileSimConfig {
-            block_size: o.block_size,
-            prefetch: PrefetchKind::parse(engine)?,
-            clusterfetch: cf.then(ClusterFetchConfig::default),
-            ..FileSimConfig::default()
-        };
-        match o.compat {
-            None => {}
-            Some("accusim") => cfg.departures = Departures::accusim(),
-            Some(other) => return Err(Error::config("--compat", other, "expected accusim")),
-        }
-        for rule in o.compat_rules {
-            cfg.departures.enable(rule)?;
-        }
-        cfg.max_request_bytes = match CacheSize::parse_as(o.max_request, "--max-request")? {
-            CacheSize::Bytes(b) => b,
-            CacheSize::Blocks(b) => b.saturating_mul(o.block_size as u64),
-            CacheSize::Percent(_) => {
-                return Err(Error::config(
-                    "--max-request",
-                    o.max_request,
-                    "expected a byte size such as 64KiB",
-                ))
-            }
-        };
-        if let Some(kb) = o.read_ahead_kb {
-            let blocks = kb.saturating_mul(1024) / o.block_size.max(1) as u64;
-            if blocks == 0 {
-                return Err(Error::config(
-                    "--read-ahead-kb",
-                    kb,
-                    format!("is less than one {}-byte block", o.block_size),
-                ));
-            }
-            cfg.readahead_max = blocks;
-            cfg.readahead_min = cfg.readahead_min.min(blocks);
-        }
-        if let Some(disk) = o.disk {
-            cfg.disk = Some(crate::disk::load_config(disk)?);
-        }
-        cfg.scheduler = Scheduler::parse(o.scheduler)?;
-        cfg.validate()?;
-        Ok(cfg)
-    }
-}
-
-/// Dense block ids for file blocks: each file gets a contiguous range.
-#[derive(Clone, Debug, Default)]
-pub struct Layout {
-    base: FxHashMap<u64, (u32, u32)>,
-    universe: u32,
-}
-
-impl Layout {
-    /// Lays out every file of `trace` with room for its largest size and every block read.
-    pub fn new(trace: &FileTrace, block_size: u64) -> Result<Layout> {
-        let mut blocks: FxHashMap<u64, u64> = FxHashMap::default();
-        let mut order: Vec<u64> = Vec::new();
-        for ev in &trace.events {
-            let need = match ev.blocks(block_size) {
-                Some((_, first, count)) => (first + count).max(ev.file_size.div_ceil(block_size)),
-                None => ev.file_size.div_ceil(block_size),
-            };
-            let slot = blocks.entry(ev.file).or_insert_with(|| {
-                order.push(ev.file);
-                0
-            });
-            *slot = (*slot).max(need);
-        }
-        let mut layout = Layout::default();
-        let mut next: u64 = 0;
-        for file in order {
-            let n = blocks[&file];
-            if next + n >= u32::MAX as u64 {
-                return Err(Error::config(
-                    "trace",
-                    &trace.source,
-                    "its files hold more than 2^32 blocks, more than belady can simulate",
-                ));
-            }
-            layout.base.insert(file, (next as u32, n as u32));
-            next += n;
-        }
-        layout.universe = next as u32;
-        Ok(layout)
-    }
-
-    /// First dense id and number of blocks of `file`.
-    #[inline]
-    pub fn range(&self, file: u64) -> (Block, u32) {
-        self.base[&file]
-    }
-
-    /// Dense id of block `index` of `file`.
-    #[inline]
-    pub fn block(&self, file: u64, index: u64) -> Block {
-        let (base, _) = self.base[&file];
-        base + index as u32
-    }
-
-    /// Number of dense ids.
-    pub fn universe(&self) -> usize {
-        self.universe as usize
-    }
-}
-
-/// A file-level trace ready for simulation, shared by every run over it.
-pub struct PreparedFileTrace {
-    /// The trace.
-    pub trace: FileTrace,
-    /// Its block layout.
-    pub layout: Layout,
-    /// Bytes per block the layout uses.
-    pub block_size: u32,
-    /// Demand block references in order.
-    pub refs: Vec<Block>,
-    /// Distinct blocks among the demand references.
-    pub distinct: usize,
-    /// The part of the trace measured as a launch, if one is set (see [`LaunchWindow`]).
-    pub launch: Option<LaunchWindow>,
-    oracle: OnceLock<(Vec<u32>, Vec<u32>)>,
-}
-
-impl PreparedFileTrace {
-    /// Lays out `trace` for `block_size`-byte blocks and lists its demand reads.
-    pub fn new(trace: FileTrace, block_size: u32) -> Result<Self> {
-        let bs = block_size as u64;
-        let layout = Layout::new(&trace, bs)?;
-        let mut refs = Vec::new();
-        for ev in &trace.events {
-            if let (FileEventKind::Read { .. }, Some((_, first, count))) = (&ev.kind, ev.blocks(bs))
-            {
-                refs.extend((first..first + count).map(|i| layout.block(ev.file, i)));
-            }
-        }
-        if refs.is_empty() {
-            return Err(Error::EmptyTrace {
-                path: trace.source.clone(),
-                what: "read calls".into(),
-            });
-        }
-        let mut seen = vec![false; layout.universe()];
-        let distinct = refs
-            .iter()
-            .filter(|&&b| !std::mem::replace(&mut seen[b as usize], true))
-            .count();
-        Ok(PreparedFileTrace {
-            trace,
-            layout,
-            block_size,
-            distinct,
-            refs,
-            launch: None,
-            oracle: OnceLock::new(),
-        })
-    }
-
-    /// A block-level trace as a file-level one, so read-ahead, clustering and timing apply: each
-    /// maximal run of consecutive block ids among those referenced becomes one file (read through
-    /// its own descriptor, opened at its first reference), and every reference a one-block read.
-    /// Read-ahead and clustering therefore stop at the edges of runs: blocks the trace never
-    /// references are never read. Think time is the gap between reference times, when kept.
-    pub fn from_block_trace(blocks: &dense::BlockTrace) -> Result<Self> {
-        if blocks.writes() > 0 {
-            return Err(Error::config(
-                "--ops",
-                "all",
-                format!(
-                    "{} holds writes; read-ahead on a block-level trace simulates reads only (use --ops read)",
-                    blocks.source
-                ),
-            ));
-        }
-        let bs = blocks.block_size as u64;
-        let mut sorted: Vec<(u64, u32)> = blocks
-            .originals
-            .iter()
-            .enumerate()
-            .map(|(d, &o)| (o, d as u32))
-            .collect();
-        sorted.sort_unstable();
-        // Run (file) and index within it of each dense id.
-        let mut place = vec![(0u64, 0u64); sorted.len()];
-        let mut run_sizes: Vec<u64> = Vec::new();
-        for (i, &(orig, dense_id)) in sorted.iter().enumerate() {
-            if i == 0 || sorted[i - 1].0 + 1 != orig {
-                run_sizes.push(0);
-            }
-            let run = run_sizes.len() as u64 - 1;
-            place[dense_id as usize] = (run, run_sizes[run as usize]);
-            run_sizes[run as usize] += 1;
-        }
-        let mut opened = vec![false; run_sizes.len()];
-        let mut events = Vec::with_capacity(blocks.refs.len() + run_sizes.len());
-        let mut last_time = None;
-        for (i, &r) in blocks.refs.iter().enumerate() {
-            let (run, index) = place[r as usize];
-            let think_ns = match (&blocks.times, last_time) {
-                (Some(t), Some(prev)) => t[i].saturating_sub(prev),
-                _ => 0,
-            };
-            last_time = blocks.times.as_ref().map(|t| t[i]);
-            let fd = u32::try_from(run + 3).map_err(|_| {
-                Error::config("trace", &blocks.source, "has more than 2^32 runs of blocks")
-            })?;
-            let file_size = run_sizes[run as usize] * bs;
-            let event = |think_ns, kind| FileEvent {
-                think_ns,
-                pid: 1,
-                fd,
-                file: run,
-                file_size,
-                kind,
-            };
-            if !std::mem::replace(&mut opened[run as usize], true) {
-                events.push(event(0, FileEventKind::Open));
-            }
-            events.push(event(
-                think_ns,
-                FileEventKind::Read {
-                    offset: index * bs,
-                    len: bs,
-                },
-            ));
-        }
-        let trace = FileTrace {
-            source: blocks.source.clone(),
-            events,
-            names: Default::default(),
-        };
-        PreparedFileTrace::new(trace, blocks.block_size)
-    }
-
-    /// Next reference of each demand reference, and each block's first reference.
-    fn oracle(&self) -> &(Vec<u32>, Vec<u32>) {
-        self.oracle.get_or_init(|| {
-            let mut next = vec![dense::NEVER; self.refs.len()];
-            let mut upcoming = vec![dense::NEVER; self.layout.universe()];
-            for i in (0..self.refs.len()).rev() {
-                let b = self.refs[i] as usize;
-                next[i] = upcoming[b];
-                upcoming[b] = i as u32;
-            }
-            (next, upcoming)
-        })
-    }
-}
-
-/// Counters of a file-level run.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct IoStats {
-    /// Demand references that waited for a request issued by an earlier call.
-    pub late: u64,
-    /// First demand references to completed prefetched blocks.
-    pub prefetch_hits: u64,
-    /// Disk requests issued.
-    pub disk_requests: u64,
-    /// Requests holding a demand block (the application waits).
-    pub sync_requests: u64,
-    /// Blocks in synchronous requests.
-    pub sync_blocks: u64,
-    /// Prefetch-only requests.
-    pub async_requests: u64,
-    /// Blocks in asynchronous requests.
-    pub async_blocks: u64,
-    /// Mean blocks per synchronous request (0 without any).
-    #[serde(default)]
-    pub sync_blocks_per_request: f64,
-    /// Mean blocks per asynchronous request (0 without any).
-    #[serde(default)]
-    pub async_blocks_per_request: f64,
-    /// Blocks inserted by read-ahead.
-    pub prefetched_blocks: u64,
-    /// Read-ahead blocks evicted before any demand reference.
-    pub prefetch_unused_evicted: u64,
-    /// With a disk model: the program's run time, seconds.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub exec_time_s: Option<f64>,
-    /// With a disk model: computation (think) time, seconds.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub proc_time_s: Option<f64>,
-    /// With a disk model: time spent waiting for the disk (run time less computation), seconds.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub io_time_s: Option<f64>,
-    /// With a disk model: the same waiting time under the name the timing work uses.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub io_wait_s: Option<f64>,
-    /// With a disk model: time the device was busy, seconds.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub disk_busy_s: Option<f64>,
-    /// With a disk model: busy time over run time (the device may stay busy after the program ends).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub disk_utilization: Option<f64>,
-    /// With a disk model: mean time from issue to completion of a request, ms.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub mean_response_ms: Option<f64>,
-    /// With a disk model: 99th percentile of that time, ms.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub p99_response_ms: Option<f64>,
-    /// The launch window's time and counters, when the trace sets one or ClusterFetch is on.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub launch: Option<LaunchStats>,
-    /// ClusterFetch's counters, when it is on.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub clusterfetch: Option<CfStats>,
-    /// Every disk request in issue order, when [`FileSimConfig::log_requests`] is set.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub request_log: Vec<LoggedRequest>,
-}
-
-/// One disk request as issued, for comparing runs request by request.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct LoggedRequest {
-    /// 1-based index of the trace event whose call issued it.
-    pub event: u64,
-    /// Synchronous (the application waits for it).
-    pub sync: bool,
-    /// File (inode).
-    pub file: u64,
-    /// First file block.
-    pub first: u64,
-    /// Number of blocks.
-    pub blocks: u64,
-    /// Issue time, ns (0 without a disk model).
-    pub issued_ns: u64,
-}
 
 const NO_IO: u32 = u32::MAX;
 const QUEUED: u32 = u32::MAX - 1;
@@ -721,6 +98,10 @@ pub struct FileSim<'a, P: Policy> {
     cf: Option<Box<cf::CfState>>,
     /// The launch window's progress.
     launch: cf::LaunchTracker,
+    /// Cache levels below this one (a hierarchy whose client this is), when any.
+    below: Option<Box<Below>>,
+    /// With levels below: whether each block's current read reached the disk.
+    from_disk: Vec<bool>,
 }
 
 impl<'a, P: Policy> FileSim<'a, P> {
@@ -770,11 +151,34 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     .clone()
                     .or_else(|| cfg.clusterfetch.as_ref().map(|_| LaunchWindow::default())),
             ),
+            below: None,
+            from_disk: Vec::new(),
         };
         if sim.level.policy.needs_oracle() {
             sim.next_pos = trace.oracle().1.clone();
         }
         sim
+    }
+
+    /// Puts `below` under this cache: every block it reads goes down through those levels, and
+    /// only blocks that miss them all reach the device.
+    pub fn set_below(&mut self, below: Below) {
+        self.from_disk = vec![true; self.trace.layout.universe()];
+        self.below = Some(Box::new(below));
+    }
+
+    /// The levels below, when set.
+    pub fn below(&self) -> Option<&Below> {
+        self.below.as_deref()
+    }
+
+    /// This cache just read `b` (on demand when `demand`): the levels below see the read and the
+    /// block it evicted, and decide whether it reaches the disk.
+    fn send_down(&mut self, b: Block, demand: bool) {
+        if let Some(below) = &mut self.below {
+            let victim = self.level.last_victim().map(|v| v.block);
+            self.from_disk[b as usize] = below.read(b, victim, demand);
+        }
     }
 
     /// The cache level (frames and policy), for observers and tests.
@@ -853,6 +257,11 @@ impl<'a, P: Policy> FileSim<'a, P> {
         debug_assert!(self.cfg.departures.accusim_clock || exec_ns == self.proc_ns + self.wait_ns);
         let stats = self.level.stats().clone();
         self.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
+        let frames = self.level.frames();
+        self.io.prefetch_unused_resident = frames
+            .resident_blocks()
+            .filter(|&b| frames.is_unused_prefetch(b))
+            .count() as u64;
         let per = |blocks: u64, requests: u64| match requests {
             0 => 0.0,
             n => blocks as f64 / n as f64,
@@ -1082,6 +491,20 @@ impl<'a, P: Policy> FileSim<'a, P> {
         for r in reqs {
             let id = self.requests.len() as u32;
             let n = r.blocks.len() as u64;
+            // With levels below, only the blocks that missed them all go to the device.
+            let disk_blocks = match &self.below {
+                Some(_) => r
+                    .blocks
+                    .iter()
+                    .filter(|&&b| self.from_disk[b as usize])
+                    .count() as u64,
+                None => n,
+            };
+            if disk_blocks == 0 {
+                self.serve_from_below(id, r);
+                continue;
+            }
+            let n = disk_blocks;
             self.io.disk_requests += 1;
             if r.sync {
                 self.io.sync_requests += 1;
@@ -1109,7 +532,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 sync.push(id);
             }
             self.cf_observe(&r);
-            let access = self.disk.is_some().then(|| self.disk_access(&r));
+            let access = self.disk.is_some().then(|| {
+                let mut a = self.disk_access(&r);
+                if disk_blocks < r.blocks.len() as u64 {
+                    a.sectors = (disk_blocks * self.sectors_per_block()) as u32;
+                }
+                a
+            });
             let done_ns = match (&mut self.disk, access) {
                 (Some(disk), Some(access)) => {
                     disk.submit(id, access, self.now_ns);
@@ -1131,6 +560,25 @@ impl<'a, P: Policy> FileSim<'a, P> {
             });
         }
         sync
+    }
+
+    /// A request every block of which a level below holds: it completes at once, without the
+    /// device (a lower level's hit costs no time in this model).
+    fn serve_from_below(&mut self, id: u32, r: DiskRequest) {
+        for &b in &r.blocks {
+            if self.io_of[b as usize] == QUEUED {
+                self.io_of[b as usize] = id;
+            }
+        }
+        self.completions.push(Reverse((self.now_ns, id)));
+        self.requests.push(Request {
+            done_ns: self.now_ns,
+            completed: false,
+            background: false,
+            sector: u32::MAX,
+            skips_first: false,
+            blocks: r.blocks,
+        });
     }
 
     /// One demand reference to block `index` of `file`: looks it up, counts it, and queues its
@@ -1170,9 +618,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
             // Read on demand even when no frame can be freed (every one pinned).
             self.level.access_from(b, next, lookahead);
             if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
+                self.send_down(b, true);
                 self.queue(file, index, b, true, true);
             }
         } else if in_flight {
+            if self.level.frames().is_unused_prefetch(b) {
+                self.io.prefetch_late += 1;
+            }
             if departures.in_flight_reuse_hits && !self.level.frames().is_unused_prefetch(b) {
                 self.level.access(b, next);
             } else {
@@ -1287,6 +739,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     }
                 }
                 if self.level.prefetch(pb, next_use) {
+                    self.send_down(pb, false);
                     self.io.prefetched_blocks += 1;
                     self.queue(file, j, pb, j <= last, !guard_group);
                     if plan.marker == Some(j) {
@@ -1461,9 +914,22 @@ pub fn run_file_grid(
         .collect()
 }
 
+#[path = "filesim_config.rs"]
+mod config;
+pub use config::{FileOptions, FileSimConfig};
+
+#[path = "filesim_trace.rs"]
+mod prepared;
+pub use prepared::{Layout, PreparedFileTrace};
+
+#[path = "filesim_levels.rs"]
+mod levels;
+pub use levels::{run_file_hierarchies, run_file_hierarchy};
+
 #[path = "filesim_cf.rs"]
 mod cf;
-pub use cf::{CfStats, LaunchStats, LaunchWindow, Placement};
+pub use crate::report::{CfStats, LaunchStats};
+pub use cf::{LaunchWindow, Placement};
 
 #[cfg(test)]
 #[path = "filesim_props.rs"]

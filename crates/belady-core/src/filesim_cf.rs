@@ -22,6 +22,7 @@ use crate::policy::{Block, Policy};
 use crate::prefetch::clusterfetch::{
     cluster_by_address, Burst, BurstDetector, ClusterFetchConfig, Pacer, PrefetchStore,
 };
+use crate::report::{CfStats, LaunchStats};
 use crate::trace::file::FileTrace;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -48,7 +49,7 @@ impl Placement {
             "contiguous" => Ok(Placement::Contiguous),
             "scattered" => Ok(Placement::Scattered),
             _ => Err(Error::config(
-                "--layout",
+                "layout",
                 name,
                 format!("expected one of {}", PLACEMENT_NAMES.join(", ")),
             )),
@@ -113,7 +114,7 @@ impl PreparedFileTrace {
             .map(|(&f, _)| f)
             .ok_or_else(|| {
                 Error::config(
-                    "--launch-until-open",
+                    "launch_until_open",
                     name,
                     format!(
                         "{} has no file of that name (names are matched exactly, as the trace's file lines give them)",
@@ -126,63 +127,6 @@ impl PreparedFileTrace {
             .until_open = Some(file);
         Ok(())
     }
-}
-
-/// The launch window's time and counters.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LaunchStats {
-    /// Index of the event the launch started with.
-    pub start_event: u64,
-    /// What ended it: `open PATH` or `end of trace`.
-    pub until: String,
-    /// Whether the marker open happened (otherwise the launch ran to the end of the trace).
-    pub reached: bool,
-    /// Launch time, seconds: from the start event to the marker (with a disk model: computation
-    /// and waiting; without one: computation only).
-    pub time_s: f64,
-    /// Demand block references in the launch.
-    pub requests: u64,
-    /// Those that missed.
-    pub misses: u64,
-    /// Demand and read-ahead disk requests issued in the launch (ClusterFetch's not included).
-    pub disk_requests: u64,
-}
-
-/// ClusterFetch's counters.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CfStats {
-    /// Opens of a file the store holds blocks for.
-    pub triggers: u64,
-    /// Low-priority requests submitted.
-    pub requests: u64,
-    /// Blocks those requests read into the cache.
-    pub prefetched_blocks: u64,
-    /// Of those, blocks a demand reference used before they left the cache.
-    pub used_blocks: u64,
-    /// `used_blocks / prefetched_blocks` (0 when nothing was prefetched).
-    pub accuracy: f64,
-    /// Requests a waiting program moved to the foreground before they started.
-    pub promoted: u64,
-    /// Bursts learned during the run.
-    pub bursts_learned: u64,
-    /// Trigger files in the store at the end.
-    pub store_triggers: u64,
-    /// Size of the store at the end, bytes (its encoded size: the file `--cf-store` writes).
-    pub store_bytes: u64,
-    /// The store's limit, bytes.
-    pub store_limit_bytes: u64,
-    /// Misses in the launch of the same run without ClusterFetch.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub baseline_misses: Option<u64>,
-    /// Misses avoided over misses without ClusterFetch, in the launch.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub coverage: Option<f64>,
-    /// Launch time of the same run without ClusterFetch, seconds.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub baseline_launch_time_s: Option<f64>,
-    /// `1 - launch time / baseline launch time`.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub launch_time_reduction: Option<f64>,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -347,6 +291,8 @@ impl<P: Policy> FileSim<'_, P> {
             if !self.level.prefetch(b, next) {
                 break; // every frame is pinned
             }
+            // The levels below see ClusterFetch's reads; its requests always go to the device.
+            self.send_down(b, false);
             self.level.set_hinted(b);
             if !self.cfg.departures.evict_in_flight {
                 self.level.set_pinned(b, true);

@@ -4,7 +4,9 @@
 //! waiting the device did not hide (during every wait the device is busy).
 
 use super::*;
-use crate::disk::queue::SCHEDULER_NAMES;
+use crate::disk::queue::{Scheduler, SCHEDULER_NAMES};
+use crate::prefetch::clusterfetch::ClusterFetchConfig;
+use crate::prefetch::PrefetchKind;
 use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
 use proptest::prelude::*;
 use std::collections::BTreeMap;

@@ -5,6 +5,8 @@
 //! [`frames::Frames`] table owns all block state while a [`policy::Policy`] decides order and
 //! victims. Only the engine calls across components.
 
+pub mod compat;
+pub mod config;
 pub mod disk;
 pub mod distances;
 pub mod engine;
@@ -17,6 +19,7 @@ pub mod level;
 pub mod outfile;
 pub mod policy;
 pub mod prefetch;
+pub mod report;
 pub mod simulate;
 pub mod size;
 pub mod stats;

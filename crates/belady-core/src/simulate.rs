@@ -23,6 +23,46 @@ pub struct Simulation {
     pub source: String,
 }
 
+/// The trace at `path` prepared for the file engine: a file-level trace as it is, a block-level
+/// one with runs of consecutive blocks as files ([`PreparedFileTrace::from_block_trace`]).
+pub fn load_file_engine_trace(
+    path: &Path,
+    format: &Format,
+    block_size: u32,
+    ops: OpFilter,
+) -> Result<PreparedFileTrace> {
+    if format.is_file_level() {
+        return PreparedFileTrace::new(load_file_trace(path, format)?, block_size);
+    }
+    load_file_engine_trace_with(path, format, &ReadOptions::with_block_size(block_size), ops)
+}
+
+/// [`load_file_engine_trace`] with every reader setting (such as the request limit) given.
+pub fn load_file_engine_trace_with(
+    path: &Path,
+    format: &Format,
+    opts: &ReadOptions,
+    ops: OpFilter,
+) -> Result<PreparedFileTrace> {
+    if format.is_file_level() {
+        return PreparedFileTrace::new(load_file_trace(path, format)?, opts.block_size);
+    }
+    let blocks = BlockTrace::load(path, format, opts, ops)?;
+    PreparedFileTrace::from_block_trace(&blocks)
+}
+
+impl Simulation {
+    /// The file engine's `runs` over `trace`.
+    pub fn of_file_runs(runs: Vec<RunResult>, trace: &PreparedFileTrace) -> Simulation {
+        Simulation {
+            runs,
+            references: trace.refs.len(),
+            unique: trace.distinct,
+            source: trace.trace.source.clone(),
+        }
+    }
+}
+
 /// Simulates every policy at every size over the trace at `path`. File-level formats always use
 /// the file engine; block formats use it when `file` is given (read-ahead, clustering, timing),
 /// else the block engine. Runs in the current rayon pool.
@@ -50,27 +90,17 @@ pub fn simulate_with(
     file: Option<&FileSimConfig>,
 ) -> Result<Simulation> {
     let block_size = opts.block_size;
-    let files = |trace: PreparedFileTrace, cfg: &FileSimConfig| -> Result<Simulation> {
-        let runs = run_file_grid(specs, sizes, &trace, cfg)?;
-        Ok(Simulation {
-            runs,
-            references: trace.refs.len(),
-            unique: trace.distinct,
-            source: trace.trace.source.clone(),
-        })
-    };
-    if format.is_file_level() {
+    if format.is_file_level() || file.is_some() {
         let default = FileSimConfig {
             block_size,
             ..FileSimConfig::default()
         };
-        let trace = PreparedFileTrace::new(load_file_trace(path, format)?, block_size)?;
-        return files(trace, file.unwrap_or(&default));
-    }
-    if let Some(cfg) = file {
-        let blocks = BlockTrace::load(path, format, opts, ops)?;
-        // Read-ahead, clustering and timing on a block trace: runs of consecutive ids act as files.
-        return files(PreparedFileTrace::from_block_trace(&blocks)?, cfg);
+        let cfg = file.unwrap_or(&default);
+        let trace = load_file_engine_trace_with(path, format, opts, ops)?;
+        return Ok(Simulation::of_file_runs(
+            run_file_grid(specs, sizes, &trace, cfg)?,
+            &trace,
+        ));
     }
     // Untimed block runs stream the trace (memory bounded by the caches and unique blocks).
     let source = BlockSource {

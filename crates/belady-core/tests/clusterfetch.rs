@@ -342,7 +342,7 @@ fn an_unknown_marker_is_a_config_error() {
     let mut p = PreparedFileTrace::new(launch(0, 0, &[0]), BS as u32).unwrap();
     let e = p.set_launch_until_open("/nope").unwrap_err().to_string();
     assert!(
-        e.contains("--launch-until-open") && e.contains("/nope"),
+        e.contains("launch_until_open") && e.contains("/nope"),
         "{e}"
     );
 }

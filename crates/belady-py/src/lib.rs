@@ -1,12 +1,12 @@
 //! PyO3 glue: converts Python arguments to the core's types and core errors to Python exceptions.
 //! No simulation logic lives here.
 
-use belady_core::filesim::{FileOptions, FileSimConfig};
+use belady_core::config::RunOptions;
 use belady_core::simulate::simulate;
 use belady_core::sweep::store::Store;
 use belady_core::sweep::{run_config, Experiment, Plan, RunConfig};
 use belady_core::trace::{detect_format, Format, OpFilter};
-use belady_core::{parse_policies, CacheSize, Error, Preset, RunResult};
+use belady_core::{parse_policies, CacheSize, Error, RunResult};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -31,9 +31,14 @@ create_exception!(
     "A trace could not be read."
 );
 
+/// A core error as a Python exception; configuration keys are named as `simulate`'s keyword
+/// arguments (`max_request`, `cache_sizes`), never as command-line flags.
 fn to_py(e: Error) -> PyErr {
     match e {
-        Error::Config { .. } => ConfigError::new_err(e.to_string()),
+        Error::Config { field, value, msg } => ConfigError::new_err(format!(
+            "invalid {} '{value}': {msg}",
+            belady_core::config::keyword_name(&field)
+        )),
         _ => TraceError::new_err(e.to_string()),
     }
 }
@@ -73,11 +78,19 @@ fn simulate_json(
     threads: Option<usize>,
 ) -> PyResult<String> {
     py.allow_threads(|| -> belady_core::Result<String> {
-        let preset = if compat.as_deref() == Some("accusim") {
-            Preset::Accusim
-        } else {
-            Preset::parse(preset)?
+        let opts = RunOptions {
+            block_size,
+            preset: preset.to_string(),
+            prefetch,
+            disk,
+            scheduler: scheduler.to_string(),
+            compat,
+            compat_rules: Vec::new(),
+            max_request: max_request.to_string(),
+            read_ahead_kb,
+            clusterfetch_options: false,
         };
+        let preset = opts.preset()?;
         let specs = parse_policies(&policies.join(","), &params, preset)?;
         let sizes = CacheSize::parse_list(&cache_sizes.join(","))?;
         let filter = OpFilter::parse(ops)?;
@@ -85,24 +98,9 @@ fn simulate_json(
             Some(name) => Format::parse(name, columns.as_deref(), header)?,
             None => detect_format(&trace)?,
         };
-        let wants_file_engine = format.is_file_level()
-            || prefetch.as_deref().is_some_and(|p| p != "none")
-            || disk.is_some()
-            || compat.is_some()
-            || scheduler != "fcfs";
-        let cfg = wants_file_engine
-            .then(|| {
-                FileSimConfig::from_options(&FileOptions {
-                    block_size,
-                    prefetch: prefetch.as_deref(),
-                    compat: compat.as_deref(),
-                    compat_rules: &[],
-                    max_request,
-                    disk: disk.as_deref(),
-                    scheduler,
-                    read_ahead_kb,
-                })
-            })
+        let cfg = opts
+            .uses_file_engine(&format)
+            .then(|| opts.file_config())
             .transpose()?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))

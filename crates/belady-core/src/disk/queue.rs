@@ -44,7 +44,7 @@ impl Scheduler {
             "clook" | "c-look" => Ok(Scheduler::Clook),
             "sstf" => Ok(Scheduler::Sstf),
             _ => Err(Error::config(
-                "--scheduler",
+                "scheduler",
                 name,
                 format!(
                     "unknown scheduler; expected one of {}",
@@ -432,7 +432,7 @@ mod tests {
     #[test]
     fn unknown_scheduler_is_a_config_error() {
         let e = Scheduler::parse("elevator").unwrap_err().to_string();
-        assert!(e.contains("--scheduler") && e.contains("clook"), "{e}");
+        assert!(e.contains("scheduler") && e.contains("clook"), "{e}");
         for n in SCHEDULER_NAMES {
             assert_eq!(Scheduler::parse(n).unwrap().name(), *n);
         }

@@ -42,12 +42,15 @@ use crate::error::{Error, Result};
 use crate::level::{CacheLevel, Victim};
 use crate::policy::registry::{self, parse_policies, PolicySpec, PolicyVisitor, Preset};
 use crate::policy::{Block, Policy, NEVER};
+pub use crate::report::LevelReport;
 use crate::size::CacheSize;
 use crate::trace::dense;
 use crate::PreparedTrace;
 use rayon::prelude::*;
 
+pub mod below;
 pub mod timing;
+pub use below::Below;
 pub use timing::{HierarchyTiming, TimingReport};
 
 /// How blocks enter a lower level of a hierarchy.
@@ -73,7 +76,7 @@ impl Placement {
         let t = text.trim().to_ascii_lowercase();
         let bad = || {
             Error::config(
-                "--placement",
+                "placement",
                 text,
                 "expected access, eviction, eviction:N (reload threshold N >= 1), demote or exclusive",
             )
@@ -136,7 +139,7 @@ impl HierarchySpec {
         preset: Preset,
         default_placement: Placement,
     ) -> Result<HierarchySpec> {
-        let bad = |msg: String| Error::config("--levels", text, msg);
+        let bad = |msg: String| Error::config("levels", text, msg);
         let mut parts = Vec::new();
         for (i, item) in text.split(',').enumerate() {
             let fields: Vec<&str> = item.split(':').map(str::trim).collect();
@@ -165,8 +168,9 @@ impl HierarchySpec {
                 placement,
             ));
         }
-        if parts.len() < 2 {
-            return Err(bad("a hierarchy needs at least two levels".into()));
+        // One level is allowed: it is the plain run of that policy and size (the same engine).
+        if parts.is_empty() {
+            return Err(bad("a hierarchy needs at least one level".into()));
         }
         for (i, p) in parts.iter().enumerate() {
             if parts[..i].iter().any(|q| q.0 == p.0) {
@@ -312,65 +316,6 @@ impl Slots {
     }
 }
 
-/// Counters of one level of a hierarchy.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LevelReport {
-    /// The level's name.
-    pub name: String,
-    /// Policy label.
-    pub policy: String,
-    /// Placement label (`access` for the client).
-    pub placement: String,
-    /// Size in blocks.
-    pub cache_blocks: u64,
-    /// Demand references that reached the level.
-    pub requests: u64,
-    /// Of those, found resident.
-    pub hits: u64,
-    /// Of those, not found.
-    pub misses: u64,
-    /// Hits over requests.
-    pub hit_ratio: f64,
-    /// Blocks evicted to make room.
-    pub evictions: u64,
-    /// Blocks placed because a reference missed (access-based placement).
-    pub placed_on_access: u64,
-    /// Eviction notices (tracking-table detections or demotions) received from the level above.
-    pub eviction_notices: u64,
-    /// Notices for blocks the level already held (nothing placed).
-    pub already_resident: u64,
-    /// Reloads from disk (eviction-based placement).
-    pub reloads_issued: u64,
-    /// Reloaded blocks later hit.
-    pub reloads_used: u64,
-    /// Reloaded blocks evicted before any hit.
-    pub reloads_wasted: u64,
-    /// Reloaded blocks still resident, never hit, at the end.
-    pub reloads_unused_resident: u64,
-    /// Reloads served by an exclusive level below, which handed the block up (no disk request).
-    pub reloads_from_below: u64,
-    /// Evicted blocks not reloaded because they reached the level fewer times than the threshold.
-    pub reloads_skipped: u64,
-    /// Blocks the level above sent down (demote and exclusive placement).
-    pub demotions: u64,
-    /// Bytes those demotions moved.
-    pub demotion_bytes: u64,
-    /// Demoted blocks placed (not already resident).
-    pub demotions_placed: u64,
-    /// Demoted blocks later hit.
-    pub demotions_used: u64,
-    /// Demoted blocks evicted before any hit.
-    pub demotions_wasted: u64,
-    /// Blocks handed up (exclusive placement): on a hit, or when the level above placed them.
-    pub handed_up: u64,
-    /// Demoted blocks handed up to a placement above before any hit here.
-    pub demotions_unused_handed_up: u64,
-    /// Demoted blocks still resident, never hit, at the end.
-    pub demotions_unused_resident: u64,
-    /// Blocks resident at the end.
-    pub resident: u64,
-}
-
 /// One hierarchy run's configuration and results.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HierarchyResult {
@@ -406,8 +351,35 @@ pub struct HierarchyResult {
 impl HierarchyResult {
     /// The run as one row of results: the hierarchy as the policy, hits anywhere as hits, every
     /// level in `levels`, disk requests (demand reads and reloads) in the I/O counters.
-    pub fn summary(&self) -> crate::engine::RunResult {
-        crate::engine::RunResult {
+    pub fn summary(&self) -> crate::report::RunResult {
+        let mut io = crate::report::IoStats {
+            disk_requests: self.disk_requests,
+            sync_requests: self.disk_reads,
+            sync_blocks: self.disk_reads,
+            async_requests: self.disk_reloads,
+            async_blocks: self.disk_reloads,
+            sync_blocks_per_request: if self.disk_reads > 0 { 1.0 } else { 0.0 },
+            async_blocks_per_request: if self.disk_reloads > 0 { 1.0 } else { 0.0 },
+            ..Default::default()
+        };
+        if let Some(t) = &self.timing {
+            // The same timed keys as a file-engine row, from the hierarchy's clock.
+            let s = |ns: u64| ns as f64 / 1e9;
+            let busy = t.demand_disk_ns + t.reload_disk_ns;
+            let wait = t.run_time_ns.saturating_sub(t.proc_ns);
+            io.exec_time_s = Some(s(t.run_time_ns));
+            io.proc_time_s = Some(s(t.proc_ns));
+            io.io_time_s = Some(s(wait));
+            io.io_wait_s = Some(s(wait));
+            io.disk_busy_s = Some(s(busy));
+            io.disk_utilization = Some(if t.run_time_ns == 0 {
+                0.0
+            } else {
+                busy as f64 / t.run_time_ns as f64
+            });
+            io.mean_response_ms = Some(t.mean_response_ns / 1e6);
+        }
+        crate::report::RunResult {
             trace: self.trace.clone(),
             policy: self.hierarchy.clone(),
             cache_blocks: self.levels.iter().map(|l| l.cache_blocks).sum(),
@@ -417,16 +389,9 @@ impl HierarchyResult {
             hits: self.hits,
             misses: self.requests - self.hits,
             hit_ratio: self.hit_ratio,
-            evictions: 0,
+            evictions: self.levels.iter().map(|l| l.evictions).sum(),
             prefetch: None,
-            io: Some(crate::filesim::IoStats {
-                disk_requests: self.disk_requests,
-                sync_requests: self.disk_reads,
-                sync_blocks: self.disk_reads,
-                async_requests: self.disk_reloads,
-                async_blocks: self.disk_reloads,
-                ..Default::default()
-            }),
+            io: Some(io),
             levels: Some(self.levels.clone()),
         }
     }
@@ -549,6 +514,17 @@ pub struct Hierarchy {
 impl Hierarchy {
     /// Builds the levels of `spec` for a trace of `unique` blocks of `block_size` bytes.
     pub fn new(spec: &HierarchySpec, unique: usize, block_size: u32) -> Result<Hierarchy> {
+        Hierarchy::with_universe(spec, unique, unique, block_size)
+    }
+
+    /// Like [`Hierarchy::new`], with percent sizes taken of `unique` blocks over ids
+    /// `0..universe` (a file-level layout holds ids no demand read references).
+    pub fn with_universe(
+        spec: &HierarchySpec,
+        unique: usize,
+        universe: usize,
+        block_size: u32,
+    ) -> Result<Hierarchy> {
         let mut levels: Vec<Level> = Vec::with_capacity(spec.levels.len());
         for (i, l) in spec.levels.iter().enumerate() {
             let capacity = l.size.resolve(unique, block_size)?;
@@ -560,10 +536,10 @@ impl Hierarchy {
             {
                 policy_spec.set("unused_count", "keep")?;
             }
-            let policy = registry::build(&policy_spec, capacity, unique, Boxed)?;
+            let policy = registry::build(&policy_spec, capacity, universe, Boxed)?;
             if i > 0 && policy.needs_oracle() {
                 return Err(Error::config(
-                    "--levels",
+                    "levels",
                     format!("{}:{}", l.name, l.policy.info.name),
                     "OPT needs the future of the level's own requests, which depend on the levels above; use it at the client level only",
                 ));
@@ -579,17 +555,17 @@ impl Hierarchy {
                 Some(Placement::Demote | Placement::Exclusive) => Notify::Demoted,
             };
             levels.push(Level {
-                cache: CacheLevel::new(policy, capacity, unique),
+                cache: CacheLevel::new(policy, capacity, universe),
                 placement,
                 notify,
-                source: vec![0; unique],
+                source: vec![0; universe],
                 arrivals: if matches!(placement, Placement::Eviction { threshold } if threshold > 1)
                 {
-                    vec![0; unique]
+                    vec![0; universe]
                 } else {
                     Vec::new()
                 },
-                slots: (notify == Notify::Tracked).then(|| Slots::new(unique)),
+                slots: (notify == Notify::Tracked).then(|| Slots::new(universe)),
                 report: LevelReport {
                     name: l.name.clone(),
                     policy: l.policy.label(),
@@ -1033,7 +1009,10 @@ impl Hierarchy {
             disk_reloads: self.disk_reloads,
             disk_requests: self.disk_reads + self.disk_reloads,
             demotion_bytes,
-            timing: self.timing.as_ref().map(|c| c.report()),
+            timing: self.timing.as_ref().map(|c| TimingReport {
+                proc_ns: c.cfg.think_ns.saturating_mul(self.requests),
+                ..c.report()
+            }),
         }
     }
 }
@@ -1494,7 +1473,6 @@ mod tests {
             )
         );
         for (bad, why) in [
-            ("client:lru:10", "at least two levels"),
             ("client:lru:10:eviction,s:lru:10", "is the client"),
             ("client:lru,s:lru:10", "NAME:POLICY:SIZE"),
             ("a:lru:10,a:lru:10", "used twice"),

@@ -24,6 +24,7 @@ use super::{Hierarchy, Source};
 use crate::disk::{DiskAccess, DiskConfig, DiskModel, SECTOR_BYTES};
 use crate::error::{Error, Result};
 use crate::policy::{Block, NEVER};
+pub use crate::report::TimingReport;
 use std::collections::VecDeque;
 
 /// Timing parameters of a hierarchy run.
@@ -62,7 +63,7 @@ impl HierarchyTiming {
         self.disk.validate()?;
         if !(self.link_bytes_per_s.is_finite() && self.link_bytes_per_s > 0.0) {
             return Err(Error::config(
-                "--link-mbps",
+                "link_mbps",
                 self.link_bytes_per_s * 8.0 / 1e6,
                 "expected a bandwidth above 0",
             ));
@@ -76,35 +77,6 @@ impl HierarchyTiming {
     }
 }
 
-/// Time-related results of a hierarchy run.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TimingReport {
-    /// The disk model.
-    pub disk: String,
-    /// When the last reference completed, ns.
-    pub run_time_ns: u64,
-    /// Mean time from a reference's start to its completion, ns.
-    pub mean_response_ns: f64,
-    /// Disk time spent on demand reads, ns.
-    pub demand_disk_ns: u64,
-    /// Disk time spent on reloads, ns.
-    pub reload_disk_ns: u64,
-    /// Time demand reads waited for a reload in service, ns.
-    pub reload_wait_ns: u64,
-    /// Time misses waited for the client's demotion to be sent, ns.
-    pub demotion_wait_ns: u64,
-    /// Reloads put in the queue.
-    pub reloads_queued: u64,
-    /// Reloads the disk started.
-    pub reloads_started: u64,
-    /// Queued reloads found unnecessary (block already resident) when their turn came.
-    pub reloads_cancelled: u64,
-    /// Reloads dropped because the queue was full.
-    pub reloads_dropped: u64,
-    /// Reloads still queued or in service at the end.
-    pub reloads_pending: u64,
-}
-
 #[derive(Copy, Clone, Debug)]
 struct Pending {
     level: usize,
@@ -115,7 +87,7 @@ struct Pending {
 
 /// The simulated clock, the disk and the reload queue of a timed run.
 pub(super) struct Clock {
-    cfg: HierarchyTiming,
+    pub(super) cfg: HierarchyTiming,
     disk: Box<dyn DiskModel>,
     now: u64,
     /// When the current request reaches the level that may queue a reload.

@@ -162,7 +162,7 @@ impl FbrPolicy {
         c_max: u32,
     ) -> crate::error::Result<Self> {
         let bad = |key: &str, v: String, why: &str| {
-            Error::config("--param", format!("fbr.{key}={v}"), why.to_string())
+            Error::config("params", format!("fbr.{key}={v}"), why.to_string())
         };
         if !(0.0..1.0).contains(&f_new) {
             return Err(bad(

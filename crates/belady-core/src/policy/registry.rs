@@ -503,7 +503,7 @@ impl Preset {
             "study" => Ok(Preset::Study),
             "accusim" => Ok(Preset::Accusim),
             _ => Err(Error::config(
-                "--preset",
+                "preset",
                 s,
                 "expected paper, study or accusim",
             )),
@@ -532,7 +532,7 @@ impl PolicySpec {
             .ok_or_else(|| {
                 let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
                 Error::config(
-                    "--policy",
+                    "policy",
                     name,
                     format!("unknown policy; expected one of {}", names.join(", ")),
                 )
@@ -567,7 +567,7 @@ impl PolicySpec {
 
     fn invalid(&self, key: &str, expected: &str) -> Error {
         Error::config(
-            "--param",
+            "params",
             format!("{}.{key}={}", self.info.name, self.raw(key)),
             expected.to_string(),
         )
@@ -622,7 +622,7 @@ impl PolicySpec {
                 format!("expected one of {}", known.join(", "))
             };
             return Err(Error::config(
-                "--param",
+                "params",
                 format!("{}.{key}={value}", self.info.name),
                 format!("{} has no parameter '{key}'; {expected}", self.info.name),
             ));
@@ -663,7 +663,7 @@ pub fn build<V: PolicyVisitor>(
 ) -> Result<V::Output> {
     if capacity == 0 {
         return Err(Error::config(
-            "--cache-size",
+            "cache_size",
             0,
             "a cache needs at least one block",
         ));
@@ -699,7 +699,7 @@ pub fn parse_policies(list: &str, params: &[String], preset: Preset) -> Result<V
         })
         .collect::<Result<_>>()?;
     if specs.is_empty() {
-        return Err(Error::config("--policy", list, "name at least one policy"));
+        return Err(Error::config("policy", list, "name at least one policy"));
     }
     for item in params {
         let (target, key, value) = split_param(item)?;
@@ -710,7 +710,7 @@ pub fn parse_policies(list: &str, params: &[String], preset: Preset) -> Result<V
         }
         if !matched {
             return Err(Error::config(
-                "--param",
+                "params",
                 item,
                 format!("policy '{target}' is not among those selected with --policy"),
             ));
@@ -721,7 +721,7 @@ pub fn parse_policies(list: &str, params: &[String], preset: Preset) -> Result<V
 
 /// Splits `POLICY.KEY=VALUE` into the policy's registered name, the key and the value.
 fn split_param(item: &str) -> Result<(&'static str, &str, &str)> {
-    let bad = || Error::config("--param", item, "expected POLICY.KEY=VALUE");
+    let bad = || Error::config("params", item, "expected POLICY.KEY=VALUE");
     let (lhs, value) = item.split_once('=').ok_or_else(bad)?;
     let (policy, key) = lhs.split_once('.').ok_or_else(bad)?;
     Ok((

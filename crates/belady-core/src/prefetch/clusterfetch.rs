@@ -66,24 +66,20 @@ impl ClusterFetchConfig {
     pub fn validate(&self) -> Result<()> {
         if self.queue_len < 2 {
             return Err(Error::config(
-                "--cf-queue",
+                "cf_queue",
                 self.queue_len,
                 "the queue needs at least 2 entries to span a time",
             ));
         }
         if self.threshold_ns == 0 {
-            return Err(Error::config(
-                "--cf-threshold",
-                "0",
-                "must be more than 0 ms",
-            ));
+            return Err(Error::config("cf_threshold", "0", "must be more than 0 ms"));
         }
         if self.min_burst == 0 {
-            return Err(Error::config("--cf-min-burst", 0, "must be at least 1 I/O"));
+            return Err(Error::config("cf_min_burst", 0, "must be at least 1 I/O"));
         }
         if self.store_limit_bytes < MIN_STORE_BYTES {
             return Err(Error::config(
-                "--cf-store-limit",
+                "cf_store_limit",
                 self.store_limit_bytes,
                 format!("must be at least {MIN_STORE_BYTES} bytes (an empty store's header)"),
             ));
@@ -103,16 +99,12 @@ pub fn split_prefetch(value: &str) -> Result<(&str, bool)> {
     for part in value.split('+').map(str::trim) {
         if part == COMPONENT {
             if cf {
-                return Err(Error::config(
-                    "--prefetch",
-                    value,
-                    "names clusterfetch twice",
-                ));
+                return Err(Error::config("prefetch", value, "names clusterfetch twice"));
             }
             cf = true;
         } else if engine.replace(part).is_some() {
             return Err(Error::config(
-                "--prefetch",
+                "prefetch",
                 value,
                 "combines at most one read-ahead engine with clusterfetch (e.g. linux24+clusterfetch)",
             ));
@@ -1038,7 +1030,7 @@ mod tests {
             },
         ] {
             let e = bad.validate().unwrap_err().to_string();
-            assert!(e.contains("--cf-"), "{e}");
+            assert!(e.contains("cf_"), "{e}");
         }
     }
 }

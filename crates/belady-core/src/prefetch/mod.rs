@@ -168,7 +168,7 @@ impl PrefetchKind {
             "linux6" | "linux-6" => Ok(PrefetchKind::Linux6),
             "bsd" | "4.4bsd" => Ok(PrefetchKind::Bsd),
             _ => Err(Error::config(
-                "--prefetch",
+                "prefetch",
                 s,
                 format!(
                     "unknown read-ahead engine; expected one of {}",

@@ -157,7 +157,7 @@ pub fn run_block_grid(
                 hit_ratio: stats.hit_ratio(),
                 evictions: stats.evictions,
                 prefetch: None,
-                io: None,
+                io: Some(crate::engine::demand_io(stats.misses)),
                 levels: None,
             }
         })

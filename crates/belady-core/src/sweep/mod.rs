@@ -9,9 +9,10 @@
 mod defect_tests;
 pub mod store;
 
+use crate::config::RunOptions;
 use crate::engine::{run_one, PreparedTrace, RunResult};
 use crate::error::{Error, Result};
-use crate::filesim::{run_file_one, FileOptions, FileSimConfig, PreparedFileTrace};
+use crate::filesim::{run_file_hierarchy, run_file_one, FileSimConfig, PreparedFileTrace};
 use crate::hierarchy::{HierarchySpec, Placement};
 use crate::policy::registry::{param_policy, parse_policies, PolicySpec, Preset};
 use crate::size::CacheSize;
@@ -127,15 +128,6 @@ impl Experiment {
                 "needs at least one [[trace]], and one policy and one size or one of `levels`",
             ));
         }
-        if !exp.levels.is_empty()
-            && (exp.prefetch.iter().chain(&exp.disks).any(|s| s != "none") || exp.compat.is_some())
-        {
-            return Err(Error::config(
-                "experiment",
-                origin,
-                "`levels` simulates block-level hierarchies without read-ahead, disks or compat",
-            ));
-        }
         Ok(exp)
     }
 
@@ -146,11 +138,12 @@ impl Experiment {
     }
 
     fn preset(&self) -> Result<Preset> {
-        if self.compat.as_deref() == Some("accusim") {
-            Ok(Preset::Accusim)
-        } else {
-            Preset::parse(&self.preset)
+        RunOptions {
+            preset: self.preset.clone(),
+            compat: self.compat.clone(),
+            ..RunOptions::default()
         }
+        .preset()
     }
 }
 
@@ -215,32 +208,36 @@ impl RunConfig {
         hex(&Sha256::digest(json))
     }
 
+    /// The run's engine settings, in the form every front end builds.
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
+            block_size: self.block_size,
+            preset: self.preset.clone(),
+            prefetch: Some(self.prefetch.clone()),
+            disk: Some(self.disk.clone()),
+            scheduler: self.scheduler.clone(),
+            compat: (!self.compat.is_empty()).then(|| self.compat.clone()),
+            compat_rules: Vec::new(),
+            max_request: self.max_request.clone(),
+            read_ahead_kb: self.read_ahead_kb,
+            clusterfetch_options: false,
+        }
+    }
+
     fn uses_file_engine(&self, format: &Format) -> bool {
-        format.is_file_level()
-            || self.prefetch != "none"
-            || self.disk != "none"
-            || !self.compat.is_empty()
+        if self.levels.is_empty() {
+            self.options().uses_file_engine(format)
+        } else {
+            self.options().levels_on_file_engine(format)
+        }
     }
 
     fn file_config(&self) -> Result<FileSimConfig> {
-        FileSimConfig::from_options(&FileOptions {
-            block_size: self.block_size,
-            prefetch: Some(&self.prefetch),
-            compat: (!self.compat.is_empty()).then_some(self.compat.as_str()),
-            compat_rules: &[],
-            max_request: &self.max_request,
-            disk: (self.disk != "none").then_some(self.disk.as_str()),
-            scheduler: &self.scheduler,
-            read_ahead_kb: self.read_ahead_kb,
-        })
+        self.options().file_config()
     }
 
     fn spec(&self) -> Result<PolicySpec> {
-        let preset = if self.compat == "accusim" {
-            Preset::Accusim
-        } else {
-            Preset::parse(&self.preset)?
-        };
+        let preset = self.options().preset()?;
         let (name, own) = split_entry(&self.policy)?;
         let params: Vec<String> = self.params.iter().cloned().chain(own).collect();
         let mut specs = parse_policies(name, &params, preset)?;
@@ -358,6 +355,16 @@ impl LoadedTrace {
     /// Runs `config` over this trace.
     pub fn run(&self, config: &RunConfig) -> Result<RunResult> {
         if !config.levels.is_empty() {
+            let opts = config.options();
+            let placement = Placement::parse(&config.placement)?;
+            let spec =
+                HierarchySpec::parse(&config.levels, &config.params, opts.preset()?, placement)?;
+            if opts.levels_on_file_engine(&self.format) {
+                let files = self.files.as_ref().ok_or_else(|| {
+                    Error::config("trace", &self.label, "was not prepared for the file engine")
+                })?;
+                return run_file_hierarchy(&spec, files, &opts.file_config()?);
+            }
             let blocks = self.blocks.as_ref().ok_or_else(|| {
                 Error::config(
                     "trace",
@@ -365,10 +372,14 @@ impl LoadedTrace {
                     "was not prepared for the block engine",
                 )
             })?;
-            let preset = Preset::parse(&config.preset)?;
-            let placement = Placement::parse(&config.placement)?;
-            let spec = HierarchySpec::parse(&config.levels, &config.params, preset, placement)?;
-            return Ok(crate::hierarchy::run_hierarchy(&spec, blocks, None)?.summary());
+            let timing = match opts.disk.as_deref().filter(|d| *d != "none") {
+                Some(disk) => Some(crate::hierarchy::HierarchyTiming::new(
+                    crate::disk::load_config(disk)?,
+                    disk,
+                )),
+                None => None,
+            };
+            return Ok(crate::hierarchy::run_hierarchy(&spec, blocks, timing.as_ref())?.summary());
         }
         let spec = config.spec()?;
         let capacity = config.cache_blocks as usize;
@@ -481,15 +492,16 @@ impl Plan {
         let mut settings = Vec::new();
         for prefetch in &exp.prefetch {
             for disk in &exp.disks {
-                FileSimConfig::from_options(&FileOptions {
-                    prefetch: Some(prefetch),
-                    compat: exp.compat.as_deref(),
-                    max_request: &exp.max_request,
-                    disk: (disk != "none").then_some(disk.as_str()),
-                    scheduler: &exp.scheduler,
+                RunOptions {
+                    prefetch: Some(prefetch.clone()),
+                    compat: exp.compat.clone(),
+                    max_request: exp.max_request.clone(),
+                    disk: Some(disk.clone()),
+                    scheduler: exp.scheduler.clone(),
                     read_ahead_kb: exp.read_ahead_kb,
-                    ..FileOptions::default()
-                })?;
+                    ..RunOptions::default()
+                }
+                .file_config()?;
                 settings.push((prefetch.clone(), disk.clone()));
             }
         }
@@ -535,18 +547,23 @@ impl Plan {
             placement: String::new(),
         };
         for (ti, trace) in traces.iter().enumerate() {
-            for (levels, params) in exp.levels.iter().zip(&level_params) {
-                for placement in &exp.placements {
-                    runs.push((
-                        ti,
-                        RunConfig {
-                            policy: "hierarchy".into(),
-                            params: params.clone(),
-                            levels: levels.clone(),
-                            placement: placement.clone(),
-                            ..base_config(trace)
-                        },
-                    ));
+            for (prefetch, disk) in &settings {
+                for (levels, params) in exp.levels.iter().zip(&level_params) {
+                    for placement in &exp.placements {
+                        runs.push((
+                            ti,
+                            RunConfig {
+                                policy: "hierarchy".into(),
+                                params: params.clone(),
+                                levels: levels.clone(),
+                                placement: placement.clone(),
+                                prefetch: prefetch.clone(),
+                                disk: disk.clone(),
+                                compat: exp.compat.clone().unwrap_or_default(),
+                                ..base_config(trace)
+                            },
+                        ));
+                    }
                 }
             }
             if exp.policies.is_empty() || exp.sizes.is_empty() {
@@ -958,14 +975,35 @@ mod tests {
             assert_eq!((got.hits, got.requests), (direct.hits, direct.requests));
             assert_eq!(got, run_config(config).unwrap());
         }
-        let err = Experiment::from_toml(
-            "levels = [\"client:lru:4,storage:lru:8\"]\nprefetch = [\"linux24\"]\n\
-             [[trace]]\npath = \"h.trace\"\n",
-            "bad.toml",
+        // Hierarchies compose with read-ahead: each setting runs every hierarchy, on the file
+        // engine, with the same result as a direct run.
+        let exp = Experiment::from_toml(
+            "levels = [\"client:lru:40,storage:lru:80\"]\nprefetch = [\"none\", \"linux24\"]\n\
+             [[trace]]\npath = \"h.trace\"\nformat = \"lirs\"\n",
+            "ra.toml",
         )
-        .unwrap_err()
-        .to_string();
-        assert!(err.contains("without read-ahead"), "{err}");
+        .unwrap();
+        let plan = Plan::new(&exp, dir.path(), "ra").unwrap();
+        assert_eq!(plan.runs.len(), 2);
+        let with_ra = plan.run(1).unwrap();
+        assert_eq!(with_ra.prefetch.as_deref(), Some("linux24"));
+        assert_eq!(with_ra.levels.as_ref().map(Vec::len), Some(2));
+        let files = crate::filesim::PreparedFileTrace::from_block_trace(&trace.trace).unwrap();
+        let spec = crate::hierarchy::HierarchySpec::parse(
+            "client:lru:40,storage:lru:80",
+            &[],
+            Preset::Paper,
+            crate::hierarchy::Placement::Access,
+        )
+        .unwrap();
+        let cfg = RunOptions {
+            prefetch: Some("linux24".into()),
+            ..RunOptions::default()
+        }
+        .file_config()
+        .unwrap();
+        assert_eq!(with_ra, run_file_hierarchy(&spec, &files, &cfg).unwrap());
+        assert_eq!(with_ra, run_config(&plan.runs[1].1).unwrap());
     }
 
     #[test]

@@ -43,20 +43,44 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame.from_records(rows)
 
 
+def _params(params: dict[str, object] | str | Iterable[str] | None) -> list[str]:
+    """``params`` as ``POLICY.KEY=VALUE`` strings: a dict ``{"lirs.hir": 0.01}``, a list of such
+    strings, or one string."""
+    if params is None:
+        return []
+    if isinstance(params, dict):
+        return [f"{k}={v}" for k, v in params.items()]
+    if isinstance(params, str):
+        return [params]
+    return [str(p) for p in params]
+
+
+def _options(value: str | Iterable[str] | None) -> list[str | None]:
+    """A ``prefetch`` or ``disk`` value as the list of settings to run: ``None`` (not set), a
+    comma-separated string, or a list."""
+    if value is None:
+        return [None]
+    items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    items = [i.strip() for i in items if i.strip()]
+    if not items:
+        raise ConfigError(f"invalid prefetch or disk {value!r}: name at least one")
+    return items
+
+
 def simulate(
     trace: str | PathLike[str],
     policies: str | Sequence[str] = "lru",
-    cache_sizes: str | int | Iterable[str | int] = "10%",
+    cache_sizes: str | int | Iterable[str | int] | None = None,
     *,
     format: str | None = None,
     block_size: int = 4096,
     ops: str = "read",
-    params: dict[str, object] | None = None,
+    params: dict[str, object] | str | Iterable[str] | None = None,
     preset: str = "paper",
     columns: str | None = None,
     header: bool | None = None,
-    prefetch: str | None = None,
-    disk: str | None = None,
+    prefetch: str | Iterable[str] | None = None,
+    disk: str | Iterable[str] | None = None,
     scheduler: str = "fcfs",
     compat: str | None = None,
     max_request: str = "64KiB",
@@ -65,19 +89,28 @@ def simulate(
 ) -> pd.DataFrame:
     """Simulates each policy at each cache size over `trace`; one DataFrame row per run.
 
-    Cache sizes are blocks (``100``), bytes (``"64MiB"``) or shares of the unique blocks (``"1%"``).
-    ``params`` maps ``"policy.key"`` to a value, as ``--param`` does on the command line.
-    ``prefetch``, ``disk``, ``scheduler``, ``compat``, ``max_request`` and ``read_ahead_kb`` are
-    ``belady sim``'s options of the same names.
+    ``cache_sizes`` is required, as ``--cache-size`` is on the command line: blocks (``100``), bytes
+    (``"64MiB"``) or shares of the unique blocks (``"1%"``), one value or a list.
+    ``params`` sets policy parameters, as ``--param`` does: a dict ``{"lirs.hir": 0.01}`` or a list
+    of ``"policy.key=value"`` strings.
+    ``prefetch`` and ``disk`` take one value, a comma-separated string or a list; the runs are their
+    product with policies and sizes (read-ahead major, as ``belady sim``).
+    ``scheduler``, ``compat``, ``max_request`` and ``read_ahead_kb`` are ``belady sim``'s options of
+    the same names. Errors name these keyword arguments.
     Columns are the keys of ``belady sim --json``.
     """
+    if cache_sizes is None:
+        raise ConfigError("invalid cache_sizes 'None': name at least one cache size (blocks, bytes or a percentage)")
     names = policies.split(",") if isinstance(policies, str) else [str(p) for p in policies]
-    param_list = [f"{k}={v}" for k, v in (params or {}).items()]
-    text = _belady.simulate_json(
-        str(trace), names, _as_list(cache_sizes), format, block_size, ops, param_list, preset, columns, header,
-        prefetch, disk, scheduler, compat, max_request, read_ahead_kb, threads,
-    )
-    return _frame(json.loads(text))
+    rows: list[dict] = []
+    for pf in _options(prefetch):
+        for dk in _options(disk):
+            text = _belady.simulate_json(
+                str(trace), names, _as_list(cache_sizes), format, block_size, ops, _params(params), preset,
+                columns, header, pf, dk, scheduler, compat, max_request, read_ahead_kb, threads,
+            )
+            rows.extend(json.loads(text))
+    return _frame(rows)
 
 
 def _flatten(run: dict) -> dict:

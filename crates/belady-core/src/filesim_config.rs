@@ -1,0 +1,241 @@
+//! The file engine's configuration: what a file-level run needs besides the policy and the cache
+//! size, built from the options users write and checked in one place.
+
+use super::Placement;
+use crate::compat::accusim::Departures;
+use crate::disk::queue::Scheduler;
+use crate::disk::DiskConfig;
+use crate::error::{Error, Result};
+use crate::io::ClusterRules;
+use crate::prefetch::bsd::Bsd;
+use crate::prefetch::clusterfetch::ClusterFetchConfig;
+use crate::prefetch::example::ExampleReadAhead;
+use crate::prefetch::linux24::Linux24;
+use crate::prefetch::linux26::Linux26;
+use crate::prefetch::ondemand::Ondemand;
+use crate::prefetch::{NoReadAhead, PrefetchKind, ReadAhead};
+use crate::size::CacheSize;
+
+/// Everything a file-level run needs besides the policy and the cache size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileSimConfig {
+    /// Bytes per block.
+    pub block_size: u32,
+    /// Read-ahead engine.
+    pub prefetch: PrefetchKind,
+    /// AccuSim's departures that are on.
+    pub departures: Departures,
+    /// Largest request in bytes, unless `request_cap_33` is on (the study's text: 64 KB).
+    pub max_request_bytes: u64,
+    /// Linux 2.4 read-ahead minimum and maximum, in blocks.
+    pub readahead_min: u64,
+    /// See `readahead_min`.
+    pub readahead_max: u64,
+    /// The device serving requests; without one a request completes when it is issued.
+    pub disk: Option<DiskConfig>,
+    /// How the device orders waiting requests.
+    pub scheduler: Scheduler,
+    /// ClusterFetch on top of the read-ahead engine, with its parameters.
+    pub clusterfetch: Option<ClusterFetchConfig>,
+    /// Where files lie on the device.
+    pub placement: Placement,
+    /// Record every disk request in [`IoStats::request_log`].
+    pub log_requests: bool,
+    /// With a device: longest time a prefetch-only request may stay open (plugged) for later
+    /// calls to extend while the program computes; Linux's block-layer unplug timer is 3 ms.
+    pub unplug_delay_ns: u64,
+}
+
+impl Default for FileSimConfig {
+    fn default() -> Self {
+        FileSimConfig {
+            block_size: 4096,
+            prefetch: PrefetchKind::Linux24,
+            departures: Departures::default(),
+            max_request_bytes: 64 * 1024,
+            readahead_min: 3,
+            readahead_max: 32,
+            disk: None,
+            scheduler: Scheduler::Fcfs,
+            clusterfetch: None,
+            placement: Placement::Contiguous,
+            log_requests: false,
+            unplug_delay_ns: 3_000_000,
+        }
+    }
+}
+
+impl FileSimConfig {
+    /// Checks the configuration; the only place file-level settings are validated.
+    pub fn validate(&self) -> Result<()> {
+        if self.block_size == 0 {
+            return Err(Error::config("block_size", 0, "must be at least 1 byte"));
+        }
+        if self.max_request_blocks() == 0 {
+            return Err(Error::config(
+                "max_request",
+                self.max_request_bytes,
+                format!("is less than one {}-byte block", self.block_size),
+            ));
+        }
+        if let Some(disk) = &self.disk {
+            disk.validate()?;
+        } else if self.scheduler != Scheduler::Fcfs {
+            return Err(Error::config(
+                "scheduler",
+                self.scheduler.name(),
+                "orders a device queue, so it needs --disk",
+            ));
+        }
+        if self.readahead_min > self.readahead_max || self.readahead_max == 0 {
+            return Err(Error::config(
+                "read-ahead window",
+                format!("{}..{}", self.readahead_min, self.readahead_max),
+                "needs 0 < max and min <= max",
+            ));
+        }
+        if let Some(cf) = &self.clusterfetch {
+            cf.validate()?;
+        }
+        Ok(())
+    }
+
+    /// The prefetching a run's results name: the read-ahead engine, `+clusterfetch` when on.
+    pub fn prefetch_name(&self) -> String {
+        match self.clusterfetch {
+            Some(_) => format!("{}+clusterfetch", self.prefetch.name()),
+            None => self.prefetch.name().to_string(),
+        }
+    }
+
+    pub(crate) fn max_request_blocks(&self) -> u32 {
+        if self.departures.request_cap_33 {
+            33
+        } else {
+            (self.max_request_bytes / self.block_size as u64).min(u32::MAX as u64) as u32
+        }
+    }
+
+    pub(crate) fn cluster_rules(&self) -> ClusterRules {
+        ClusterRules {
+            max_blocks: self.max_request_blocks(),
+            split_at_calls: self.departures.requests_end_with_calls,
+            demand_after_prefetch_splits: self.departures.demand_after_prefetch_splits,
+            block0_sentinel: self.departures.block0_sentinel,
+        }
+    }
+
+    pub(crate) fn read_ahead(&self) -> Box<dyn ReadAhead> {
+        match self.prefetch {
+            PrefetchKind::None => Box::new(NoReadAhead),
+            PrefetchKind::Linux24 => Box::new(Linux24::new(
+                self.readahead_min,
+                self.readahead_max,
+                self.block_size as u64,
+                self.departures.skip_partial_last_block,
+            )),
+            PrefetchKind::Example => Box::new(ExampleReadAhead::new(self.block_size as u64)),
+            PrefetchKind::Linux26 => Box::new(Linux26::new(
+                4.min(self.readahead_max),
+                self.readahead_max,
+                self.block_size as u64,
+            )),
+            PrefetchKind::Ondemand => {
+                Box::new(Ondemand::new(self.readahead_max, self.block_size as u64))
+            }
+            PrefetchKind::Bsd => Box::new(Bsd::new(self.readahead_max, self.block_size as u64)),
+            PrefetchKind::Linux6 => Box::new(crate::prefetch::linux6::Linux6::new(
+                self.readahead_max,
+                self.block_size as u64,
+            )),
+        }
+    }
+}
+
+/// File-level options as users write them (command line, experiment files, Python), unchecked.
+#[derive(Clone, Copy, Debug)]
+pub struct FileOptions<'a> {
+    /// Bytes per block.
+    pub block_size: u32,
+    /// Read-ahead engine name (`none` when absent), with `+clusterfetch` for ClusterFetch.
+    pub prefetch: Option<&'a str>,
+    /// Reference simulator to behave as (`accusim`).
+    pub compat: Option<&'a str>,
+    /// Departures to turn on one by one.
+    pub compat_rules: &'a [String],
+    /// Largest request, as a byte size (`64KiB`) or in blocks.
+    pub max_request: &'a str,
+    /// Disk preset or TOML file.
+    pub disk: Option<&'a str>,
+    /// Device queue scheduler name.
+    pub scheduler: &'a str,
+    /// Largest read-ahead window in KiB (Linux's `read_ahead_kb`); `None` keeps each engine's
+    /// default of 32 blocks (128 KiB with 4 KiB blocks).
+    pub read_ahead_kb: Option<u64>,
+}
+
+impl Default for FileOptions<'_> {
+    fn default() -> Self {
+        FileOptions {
+            block_size: 4096,
+            prefetch: None,
+            compat: None,
+            compat_rules: &[],
+            max_request: "64KiB",
+            disk: None,
+            scheduler: "fcfs",
+            read_ahead_kb: None,
+        }
+    }
+}
+
+impl FileSimConfig {
+    /// Builds and checks the configuration the options describe (the one place they are parsed).
+    pub fn from_options(o: &FileOptions) -> Result<FileSimConfig> {
+        let (engine, cf) =
+            crate::prefetch::clusterfetch::split_prefetch(o.prefetch.unwrap_or("none"))?;
+        let mut cfg = FileSimConfig {
+            block_size: o.block_size,
+            prefetch: PrefetchKind::parse(engine)?,
+            clusterfetch: cf.then(ClusterFetchConfig::default),
+            ..FileSimConfig::default()
+        };
+        match o.compat {
+            None => {}
+            Some("accusim") => cfg.departures = Departures::accusim(),
+            Some(other) => return Err(Error::config("compat", other, "expected accusim")),
+        }
+        for rule in o.compat_rules {
+            cfg.departures.enable(rule)?;
+        }
+        cfg.max_request_bytes = match CacheSize::parse_as(o.max_request, "max_request")? {
+            CacheSize::Bytes(b) => b,
+            CacheSize::Blocks(b) => b.saturating_mul(o.block_size as u64),
+            CacheSize::Percent(_) => {
+                return Err(Error::config(
+                    "max_request",
+                    o.max_request,
+                    "expected a byte size such as 64KiB",
+                ))
+            }
+        };
+        if let Some(kb) = o.read_ahead_kb {
+            let blocks = kb.saturating_mul(1024) / o.block_size.max(1) as u64;
+            if blocks == 0 {
+                return Err(Error::config(
+                    "read_ahead_kb",
+                    kb,
+                    format!("is less than one {}-byte block", o.block_size),
+                ));
+            }
+            cfg.readahead_max = blocks;
+            cfg.readahead_min = cfg.readahead_min.min(blocks);
+        }
+        if let Some(disk) = o.disk {
+            cfg.disk = Some(crate::disk::load_config(disk)?);
+        }
+        cfg.scheduler = Scheduler::parse(o.scheduler)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}

@@ -1,0 +1,276 @@
+//! The results of a run, as printed and stored: one schema for every engine. A leaf module (no
+//! engine types inside), so the engines depend on it and not on each other.
+//!
+//! Every row carries the same top-level metrics (`hits`, `misses`, `hit_ratio`, and with the
+//! I/O counters `disk_requests`, sync/async requests and blocks, with a device `exec_time_s`,
+//! `io_wait_s` and response times); a multi-level row adds `levels`, one [`LevelReport`] per
+//! level. Key changes are listed in CHANGELOG.md.
+
+/// One run's configuration and results, as printed and stored.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunResult {
+    /// Trace source (path).
+    pub trace: String,
+    /// Policy label (name and any overridden parameters).
+    pub policy: String,
+    /// Cache size in blocks.
+    pub cache_blocks: u64,
+    /// Bytes per block.
+    pub block_size: u32,
+    /// Distinct blocks in the (filtered) trace.
+    pub unique_blocks: u64,
+    /// Demand block references.
+    pub requests: u64,
+    /// Hits.
+    pub hits: u64,
+    /// Misses.
+    pub misses: u64,
+    /// Hits over requests.
+    pub hit_ratio: f64,
+    /// Blocks evicted.
+    pub evictions: u64,
+    /// Read-ahead engine, for file-level runs.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub prefetch: Option<String>,
+    /// Read-ahead and disk request counters, for file-level runs.
+    #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
+    pub io: Option<IoStats>,
+    /// Per-level counters, for multi-level runs (then `policy` names the hierarchy).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub levels: Option<Vec<LevelReport>>,
+}
+
+/// Counters of a file-level run.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct IoStats {
+    /// Demand references that waited for a request issued by an earlier call.
+    pub late: u64,
+    /// First demand references to completed prefetched blocks.
+    pub prefetch_hits: u64,
+    /// Disk requests issued.
+    pub disk_requests: u64,
+    /// Requests holding a demand block (the application waits).
+    pub sync_requests: u64,
+    /// Blocks in synchronous requests.
+    pub sync_blocks: u64,
+    /// Prefetch-only requests.
+    pub async_requests: u64,
+    /// Blocks in asynchronous requests.
+    pub async_blocks: u64,
+    /// Mean blocks per synchronous request (0 without any).
+    #[serde(default)]
+    pub sync_blocks_per_request: f64,
+    /// Mean blocks per asynchronous request (0 without any).
+    #[serde(default)]
+    pub async_blocks_per_request: f64,
+    /// Blocks inserted by read-ahead.
+    pub prefetched_blocks: u64,
+    /// Read-ahead blocks evicted before any demand reference.
+    pub prefetch_unused_evicted: u64,
+    /// Read-ahead blocks never referenced and still resident at the end of the run.
+    #[serde(default)]
+    pub prefetch_unused_resident: u64,
+    /// Read-ahead blocks whose first demand reference found their I/O still in flight (a miss,
+    /// and late when an earlier call issued it). Without ClusterFetch, `prefetched_blocks =
+    /// prefetch_hits + prefetch_late + prefetch_unused_evicted + prefetch_unused_resident`.
+    #[serde(default)]
+    pub prefetch_late: u64,
+    /// With a disk model: the program's run time, seconds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub exec_time_s: Option<f64>,
+    /// With a disk model: computation (think) time, seconds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub proc_time_s: Option<f64>,
+    /// With a disk model: time spent waiting for the disk (run time less computation), seconds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub io_time_s: Option<f64>,
+    /// With a disk model: the same waiting time under the name the timing work uses.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub io_wait_s: Option<f64>,
+    /// With a disk model: time the device was busy, seconds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub disk_busy_s: Option<f64>,
+    /// With a disk model: busy time over run time (the device may stay busy after the program ends).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub disk_utilization: Option<f64>,
+    /// With a disk model: mean time from issue to completion of a request, ms.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mean_response_ms: Option<f64>,
+    /// With a disk model: 99th percentile of that time, ms.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub p99_response_ms: Option<f64>,
+    /// The launch window's time and counters, when the trace sets one or ClusterFetch is on.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub launch: Option<LaunchStats>,
+    /// ClusterFetch's counters, when it is on.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub clusterfetch: Option<CfStats>,
+    /// Every disk request in issue order, when `log_requests` is set.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub request_log: Vec<LoggedRequest>,
+}
+
+/// One disk request as issued, for comparing runs request by request.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LoggedRequest {
+    /// 1-based index of the trace event whose call issued it.
+    pub event: u64,
+    /// Synchronous (the application waits for it).
+    pub sync: bool,
+    /// File (inode).
+    pub file: u64,
+    /// First file block.
+    pub first: u64,
+    /// Number of blocks.
+    pub blocks: u64,
+    /// Issue time, ns (0 without a disk model).
+    pub issued_ns: u64,
+}
+
+/// The launch window's time and counters.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LaunchStats {
+    /// Index of the event the launch started with.
+    pub start_event: u64,
+    /// What ended it: `open PATH` or `end of trace`.
+    pub until: String,
+    /// Whether the marker open happened (otherwise the launch ran to the end of the trace).
+    pub reached: bool,
+    /// Launch time, seconds: from the start event to the marker (with a disk model: computation
+    /// and waiting; without one: computation only).
+    pub time_s: f64,
+    /// Demand block references in the launch.
+    pub requests: u64,
+    /// Those that missed.
+    pub misses: u64,
+    /// Demand and read-ahead disk requests issued in the launch (ClusterFetch's not included).
+    pub disk_requests: u64,
+}
+
+/// ClusterFetch's counters.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CfStats {
+    /// Opens of a file the store holds blocks for.
+    pub triggers: u64,
+    /// Low-priority requests submitted.
+    pub requests: u64,
+    /// Blocks those requests read into the cache.
+    pub prefetched_blocks: u64,
+    /// Of those, blocks a demand reference used before they left the cache.
+    pub used_blocks: u64,
+    /// `used_blocks / prefetched_blocks` (0 when nothing was prefetched).
+    pub accuracy: f64,
+    /// Requests a waiting program moved to the foreground before they started.
+    pub promoted: u64,
+    /// Bursts learned during the run.
+    pub bursts_learned: u64,
+    /// Trigger files in the store at the end.
+    pub store_triggers: u64,
+    /// Size of the store at the end, bytes (its encoded size: the file `--cf-store` writes).
+    pub store_bytes: u64,
+    /// The store's limit, bytes.
+    pub store_limit_bytes: u64,
+    /// Misses in the launch of the same run without ClusterFetch.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub baseline_misses: Option<u64>,
+    /// Misses avoided over misses without ClusterFetch, in the launch.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub coverage: Option<f64>,
+    /// Launch time of the same run without ClusterFetch, seconds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub baseline_launch_time_s: Option<f64>,
+    /// `1 - launch time / baseline launch time`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub launch_time_reduction: Option<f64>,
+}
+
+/// Counters of one level of a hierarchy.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LevelReport {
+    /// The level's name.
+    pub name: String,
+    /// Policy label.
+    pub policy: String,
+    /// Placement label (`access` for the client).
+    pub placement: String,
+    /// Size in blocks.
+    pub cache_blocks: u64,
+    /// Demand references that reached the level.
+    pub requests: u64,
+    /// Of those, found resident.
+    pub hits: u64,
+    /// Of those, not found.
+    pub misses: u64,
+    /// Hits over requests.
+    pub hit_ratio: f64,
+    /// Blocks evicted to make room.
+    pub evictions: u64,
+    /// Blocks placed because a reference missed (access-based placement).
+    pub placed_on_access: u64,
+    /// Eviction notices (tracking-table detections or demotions) received from the level above.
+    pub eviction_notices: u64,
+    /// Notices for blocks the level already held (nothing placed).
+    pub already_resident: u64,
+    /// Reloads from disk (eviction-based placement).
+    pub reloads_issued: u64,
+    /// Reloaded blocks later hit.
+    pub reloads_used: u64,
+    /// Reloaded blocks evicted before any hit.
+    pub reloads_wasted: u64,
+    /// Reloaded blocks still resident, never hit, at the end.
+    pub reloads_unused_resident: u64,
+    /// Reloads served by an exclusive level below, which handed the block up (no disk request).
+    pub reloads_from_below: u64,
+    /// Evicted blocks not reloaded because they reached the level fewer times than the threshold.
+    pub reloads_skipped: u64,
+    /// Blocks the level above sent down (demote and exclusive placement).
+    pub demotions: u64,
+    /// Bytes those demotions moved.
+    pub demotion_bytes: u64,
+    /// Demoted blocks placed (not already resident).
+    pub demotions_placed: u64,
+    /// Demoted blocks later hit.
+    pub demotions_used: u64,
+    /// Demoted blocks evicted before any hit.
+    pub demotions_wasted: u64,
+    /// Blocks handed up (exclusive placement): on a hit, or when the level above placed them.
+    pub handed_up: u64,
+    /// Demoted blocks handed up to a placement above before any hit here.
+    pub demotions_unused_handed_up: u64,
+    /// Demoted blocks still resident, never hit, at the end.
+    pub demotions_unused_resident: u64,
+    /// Blocks resident at the end.
+    pub resident: u64,
+}
+
+/// Time-related results of a hierarchy run.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TimingReport {
+    /// The disk model.
+    pub disk: String,
+    /// When the last reference completed, ns.
+    pub run_time_ns: u64,
+    /// Think time between references, all of it, ns (`run_time_ns` less this is I/O wait).
+    #[serde(default)]
+    pub proc_ns: u64,
+    /// Mean time from a reference's start to its completion, ns.
+    pub mean_response_ns: f64,
+    /// Disk time spent on demand reads, ns.
+    pub demand_disk_ns: u64,
+    /// Disk time spent on reloads, ns.
+    pub reload_disk_ns: u64,
+    /// Time demand reads waited for a reload in service, ns.
+    pub reload_wait_ns: u64,
+    /// Time misses waited for the client's demotion to be sent, ns.
+    pub demotion_wait_ns: u64,
+    /// Reloads put in the queue.
+    pub reloads_queued: u64,
+    /// Reloads the disk started.
+    pub reloads_started: u64,
+    /// Queued reloads found unnecessary (block already resident) when their turn came.
+    pub reloads_cancelled: u64,
+    /// Reloads dropped because the queue was full.
+    pub reloads_dropped: u64,
+    /// Reloads still queued or in service at the end.
+    pub reloads_pending: u64,
+}
