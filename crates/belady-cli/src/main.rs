@@ -1,5 +1,6 @@
 //! `belady`: the command-line front end of the belady simulator.
 
+mod args;
 mod clusterfetch;
 mod clusterfetch_demo;
 mod demo;
@@ -14,6 +15,8 @@ mod stats_cmd;
 mod sweep;
 mod table;
 
+pub use args::TraceArgs;
+
 use anyhow::{Context, Result};
 use belady_core::filesim::{FileOptions, FileSimConfig};
 use belady_core::simulate::simulate;
@@ -21,9 +24,7 @@ use belady_core::trace::{
     accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
     Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
 };
-use belady_core::{
-    parse_policies, BlockTrace, CacheSize, PreparedTrace, Preset, RunResult, POLICIES,
-};
+use belady_core::{parse_policies, CacheSize, PreparedTrace, Preset, RunResult, POLICIES};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -76,19 +77,9 @@ enum Command {
     Distances(distances::DistancesArgs),
 }
 
-/// How to read a trace; shared by every command that takes one.
-#[derive(Args, Clone)]
-struct TraceArgs {
-    /// Trace file (gzip, xz, zstd or bzip2 compressed files are read transparently).
-    #[arg(long, short = 't')]
-    trace: PathBuf,
-    #[command(flatten)]
-    how: FormatArgs,
-}
-
 /// A trace's format options, without the path.
 #[derive(Args, Clone)]
-struct FormatArgs {
+pub struct FormatArgs {
     /// Trace format: lirs, arc, csv, cloudphysics, msr, systor, tencent, u32le, u32be, native,
     /// accusim, accusim-text, events. Guessed from the content or name when absent.
     #[arg(long, short = 'f')]
@@ -109,7 +100,7 @@ struct FormatArgs {
 
 impl FormatArgs {
     /// The format of `path`: as given, else guessed.
-    fn format_of(&self, path: &Path, name: Option<&str>) -> Result<Format> {
+    pub fn format_of(&self, path: &Path, name: Option<&str>) -> Result<Format> {
         let header = if self.header {
             Some(true)
         } else if self.no_header {
@@ -123,26 +114,11 @@ impl FormatArgs {
         })
     }
 
-    fn read_options(&self) -> ReadOptions {
+    /// The reader settings these options give.
+    pub fn read_options(&self) -> ReadOptions {
         ReadOptions {
             block_size: self.block_size,
         }
-    }
-}
-
-impl TraceArgs {
-    fn format(&self) -> Result<Format> {
-        self.how.format_of(&self.trace, None)
-    }
-
-    fn load(&self, ops: OpFilter) -> Result<BlockTrace> {
-        let format = self.format()?;
-        Ok(BlockTrace::load(
-            &self.trace,
-            &format,
-            &self.how.read_options(),
-            ops,
-        )?)
     }
 }
 
@@ -171,7 +147,12 @@ struct SimArgs {
     #[arg(long, short = 'p', default_value = "lru")]
     policy: String,
     /// Comma-separated cache sizes: blocks (500), bytes (64MiB) or shares of the unique blocks (1%).
-    #[arg(long, short = 'c', required_unless_present = "levels")]
+    #[arg(
+        long,
+        short = 'c',
+        required_unless_present = "levels",
+        allow_hyphen_values = true
+    )]
     cache_size: Option<String>,
     /// A cache hierarchy, top (client) first: NAME:POLICY:SIZE[:PLACEMENT],... e.g.
     /// client:lru:256MiB,storage:mq:512MiB:eviction (repeatable; replaces --policy and --cache-size).

@@ -531,10 +531,17 @@ impl PolicySpec {
             .find(|p| p.name == wanted || p.aliases.contains(&wanted.as_str()))
             .ok_or_else(|| {
                 let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+                let known = POLICIES
+                    .iter()
+                    .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()));
                 Error::config(
                     "--policy",
                     name,
-                    format!("unknown policy; expected one of {}", names.join(", ")),
+                    format!(
+                        "unknown policy{}; expected one of {}",
+                        crate::error::did_you_mean(name, known),
+                        names.join(", ")
+                    ),
                 )
             })?;
         Ok(PolicySpec {
