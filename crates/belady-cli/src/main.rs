@@ -11,6 +11,7 @@ mod levels;
 mod merge_cmd;
 mod record;
 mod report;
+mod sample_data;
 mod stats_cmd;
 mod sweep;
 mod table;
@@ -729,12 +730,13 @@ pub fn format_names() -> String {
     FORMAT_NAMES.join(", ")
 }
 
-/// The directory of shipped sample data, next to the workspace root when run from a checkout.
+/// The directory of the shipped sample data: the copies built into the binary, unpacked into
+/// the temporary directory, so that an installed `belady` finds them from anywhere.
 pub fn data_dir() -> PathBuf {
-    let beside_manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
-    if beside_manifest.is_dir() {
-        beside_manifest
-    } else {
-        PathBuf::from("data")
+    let dir = sample_data::default_dir();
+    if let Err(e) = sample_data::unpack(&dir) {
+        // The demo then names the missing file; this says why it is missing.
+        eprintln!("belady: warning: cannot unpack the sample traces: {e:#}");
     }
+    dir
 }
