@@ -505,7 +505,10 @@ impl Preset {
             _ => Err(Error::config(
                 "--preset",
                 s,
-                "expected paper, study or accusim",
+                format!(
+                    "expected paper, study or accusim{}",
+                    crate::error::did_you_mean(s, ["paper", "study", "accusim"])
+                ),
             )),
         }
     }
@@ -626,7 +629,11 @@ impl PolicySpec {
             let expected = if known.is_empty() {
                 "it has no parameters".to_string()
             } else {
-                format!("expected one of {}", known.join(", "))
+                format!(
+                    "expected one of {}{}",
+                    known.join(", "),
+                    crate::error::did_you_mean(key, known.iter().copied())
+                )
             };
             return Err(Error::config(
                 "--param",
