@@ -29,6 +29,10 @@ if [ ! -x "$VENV/bin/python" ]; then
     }
 fi
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+# As if the environment were activated: `belady sweep --dask` starts `python3 -m belady.dask_sweep`,
+# which must find the package installed below.
+export VIRTUAL_ENV="$PWD/$VENV"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
