@@ -1,17 +1,38 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints, Rust tests, the Python package, and the Python tests
-# (cross-checks against libcachesim, bindings). Needs cargo and python3 with pip.
+# The whole test suite: formatting, lints, Rust tests, the Python package and the Python tests
+# (cross-checks against libcachesim, bindings), then the install check (scripts/check-install.sh).
+#
+# Leaves the system alone: the Python tools (requirements-dev.txt, maturin, the wheel) go into a
+# virtual environment at target/venv; nothing is installed globally. Needs cargo, python3 with its
+# venv module, and the system tools below (.ci/run installs those on CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python3 -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-# `belady record` runs programs under strace; the report test renders in headless Chromium.
+# `belady record` runs programs under strace; the report test renders in headless Chromium; the
+# libCacheSim trace tests compress with zstd. Without them those tests could only skip, so the
+# suite stops here and says how to get them.
 missing=()
 command -v strace >/dev/null 2>&1 || missing+=(strace)
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
+command -v zstd >/dev/null 2>&1 || missing+=(zstd)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "test-all: missing system tools: ${missing[*]}" >&2
+    echo "test-all: install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
 fi
+
+VENV=target/venv
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV" || {
+        echo "test-all: cannot create $VENV; install Python's venv module (sudo apt-get install python3-venv)" >&2
+        exit 1
+    }
+fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+# As if the environment were activated: `belady sweep --dask` starts `python3 -m belady.dask_sweep`,
+# which must find the package installed below.
+export VIRTUAL_ENV="$PWD/$VENV"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
@@ -19,7 +40,10 @@ cargo test --workspace --exclude belady-py
 
 cargo build --release -p belady-cli
 rm -rf target/wheels
-maturin build --release --quiet --auditwheel skip -m crates/belady-py/Cargo.toml -o target/wheels
-python3 -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/belady-*.whl
+"$VENV/bin/maturin" build --release --quiet --auditwheel skip -m crates/belady-py/Cargo.toml -o target/wheels
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/belady-*.whl
 
-BELADY_BIN="$PWD/target/release/belady" python3 -m pytest tests/python -q -rs
+# pytest exits 5 when it collects no test; with `set -e` that fails the suite like any failure.
+BELADY_BIN="$PWD/target/release/belady" "$VENV/bin/python" -m pytest tests/python -q -rs
+
+bash scripts/check-install.sh

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 #[derive(Args)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct DemoArgs {
-    /// Directory holding the sample traces (default: the checkout's data/).
+    /// Directory holding the sample traces (default: the copies built into belady).
     #[arg(long, global = true)]
     data: Option<PathBuf>,
     /// Where the demo writes its generated traces, results store and report.

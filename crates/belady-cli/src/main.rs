@@ -1,5 +1,6 @@
 //! `belady`: the command-line front end of the belady simulator.
 
+mod args;
 mod calibrate;
 mod clusterfetch;
 mod clusterfetch_demo;
@@ -11,9 +12,12 @@ mod levels;
 mod merge_cmd;
 mod record;
 mod report;
+mod sample_data;
 mod stats_cmd;
 mod sweep;
 mod table;
+
+pub use args::TraceArgs;
 
 use anyhow::{Context, Result};
 use belady_core::config::RunOptions;
@@ -24,9 +28,7 @@ use belady_core::trace::{
     accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
     Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
 };
-use belady_core::{
-    parse_policies, BlockTrace, CacheSize, PreparedTrace, Preset, RunResult, POLICIES,
-};
+use belady_core::{parse_policies, CacheSize, PreparedTrace, Preset, RunResult, POLICIES};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -82,19 +84,9 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
 }
 
-/// How to read a trace; shared by every command that takes one.
-#[derive(Args, Clone)]
-struct TraceArgs {
-    /// Trace file (gzip, xz, zstd or bzip2 compressed files are read transparently).
-    #[arg(long, short = 't')]
-    trace: PathBuf,
-    #[command(flatten)]
-    how: FormatArgs,
-}
-
 /// A trace's format options, without the path.
 #[derive(Args, Clone)]
-struct FormatArgs {
+pub struct FormatArgs {
     /// Trace format: lirs, arc, csv, cloudphysics, msr, systor, tencent, u32le, u32be, native,
     /// accusim, accusim-text, events. Guessed from the content or name when absent.
     #[arg(long, short = 'f')]
@@ -119,7 +111,7 @@ struct FormatArgs {
 
 impl FormatArgs {
     /// The format of `path`: as given, else guessed.
-    fn format_of(&self, path: &Path, name: Option<&str>) -> Result<Format> {
+    pub fn format_of(&self, path: &Path, name: Option<&str>) -> Result<Format> {
         let header = if self.header {
             Some(true)
         } else if self.no_header {
@@ -133,27 +125,12 @@ impl FormatArgs {
         })
     }
 
-    fn read_options(&self) -> ReadOptions {
+    /// The reader settings these options give.
+    pub fn read_options(&self) -> ReadOptions {
         ReadOptions {
             max_request_bytes: self.max_request_bytes,
             ..ReadOptions::with_block_size(self.block_size)
         }
-    }
-}
-
-impl TraceArgs {
-    fn format(&self) -> Result<Format> {
-        self.how.format_of(&self.trace, None)
-    }
-
-    fn load(&self, ops: OpFilter) -> Result<BlockTrace> {
-        let format = self.format()?;
-        Ok(BlockTrace::load(
-            &self.trace,
-            &format,
-            &self.how.read_options(),
-            ops,
-        )?)
     }
 }
 
@@ -182,7 +159,12 @@ struct SimArgs {
     #[arg(long, short = 'p', default_value = "lru")]
     policy: String,
     /// Comma-separated cache sizes: blocks (500), bytes (64MiB) or shares of the unique blocks (1%).
-    #[arg(long, short = 'c', required_unless_present = "levels")]
+    #[arg(
+        long,
+        short = 'c',
+        required_unless_present = "levels",
+        allow_hyphen_values = true
+    )]
     cache_size: Option<String>,
     /// A cache hierarchy, top (client) first: NAME:POLICY:SIZE[:PLACEMENT],... e.g.
     /// client:lru:256MiB,storage:mq:512MiB:eviction (repeatable; replaces --policy and --cache-size).
@@ -867,12 +849,13 @@ pub fn format_names() -> String {
     FORMAT_NAMES.join(", ")
 }
 
-/// The directory of shipped sample data, next to the workspace root when run from a checkout.
+/// The directory of the shipped sample data: the copies built into the binary, unpacked into
+/// the temporary directory, so that an installed `belady` finds them from anywhere.
 pub fn data_dir() -> PathBuf {
-    let beside_manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
-    if beside_manifest.is_dir() {
-        beside_manifest
-    } else {
-        PathBuf::from("data")
+    let dir = sample_data::default_dir();
+    if let Err(e) = sample_data::unpack(&dir) {
+        // The demo then names the missing file; this says why it is missing.
+        eprintln!("belady: warning: cannot unpack the sample traces: {e:#}");
     }
+    dir
 }

@@ -1,19 +1,16 @@
 //! `belady stats TRACE`: what a trace holds (the prefetching study's Table 2 and more).
 
-use crate::{emit, FormatArgs};
+use crate::{emit, TraceArgs};
 use anyhow::Result;
 use belady_core::stats::{block_stats, file_stats, Bucket, StatsOptions, TraceStats};
 use belady_core::trace::load_file_trace;
 use belady_core::{BlockTrace, OpFilter, PreparedTrace};
 use clap::Args;
-use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct StatsArgs {
-    /// Trace file.
-    trace: PathBuf,
     #[command(flatten)]
-    how: FormatArgs,
+    input: TraceArgs,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -60,12 +57,12 @@ pub fn run(args: StatsArgs) -> Result<()> {
     if args.window == 0 {
         return Err(belady_core::Error::config("--window", 0, "must be at least 1").into());
     }
-    let format = args.how.format_of(&args.trace, None)?;
+    let format = args.input.how.format_of(&args.input.trace, None)?;
     if args.distances {
         let trace = PreparedTrace::new(BlockTrace::load(
-            &args.trace,
+            &args.input.trace,
             &format,
-            &args.how.read_options(),
+            &args.input.how.read_options(),
             OpFilter::Read,
         )?);
         return crate::distances::report(
@@ -76,14 +73,14 @@ pub fn run(args: StatsArgs) -> Result<()> {
         );
     }
     let opts = StatsOptions {
-        block_size: args.how.block_size,
+        block_size: args.input.how.block_size,
         sample_rate: args.sample_rate,
         window: args.window,
     };
     let stats = if format.is_file_level() {
-        file_stats(&load_file_trace(&args.trace, &format)?, opts)
+        file_stats(&load_file_trace(&args.input.trace, &format)?, opts)
     } else {
-        let (stream, bs, _) = crate::open_stream(&args.trace, &format, &args.how)?;
+        let (stream, bs, _) = crate::open_stream(&args.input.trace, &format, &args.input.how)?;
         block_stats(
             stream,
             StatsOptions {
@@ -93,7 +90,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         )?
     };
     let report = Report {
-        trace: args.trace.display().to_string(),
+        trace: args.input.trace.display().to_string(),
         format: format.name(),
         stats: &stats,
     };

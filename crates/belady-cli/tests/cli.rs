@@ -146,7 +146,7 @@ fn unknown_format_policy_and_size_are_one_line_errors() {
     let unknown_ext = write(dir.path(), "t.dat", "1,2\n");
     assert_error(
         &belady(&["sim", "-t", &unknown_ext, "-c", "2"]),
-        "cannot tell the format",
+        "could not detect the format of",
     );
 }
 

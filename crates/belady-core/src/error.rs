@@ -48,6 +48,14 @@ pub enum Error {
         /// What was missing, e.g. "read requests".
         what: String,
     },
+    /// No `--format` was given and neither the file's content nor its name tells the format.
+    #[error("could not detect the format of {path}: {msg}")]
+    UnknownFormat {
+        /// The trace file.
+        path: String,
+        /// What was looked at and what to do instead.
+        msg: String,
+    },
     /// A configuration value is out of range or malformed.
     #[error("invalid {field} '{}': {}", escape_control(value), escape_control(msg))]
     Config {
@@ -105,6 +113,31 @@ impl Error {
     }
 }
 
+/// " (did you mean 'X'?)" for the candidate closest to what the user `typed`, or "" when none is
+/// close: a typo in a name (`lur`, `linux2`) then costs one glance instead of reading a list.
+pub fn did_you_mean<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let typed = typed.trim().to_ascii_lowercase();
+    if typed.is_empty() {
+        return String::new();
+    }
+    // Close means clap's own test for options (Jaro-Winkler above 0.7) or one or two edits;
+    // the fewest edits wins (`lur` is `lru` transposed, not `lruk`), then the first listed.
+    let best = candidates
+        .into_iter()
+        .map(|c| {
+            let lower = c.to_ascii_lowercase();
+            let edits = strsim::osa_distance(&typed, &lower);
+            (edits, strsim::jaro_winkler(&typed, &lower), c)
+        })
+        .filter(|&(edits, score, _)| score > 0.7 || edits <= 2.min(typed.len() / 2))
+        .min_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))
+        .map(|(_, _, c)| c);
+    match best {
+        Some(name) => format!(" (did you mean '{name}'?)"),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +155,23 @@ mod tests {
         assert_eq!(escape_control(&shown), shown, "idempotent");
         let c = Error::config("--format", "a\u{9b}b\nc", "bad");
         assert_eq!(c.to_string(), "invalid --format 'a\\x9bb\\nc': bad");
+    }
+
+    #[test]
+    fn suggests_the_closest_name_only_when_close() {
+        assert_eq!(
+            did_you_mean("lur", ["lru", "lfu", "arc"]),
+            " (did you mean 'lru'?)"
+        );
+        assert_eq!(
+            did_you_mean("linux2", ["none", "linux24", "linux26", "bsd"]),
+            " (did you mean 'linux24'?)"
+        );
+        assert_eq!(
+            did_you_mean("lur", ["lru", "lruk", "lru-k"]),
+            " (did you mean 'lru'?)"
+        );
+        assert_eq!(did_you_mean("zzzz", ["lru", "arc"]), "");
+        assert_eq!(did_you_mean("", ["lru"]), "");
     }
 }

@@ -108,7 +108,8 @@ impl Departures {
                     "compat_rules",
                     name,
                     format!(
-                        "unknown rule; expected one of {}",
+                        "unknown rule{}; expected one of {}",
+                        crate::error::did_you_mean(name, DEPARTURE_NAMES.iter().copied()),
                         DEPARTURE_NAMES.join(", ")
                     ),
                 ))

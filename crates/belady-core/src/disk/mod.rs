@@ -176,7 +176,8 @@ pub fn load_config(name_or_path: &str) -> Result<DiskConfig> {
         "disk model",
         name_or_path,
         format!(
-            "expected a preset ({}; hdd means hdd7200, ssd means nvme) or the path of a TOML file",
+            "not a file, and not a preset{}: expected a preset ({}; hdd means hdd7200, ssd means nvme) or the path of a TOML file",
+            crate::error::did_you_mean(name_or_path, names.iter().copied()),
             names.join(", ")
         ),
     ))

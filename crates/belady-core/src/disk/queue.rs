@@ -47,7 +47,8 @@ impl Scheduler {
                 "scheduler",
                 name,
                 format!(
-                    "unknown scheduler; expected one of {}",
+                    "unknown scheduler{}; expected one of {}",
+                    crate::error::did_you_mean(name, SCHEDULER_NAMES.iter().copied()),
                     SCHEDULER_NAMES.join(", ")
                 ),
             )),

@@ -505,7 +505,10 @@ impl Preset {
             _ => Err(Error::config(
                 "preset",
                 s,
-                "expected paper, study or accusim",
+                format!(
+                    "expected paper, study or accusim{}",
+                    crate::error::did_you_mean(s, ["paper", "study", "accusim"])
+                ),
             )),
         }
     }
@@ -531,10 +534,17 @@ impl PolicySpec {
             .find(|p| p.name == wanted || p.aliases.contains(&wanted.as_str()))
             .ok_or_else(|| {
                 let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+                let known = POLICIES
+                    .iter()
+                    .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()));
                 Error::config(
                     "policy",
                     name,
-                    format!("unknown policy; expected one of {}", names.join(", ")),
+                    format!(
+                        "unknown policy{}; expected one of {}",
+                        crate::error::did_you_mean(name, known),
+                        names.join(", ")
+                    ),
                 )
             })?;
         Ok(PolicySpec {
@@ -619,7 +629,11 @@ impl PolicySpec {
             let expected = if known.is_empty() {
                 "it has no parameters".to_string()
             } else {
-                format!("expected one of {}", known.join(", "))
+                format!(
+                    "expected one of {}{}",
+                    known.join(", "),
+                    crate::error::did_you_mean(key, known.iter().copied())
+                )
             };
             return Err(Error::config(
                 "params",

@@ -171,7 +171,8 @@ impl PrefetchKind {
                 "prefetch",
                 s,
                 format!(
-                    "unknown read-ahead engine; expected one of {}",
+                    "unknown read-ahead engine{}; expected one of {}",
+                    crate::error::did_you_mean(s, PREFETCH_NAMES.iter().copied()),
                     PREFETCH_NAMES.join(", ")
                 ),
             )),

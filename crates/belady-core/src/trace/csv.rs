@@ -402,7 +402,7 @@ impl CsvReader {
     ) -> std::result::Result<&'r [u8], String> {
         record.get(col).ok_or_else(|| {
             format!(
-                "expected a {what} in column {col}, but the line has only {} columns",
+                "expected the {what} field in column {col}, but the line has only {} columns",
                 record.len()
             )
         })

@@ -13,8 +13,10 @@ pub mod events;
 pub mod export;
 pub mod file;
 pub mod input;
+pub mod lcs;
 pub mod merge;
 pub mod native;
+pub mod oracle_general;
 pub mod strace;
 pub mod text;
 
@@ -113,6 +115,10 @@ pub enum Format {
     AccusimText,
     /// belady's own one-event-per-line file-level trace (see [`events`]); `belady record` writes it.
     Events,
+    /// libCacheSim's oracleGeneral binary records (see [`oracle_general`]).
+    OracleGeneral,
+    /// libCacheSim's lcs binary trace, versions 1 to 8 (see [`lcs`]).
+    Lcs,
 }
 
 /// Names accepted by [`Format::parse`], for help texts and errors.
@@ -130,6 +136,8 @@ pub const FORMAT_NAMES: &[&str] = &[
     "accusim",
     "accusim-text",
     "events",
+    "oracle-general",
+    "lcs",
 ];
 
 impl Format {
@@ -145,6 +153,8 @@ impl Format {
             "accusim" => Some(Format::Accusim),
             "accusim-text" => Some(Format::AccusimText),
             "events" => Some(Format::Events),
+            "oracle-general" | "oracleGeneral" => Some(Format::OracleGeneral),
+            "lcs" => Some(Format::Lcs),
             _ => None,
         };
         if let Some(format) = preset {
@@ -174,7 +184,8 @@ impl Format {
                         "--format",
                         name,
                         format!(
-                            "unknown trace format; expected one of {}",
+                            "unknown trace format{}; expected one of {}",
+                            crate::error::did_you_mean(name, FORMAT_NAMES.iter().copied()),
                             FORMAT_NAMES.join(", ")
                         ),
                     )
@@ -203,6 +214,8 @@ impl Format {
             Format::Accusim => "accusim",
             Format::AccusimText => "accusim-text",
             Format::Events => "events",
+            Format::OracleGeneral => "oracle-general",
+            Format::Lcs => "lcs",
         }
     }
 
@@ -291,6 +304,10 @@ pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result
         Format::U32Le => Box::new(binary::U32Reader::new(input, name, false)),
         Format::U32Be => Box::new(binary::U32Reader::new(input, name, true)),
         Format::Native => Box::new(native::NativeRequests::open(input, name)?),
+        Format::OracleGeneral => {
+            Box::new(oracle_general::RecordReader::oracle_general(input, name))
+        }
+        Format::Lcs => Box::new(lcs::open(input, name)?),
         Format::Accusim | Format::AccusimText | Format::Events => {
             unreachable!("file-level formats returned above")
         }
@@ -302,6 +319,9 @@ pub fn detect_format(path: &Path) -> Result<Format> {
     let head = input::peek_decompressed(path, SNIFF_BYTES)?;
     if head.starts_with(native::MAGIC) {
         return Ok(Format::Native);
+    }
+    if lcs::is_lcs(&head) {
+        return Ok(Format::Lcs);
     }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let stem = name
@@ -317,17 +337,19 @@ pub fn detect_format(path: &Path) -> Result<Format> {
         Ok(Format::Lirs)
     } else if stem.ends_with(".lis") {
         Ok(Format::Arc)
+    } else if name.contains(".oracleGeneral") {
+        // libCacheSim's collections name them NAME.oracleGeneral[.bin|.sampleN][.zst].
+        Ok(Format::OracleGeneral)
     } else if let Some(format) = sniff_text(&head) {
         Ok(format)
     } else {
-        Err(Error::config(
-            "format",
-            path.display(),
-            format!(
-                "cannot tell the format from the name or the first lines; name it (one of {})",
+        Err(Error::UnknownFormat {
+            path: path.display().to_string(),
+            msg: format!(
+                "neither its first bytes, its first lines nor its name match a known format; pass --format (one of {})",
                 FORMAT_NAMES.join(", ")
             ),
-        ))
+        })
     }
 }
 
