@@ -47,7 +47,27 @@ def test_report_is_self_contained_with_every_chart(report):
     svgs = sorted(p.name for p in (report.parent / "report-charts").iterdir())
     assert len(svgs) == 6 and all(n.endswith(".svg") for n in svgs)
     for policy in ("opt", "lru", "arc", "lirs"):
-        assert f">{policy}</text>" in text and f"<td>{policy}</td>" in text
+        assert re.search(rf">\s*{policy}\s*</text>", text) and f"<td>{policy}</td>" in text
+    # Headings name the trace by file name, not by its absolute path.
+    assert re.search(r"<h2 id=\"s0\">cpp\.trace\.gz <small>\(disk: cheetah9lp\)</small></h2>", text)
+    # The summary comes first: one row per read-ahead setting of the trace.
+    assert text.index("<h2>Summary</h2>") < text.index("<svg")
+    summary = text[text.index("<h2>Summary</h2>"):text.index("</table>")]
+    assert summary.count("<tr>") == 3
+
+
+def test_charts_tick_the_simulated_sizes_and_tell_lines_apart(report):
+    for svg in sorted((report.parent / "report-charts").iterdir()):
+        chart = svg.read_text()
+        # A log2 size axis: a tick label at each simulated size and no others.
+        labels = {int(t) for t in re.findall(r">\s*(\d+)\s*</text>", chart)}
+        assert {50, 100, 200, 400} <= labels, svg.name
+        assert "log2" in chart
+        # Every policy its own colour; OPT the grey reference (dashed: drawn as many short pieces).
+        strokes = re.findall(r'<polyline[^>]*stroke="(#[0-9A-F]{6})"', chart)
+        colours = set(strokes)
+        assert len(colours) == 4, (svg.name, colours)
+        assert strokes.count("#777777") > 4, "OPT dashed grey"
 
 
 def test_report_is_deterministic(belady_bin, report, tmp_path):
@@ -169,10 +189,10 @@ class _DevTools:
                 self.proc.wait()
 
 
-# Where the report's charts draw their data (report.rs `chart`): a 520x340 SVG whose plot frame
-# spans x 70..370 and y 36..290; the legend sits to its right, so it is left out here.
+# Where the report's charts draw their data (report_chart.rs `draw`): a 520x340 SVG whose plot
+# frame spans x 66..361 and y 29..291; the legend sits to its right, so it is left out here.
 CHART_SIZE = (520, 340)
-PLOT = (71, 37, 369, 289)
+PLOT = (67, 30, 360, 290)
 
 LAYOUT_JS = """JSON.stringify({
   height: document.documentElement.scrollHeight,

@@ -141,7 +141,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         }
     }
     let report = out.join("report.html");
-    let charts = crate::report::write_report(&store_path, &report, None)?;
+    let charts = crate::report::write_report(&store_path, &report, None, &[])?;
     crate::emit(&format!(
         "\n{} runs in {}; report with {} charts: {}\n",
         plan.runs.len(),

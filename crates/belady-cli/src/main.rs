@@ -10,6 +10,8 @@ mod levels;
 mod merge_cmd;
 mod record;
 mod report;
+mod report_chart;
+mod report_data;
 mod stats_cmd;
 mod sweep;
 mod table;
