@@ -3,6 +3,7 @@
 mod clusterfetch;
 mod clusterfetch_demo;
 mod demo;
+mod demo_summary;
 mod disk_cmd;
 mod distances;
 mod gen_cmd;

@@ -327,8 +327,9 @@ mod tests {
             ]
             .into_iter(),
         );
-        assert_eq!(names["/a/x/cpp.trace"], "a/x/cpp.trace");
-        assert_eq!(names["/b/x/cpp.trace"], "b/x/cpp.trace");
+        // No shorter suffix tells it from b/x/cpp.trace and cpp.trace: the whole label.
+        assert_eq!(names["/a/x/cpp.trace"], "/a/x/cpp.trace");
+        assert_eq!(names["/b/x/cpp.trace"], "/b/x/cpp.trace");
         assert_eq!(names["/c/y/ps.trace"], "ps.trace");
         assert_eq!(names["cpp.trace"], "cpp.trace");
     }
