@@ -128,6 +128,7 @@ pub fn write_report(
          td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
          th:first-child,td:first-child{text-align:left}\
          .setting{color:#555;font-size:85%}\
+         table.summary td{text-align:left}\
          </style></head><body>\n",
     );
     let _ = writeln!(
@@ -266,7 +267,7 @@ fn summary(sections: &[Section]) -> String {
     let mut t = String::from(
         "<h2>Summary</h2><p>Best policy per trace and setting: the mean of each metric over the \
          cache sizes every policy ran; OPT is left out of the ranking and shown for reference.</p>\
-         <table><tr><th>trace</th><th>setting</th><th>read-ahead</th><th>sizes</th>\
+         <table class=\"summary\"><tr><th>trace</th><th>setting</th><th>read-ahead</th><th>sizes</th>\
          <th>best hit ratio (%)</th><th>fewest disk requests</th><th>shortest run time (s)</th>\
          <th>OPT hit ratio (%)</th></tr>",
     );
