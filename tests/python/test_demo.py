@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import json
+import pathlib
+import re
 import sqlite3
 import subprocess
+from collections import defaultdict
+
+import pytest
 
 from conftest import ROOT
+
+
+def _means(rows):
+    """(trace file name, read-ahead) -> policy -> mean hit ratio in %, from the store's rows."""
+    sums = defaultdict(lambda: defaultdict(list))
+    for trace, prefetch, policy, hit in rows:
+        sums[(pathlib.Path(trace).name, prefetch)][policy].append(100 * hit)
+    return {k: {p: sum(v) / len(v) for p, v in pols.items()} for k, pols in sums.items()}
 
 
 def test_demo_runs_every_policy_with_and_without_read_ahead_and_writes_the_report(belady_bin, tmp_path):
@@ -14,11 +28,10 @@ def test_demo_runs_every_policy_with_and_without_read_ahead_and_writes_the_repor
                          capture_output=True, text=True, check=True)
     policies = subprocess.run([str(belady_bin), "policies", "--json"], capture_output=True, text=True,
                               check=True).stdout
-    import json
-
     names = {p["name"] for p in json.loads(policies)}
     with sqlite3.connect(out / "results.sqlite") as db:
         rows = db.execute("SELECT trace, prefetch, policy, cache_blocks, exec_time_s FROM runs").fetchall()
+        hits = db.execute("SELECT trace, prefetch, policy, hit_ratio FROM runs").fetchall()
     traces = {r[0] for r in rows}
     assert len(traces) == 4
     assert {r[1] for r in rows} == {"none", "linux24"}
@@ -27,11 +40,72 @@ def test_demo_runs_every_policy_with_and_without_read_ahead_and_writes_the_repor
     html = (out / "report.html").read_text()
     # Hit ratio, disk requests and run time, with and without read-ahead, per trace.
     assert html.count("<svg") == 4 * 3 * 2
-    assert "report with 24 charts" in run.stdout
+
+    # The summary is short and every number in it is the store's.
+    lines = run.stdout.splitlines()
+    assert len(lines) <= 60, run.stdout
+    assert f"{len(rows)} runs" in run.stdout
+    assert f"Report: {out / 'report.html'} (24 charts)" in run.stdout
+    means = _means(hits)
+    heading = None
+    checked = 0
+    for line in lines:
+        if m := re.match(r"^(\S+) \((\d+) unique blocks\)$", line):
+            heading = m.group(1)
+        elif m := re.match(r"^  (no read-ahead|linux24)\s+best (\S+(?: \+\d+ tied)?)\s+([\d.]+)%\s+"
+                           r"worst (\S+(?: \+\d+ tied)?)\s+([\d.]+)%"
+                           r"\s+OPT ([\d.]+)%$", line):
+            pols = means[(heading, "none" if m.group(1) == "no read-ahead" else "linux24")]
+            ranked = {p: v for p, v in pols.items() if p != "opt"}
+            for shown, value in ((m.group(2), max(ranked.values())), (m.group(4), min(ranked.values()))):
+                # Ties are named by their first name alphabetically and counted.
+                tied = sorted(p for p, v in ranked.items() if abs(v - value) < 1e-9)
+                assert shown == (tied[0] if len(tied) == 1 else f"{tied[0]} +{len(tied) - 1} tied"), line
+            best, worst = max(ranked, key=ranked.get), min(ranked, key=ranked.get)
+            assert float(m.group(3)) == pytest.approx(ranked[best], abs=0.005)
+            assert float(m.group(5)) == pytest.approx(ranked[worst], abs=0.005)
+            assert float(m.group(6)) == pytest.approx(pols["opt"], abs=0.005)
+            checked += 1
+    assert checked == 4 * 2, run.stdout
+    assert "LRU's failure modes" in run.stdout
+
+    # --verbose: every run's table, with every column explained.
+    verbose = subprocess.run([str(belady_bin), "demo", "--data", str(ROOT / "data"), "--out", str(out), "--verbose"],
+                             capture_output=True, text=True, check=True).stdout
     for name in names:
-        assert f"\n{name} " in run.stdout, name
+        assert f"\n{name} " in verbose, name
+    columns = {c for line in verbose.splitlines() if line.startswith("policy ") for c in line.split()}
+    legend = verbose[:verbose.index("\n==")]
+    explained = {name for line in legend.splitlines() if line.startswith("  ")
+                 for name in re.split(r"\s{2,}", line.strip())[0].split(", ")}
+    assert columns and columns <= explained, columns - explained
     # Run again: every run is found in the store, the report is rewritten identically.
-    before = html
-    subprocess.run([str(belady_bin), "demo", "--data", str(ROOT / "data"), "--out", str(out)],
-                   capture_output=True, check=True)
-    assert (out / "report.html").read_text() == before
+    assert (out / "report.html").read_text() == html
+
+
+def test_lru_k_surprise_under_read_ahead_is_explained_by_evicted_prefetches(belady_bin, tmp_path):
+    """docs/demo.md's explanation, checked: LRU-K throws away read-ahead blocks before their use."""
+    out = tmp_path / "demo"
+    run = subprocess.run([str(belady_bin), "demo", "--data", str(ROOT / "data"), "--out", str(out)],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(r"Surprise: (\S+) with linux24 on (\S+) hits ([\d.]+)% against ([\d.]+)% for LRU: (\d+)% of the "
+                  r"blocks \S+ read ahead\n  were evicted before any use \(LRU: (\d+)%\)", run)
+    assert m, run
+    assert m.group(1) == "lru-k" and m.group(2) == "files-loop.bev"
+    assert int(m.group(5)) > int(m.group(6)) + 20
+    assert "docs/demo.md" in run and (ROOT / "docs" / "demo.md").is_file()
+    # The mechanism: with CRP 0 a prefetched block (no reference history) is the first victim at
+    # the next miss. Kept ineligible for longer than read-ahead runs ahead of the program (CRP 100
+    # references), LRU-K loses no read-ahead and matches LRU run for run.
+    def sim(*extra):
+        text = subprocess.run([str(belady_bin), "sim", "--trace", str(out / "files-loop.bev"), "--format", "events",
+                               "--policy", "lru,lru-k", "--cache-size", "20%", "--prefetch", "linux24", "--disk",
+                               "cheetah9lp", "--json", *extra], capture_output=True, text=True, check=True).stdout
+        rows = json.loads(text)
+        io = [r.get("io") or r for r in rows]
+        return [(r["hit_ratio"], i["prefetch_unused_evicted"], i["prefetched_blocks"]) for r, i in zip(rows, io)]
+
+    (lru_hit, lru_unused, _), (k_hit, k_unused, k_pre) = sim()
+    assert lru_unused == 0 and k_unused > 0.5 * k_pre and k_hit < lru_hit - 0.3
+    (lru_hit, _, _), (k_hit, k_unused, _) = sim("--param", "lru-k.crp=100")
+    assert k_unused == 0 and k_hit == lru_hit

@@ -47,7 +47,27 @@ def test_report_is_self_contained_with_every_chart(report):
     svgs = sorted(p.name for p in (report.parent / "report-charts").iterdir())
     assert len(svgs) == 6 and all(n.endswith(".svg") for n in svgs)
     for policy in ("opt", "lru", "arc", "lirs"):
-        assert f">{policy}</text>" in text and f"<td>{policy}</td>" in text
+        assert re.search(rf">\s*{policy}\s*</text>", text) and f"<td>{policy}</td>" in text
+    # Headings name the trace by file name, not by its absolute path.
+    assert re.search(r"<h2 id=\"s0\">cpp\.trace\.gz <small>\(disk: cheetah9lp\)</small></h2>", text)
+    # The summary comes first: one row per read-ahead setting of the trace.
+    assert text.index("<h2>Summary</h2>") < text.index("<svg")
+    summary = text[text.index("<h2>Summary</h2>"):text.index("</table>")]
+    assert summary.count("<tr>") == 3
+
+
+def test_charts_tick_the_simulated_sizes_and_tell_lines_apart(report):
+    for svg in sorted((report.parent / "report-charts").iterdir()):
+        chart = svg.read_text()
+        # A log2 size axis: a tick label at each simulated size and no others.
+        labels = {int(t) for t in re.findall(r">\s*(\d+)\s*</text>", chart)}
+        assert {50, 100, 200, 400} <= labels, svg.name
+        assert "log2" in chart
+        # Every policy its own colour; OPT the grey reference (dashed: drawn as many short pieces).
+        strokes = re.findall(r'<polyline[^>]*stroke="(#[0-9A-F]{6})"', chart)
+        colours = set(strokes)
+        assert len(colours) == 4, (svg.name, colours)
+        assert strokes.count("#777777") > 4, "OPT dashed grey"
 
 
 def test_report_is_deterministic(belady_bin, report, tmp_path):
@@ -169,10 +189,10 @@ class _DevTools:
                 self.proc.wait()
 
 
-# Where the report's charts draw their data (report.rs `chart`): a 520x340 SVG whose plot frame
-# spans x 70..370 and y 36..290; the legend sits to its right, so it is left out here.
+# Where the report's charts draw their data (report_chart.rs `draw`): a 520x340 SVG whose plot
+# frame spans x 66..361 and y 29..291; the legend sits to its right, so it is left out here.
 CHART_SIZE = (520, 340)
-PLOT = (71, 37, 369, 289)
+PLOT = (67, 30, 360, 290)
 
 LAYOUT_JS = """JSON.stringify({
   height: document.documentElement.scrollHeight,
@@ -229,3 +249,38 @@ def test_report_renders_in_headless_chromium(belady_bin, report, tmp_path):
             if max(row[x:x + 3]) - min(row[x:x + 3]) > 80
         )
         assert coloured > 1000, (i, coloured)
+
+
+def _sweep_twice(belady_bin, tmp_path):
+    """One store, two runs of one configuration that differ only in the trace file's content
+    (LRU with 2 blocks hits 4 of 6 on "1 2 1 2 1 2" and none on "1 2 3 1 2 3")."""
+    trace = tmp_path / "t.trace"
+    exp = tmp_path / "e.toml"
+    exp.write_text('policies = ["lru"]\nsizes = ["2"]\n[[trace]]\npath = "t.trace"\nformat = "lirs"\n')
+    store = tmp_path / "r.sqlite"
+    for content in ("1\n2\n1\n2\n1\n2\n", "1\n2\n3\n1\n2\n3\n"):
+        trace.write_text(content)
+        subprocess.run([str(belady_bin), "sweep", str(exp), "--store", str(store), "--quiet"], check=True,
+                       capture_output=True)
+    return store
+
+
+def test_export_keeps_a_changed_traces_runs_apart(belady_bin, tmp_path):
+    store = _sweep_twice(belady_bin, tmp_path)
+    rows = json.loads(subprocess.run([str(belady_bin), "results", "export", "--store", str(store), "--format",
+                                      "json"], check=True, capture_output=True, text=True).stdout)
+    assert sorted((r["hits"], r["requests"]) for r in rows) == [(0, 6), (4, 6)]
+    assert len({r["trace_hash"] for r in rows}) == 2 and len({r["key"] for r in rows}) == 2
+
+
+def test_python_results_and_plot_keep_a_changed_traces_runs_apart(belady_bin, tmp_path):
+    belady = pytest.importorskip("belady")
+    pytest.importorskip("matplotlib")
+    store = _sweep_twice(belady_bin, tmp_path)
+    frame = belady.results(store)
+    assert sorted(frame["hits"]) == [0, 4] and frame["trace_hash"].nunique() == 2
+    # One line through both runs would be a wrong chart: plot refuses and says how to choose.
+    with pytest.raises(ValueError, match="trace_hash"):
+        belady.plot(frame)
+    one = frame[frame["trace_hash"] == frame["trace_hash"].iloc[0]]
+    assert belady.plot(one) is not None

@@ -19,6 +19,9 @@ pub struct DemoArgs {
     /// Where the demo writes its generated traces, results store and report.
     #[arg(long, default_value = "belady-demo")]
     out: PathBuf,
+    /// Print every run's table, with a legend of the columns, instead of the summary.
+    #[arg(long)]
+    verbose: bool,
     #[command(subcommand)]
     which: Option<DemoKind>,
 }
@@ -121,34 +124,57 @@ pub fn run(args: DemoArgs) -> Result<()> {
     let store = Store::open(&store_path)?;
     let todo = plan.pending(&store)?;
     plan.execute(&todo, &store, None, &mut || {})?;
+    let report = out.join("report.html");
+    let charts = crate::report::write_report(&store_path, &report, None, &[])?;
+    // Only this demo's runs: the store may hold others (an --out reused with other settings).
+    let keys: std::collections::HashSet<String> = plan.runs.iter().map(|(_, c)| c.key()).collect();
+    let stored: Vec<_> = store
+        .runs()?
+        .into_iter()
+        .filter(|r| keys.contains(&r.config.key()))
+        .collect();
+    let name = |trace: &belady_core::sweep::LoadedTrace| {
+        trace
+            .path
+            .file_name()
+            .map_or_else(|| trace.label.clone(), |n| n.to_string_lossy().into_owned())
+    };
+    let where_ = format!(
+        "{} ({} charts); every run in {}",
+        report.display(),
+        charts,
+        store_path.display()
+    );
+    if !args.verbose {
+        let traces: Vec<(String, String, usize)> = plan
+            .traces
+            .iter()
+            .map(|t| (t.label.clone(), name(t), t.unique()))
+            .collect();
+        return crate::emit(&crate::demo_summary::summary(
+            &traces,
+            &stored,
+            exp.sizes.len(),
+            &where_,
+        ));
+    }
+    crate::emit(crate::demo_summary::LEGEND)?;
     for trace in &plan.traces {
         for prefetch in ["none", "linux24"] {
-            let runs: Vec<RunResult> = store
-                .runs()?
-                .into_iter()
+            let runs: Vec<RunResult> = stored
+                .iter()
                 .filter(|r| r.config.trace == trace.label && r.config.prefetch == prefetch)
-                .map(|r| r.result)
+                .map(|r| r.result.clone())
                 .collect();
-            let name = trace
-                .path
-                .file_name()
-                .map_or_else(|| trace.label.clone(), |n| n.to_string_lossy().into_owned());
             crate::emit(&format!(
-                "\n== {name}, read-ahead {prefetch}, disk cheetah9lp ({} unique blocks)\n{}",
+                "\n== {}, read-ahead {prefetch}, disk cheetah9lp ({} unique blocks)\n{}",
+                name(trace),
                 trace.unique(),
                 crate::table::runs(&runs)
             ))?;
         }
     }
-    let report = out.join("report.html");
-    let charts = crate::report::write_report(&store_path, &report, None)?;
-    crate::emit(&format!(
-        "\n{} runs in {}; report with {} charts: {}\n",
-        plan.runs.len(),
-        store_path.display(),
-        charts,
-        report.display()
-    ))?;
+    crate::emit(&format!("\n{} runs; report: {where_}\n", plan.runs.len(),))?;
     Ok(())
 }
 

@@ -1,15 +1,17 @@
 //! `belady report`: one self-contained HTML page (charts inline as SVG, no scripts, no network)
 //! from a results store, in the shape of the prefetching study's Figures 3–6: hit ratio, disk
 //! requests and execution time against cache size, one line per policy, one chart per read-ahead
-//! setting; each chart is also written as an SVG file, and each figure has its table.
+//! setting; each chart is also written as an SVG file, and each figure has its table. A summary
+//! table at the top names the best policy per trace and setting.
 //!
-//! The SVG is written here rather than through a plotting crate so the output is byte-for-byte
-//! deterministic and needs no fonts at build or run time (the viewer renders the text).
+//! Runs are grouped by every configuration field (`report_data`), so two runs that differ in
+//! anything (a changed trace file, another preset) never share a line or a cell.
 
+use crate::report_chart::{self, Line};
+use crate::report_data::{self, Point, Section};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use rusqlite::Connection;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -24,15 +26,10 @@ pub struct ReportArgs {
     /// Directory for the charts as SVG files (default: next to the HTML, NAME-charts/).
     #[arg(long)]
     svg_dir: Option<PathBuf>,
-}
-
-/// One stored run, as the report needs it.
-struct Point {
-    policy: String,
-    cache_blocks: u64,
-    hit_ratio: f64,
-    disk_requests: Option<f64>,
-    exec_time_s: Option<f64>,
+    /// Only these policies (comma-separated names, e.g. `lru,arc,lirs`) in the charts, tables and
+    /// summary; OPT is drawn as the reference line whenever the store has it.
+    #[arg(long, value_delimiter = ',')]
+    policies: Vec<String>,
 }
 
 /// A chart's metric: its title, axis label and how to read it from a run.
@@ -41,6 +38,8 @@ struct Metric {
     title: &'static str,
     axis: &'static str,
     value: fn(&Point) -> Option<f64>,
+    /// Whether more is better (hit ratio) or less (requests, time).
+    higher_is_better: bool,
 }
 
 const METRICS: &[Metric] = &[
@@ -49,94 +48,73 @@ const METRICS: &[Metric] = &[
         title: "Hit ratio",
         axis: "hit ratio (%)",
         value: |p| Some(100.0 * p.hit_ratio),
+        higher_is_better: true,
     },
     Metric {
         slug: "disk-requests",
         title: "Disk requests",
         axis: "disk requests",
         value: |p| p.disk_requests,
+        higher_is_better: false,
     },
     Metric {
         slug: "exec-time",
         title: "Execution time",
         axis: "execution time (s)",
         value: |p| p.exec_time_s,
+        higher_is_better: false,
     },
 ];
 
-const COLOURS: &[&str] = &[
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31",
-];
+/// The offline optimum: the reference line, never "best".
+const OPT: &str = "opt";
 
 /// `belady report`.
 pub fn run(args: ReportArgs) -> Result<()> {
     belady_core::outfile::refuse_overwrite(&args.output, &[&args.store])?;
-    let charts = write_report(&args.store, &args.output, args.svg_dir.as_deref())?;
+    let charts = write_report(
+        &args.store,
+        &args.output,
+        args.svg_dir.as_deref(),
+        &args.policies,
+    )?;
     eprintln!("wrote {} ({} charts)", args.output.display(), charts);
     Ok(())
 }
 
 /// Writes the report of `store` to `output` (charts also as SVG files in `svg_dir`, by default
-/// NAME-charts/ beside it); returns how many charts it drew.
-pub fn write_report(store: &Path, output: &Path, svg_dir: Option<&Path>) -> Result<usize> {
-    let args = ReportArgs {
-        store: store.to_path_buf(),
-        output: output.to_path_buf(),
-        svg_dir: svg_dir.map(Path::to_path_buf),
-    };
-    if !args.store.exists() {
-        bail!(
-            "{}: no such results store (run `belady sweep` first)",
-            args.store.display()
-        );
-    }
-    let db = Connection::open(&args.store)
-        .with_context(|| format!("cannot open {}", args.store.display()))?;
-    let mut stmt = db
-        .prepare(
-            // The block engine has no clustering: each miss is one single-block request.
-            "SELECT trace, prefetch, disk, policy, cache_blocks, hit_ratio,
-                    COALESCE(disk_requests, misses), exec_time_s
-             FROM runs ORDER BY trace, disk, prefetch, policy, cache_blocks",
-        )
-        .with_context(|| format!("{} is not a belady results store", args.store.display()))?;
-    // (trace, disk) -> prefetch -> runs
-    let mut groups: BTreeMap<(String, String), BTreeMap<String, Vec<Point>>> = BTreeMap::new();
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            Point {
-                policy: r.get(3)?,
-                cache_blocks: r.get::<_, i64>(4)? as u64,
-                hit_ratio: r.get(5)?,
-                disk_requests: r.get::<_, Option<i64>>(6)?.map(|v| v as f64),
-                exec_time_s: r.get(7)?,
-            },
-        ))
-    })?;
-    let mut total = 0;
-    for row in rows {
-        let (trace, prefetch, disk, point) = row?;
-        groups
-            .entry((trace, disk))
-            .or_default()
-            .entry(prefetch)
-            .or_default()
-            .push(point);
-        total += 1;
-    }
-    if total == 0 {
-        bail!("{}: the store holds no runs", args.store.display());
-    }
-    let svg_dir = args.svg_dir.clone().unwrap_or_else(|| {
-        let stem = args
-            .output
+/// NAME-charts/ beside it), showing only `policies` when given; returns how many charts it drew.
+pub fn write_report(
+    store: &Path,
+    output: &Path,
+    svg_dir: Option<&Path>,
+    policies: &[String],
+) -> Result<usize> {
+    let mut sections = report_data::load(store)?;
+    let total: usize = sections
+        .iter()
+        .flat_map(|s| &s.charts)
+        .map(|(_, p)| p.len())
+        .sum();
+    select(&mut sections, policies)?;
+    // Every line's colour and marker, fixed for the whole report.
+    let labels: BTreeSet<&str> = sections
+        .iter()
+        .flat_map(|s| &s.charts)
+        .flat_map(|(_, p)| p.iter())
+        .filter(|p| p.policy != OPT)
+        .map(|p| p.series.as_str())
+        .collect();
+    let index: BTreeMap<String, usize> = labels
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (l.to_string(), i))
+        .collect();
+    let svg_dir = svg_dir.map(Path::to_path_buf).unwrap_or_else(|| {
+        let stem = output
             .file_stem()
             .map_or("report".into(), |s| s.to_string_lossy().into_owned());
-        args.output.with_file_name(format!("{stem}-charts"))
+        output.with_file_name(format!("{stem}-charts"))
     });
     std::fs::create_dir_all(&svg_dir)
         .with_context(|| format!("cannot create {}", svg_dir.display()))?;
@@ -150,27 +128,30 @@ pub fn write_report(store: &Path, output: &Path, svg_dir: Option<&Path>) -> Resu
          table{border-collapse:collapse;margin:0 0 2em 0;font-size:90%}\
          td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
          th:first-child,td:first-child{text-align:left}\
+         .setting{color:#555;font-size:85%}\
+         table.summary td{text-align:left}\
          </style></head><body>\n",
     );
     let _ = writeln!(
         html,
-        "<h1>belady report</h1><p>{} runs from <code>{}</code>.</p>",
+        "<h1>belady report</h1><p>{} runs from <code>{}</code>; OPT (the offline optimum, \
+         which needs the future) is the grey dashed reference line.</p>",
         total,
-        esc(&args.store.display().to_string())
+        esc(&store.display().to_string())
     );
+    html.push_str(&summary(&sections));
     let mut charts = 0;
-    for ((trace, disk), by_prefetch) in &groups {
-        // Without read-ahead first, as the study's figures put the baseline first.
-        let mut by_prefetch: Vec<(&String, &Vec<Point>)> = by_prefetch.iter().collect();
-        by_prefetch.sort_by_key(|(p, _)| (p.as_str() != "none", p.as_str()));
+    for (n, section) in sections.iter().enumerate() {
         let _ = writeln!(
             html,
-            "<h2>{} <small>(disk: {})</small></h2>",
-            esc(trace),
-            esc(disk)
+            "<h2 id=\"s{n}\">{} <small>({})</small></h2>\n<p class=\"setting\">{}</p>",
+            esc(&section.name),
+            esc(&section.qualifier()),
+            esc(&details(section))
         );
         for metric in METRICS {
-            if !by_prefetch
+            if !section
+                .charts
                 .iter()
                 .flat_map(|(_, points)| points.iter())
                 .any(|p| (metric.value)(p).is_some())
@@ -178,13 +159,14 @@ pub fn write_report(store: &Path, output: &Path, svg_dir: Option<&Path>) -> Resu
                 continue;
             }
             let _ = writeln!(html, "<h3>{}</h3><div>", metric.title);
-            for &(prefetch, points) in &by_prefetch {
+            for (prefetch, points) in &section.charts {
                 let title = format!("{} — read-ahead: {}", metric.title, prefetch);
-                let svg = chart(&title, metric, points);
+                let lines = lines(metric, points, &index);
+                let svg =
+                    report_chart::draw(&title, metric.axis, &lines, metric.slug == "hit-ratio")?;
                 let file = svg_dir.join(format!(
-                    "{}-{}-{}-{}.svg",
-                    slug(trace),
-                    slug(disk),
+                    "{n:02}-{}-{}-{}.svg",
+                    slug(&section.name),
                     slug(prefetch),
                     metric.slug
                 ));
@@ -193,14 +175,189 @@ pub fn write_report(store: &Path, output: &Path, svg_dir: Option<&Path>) -> Resu
                 charts += 1;
             }
             html.push_str("</div>\n");
-            for &(prefetch, points) in &by_prefetch {
-                html.push_str(&table(metric, prefetch, points));
+            for (prefetch, points) in &section.charts {
+                html.push_str(&table(metric, prefetch, points, &index));
             }
         }
     }
     html.push_str("</body></html>\n");
-    belady_core::outfile::write_atomic(&args.output, html.as_bytes())?;
+    belady_core::outfile::write_atomic(output, html.as_bytes())?;
     Ok(charts)
+}
+
+/// Keeps only the runs of `policies` (and OPT); each name must match a stored run.
+fn select(sections: &mut [Section], policies: &[String]) -> Result<()> {
+    if policies.is_empty() {
+        return Ok(());
+    }
+    let known: BTreeSet<&str> = sections
+        .iter()
+        .flat_map(|s| &s.charts)
+        .flat_map(|(_, p)| p.iter())
+        .flat_map(|p| [p.policy.as_str(), p.series.as_str()])
+        .collect();
+    for name in policies {
+        if !known.contains(name.as_str()) {
+            let names: BTreeSet<&str> = sections
+                .iter()
+                .flat_map(|s| &s.charts)
+                .flat_map(|(_, p)| p.iter())
+                .map(|p| p.policy.as_str())
+                .collect();
+            bail!(
+                "invalid --policies: no run in the store has policy '{name}' (it has: {})",
+                names.into_iter().collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+    let keep =
+        |p: &Point| p.policy == OPT || policies.iter().any(|n| *n == p.policy || *n == p.series);
+    for s in sections {
+        for (_, points) in &mut s.charts {
+            points.retain(keep);
+        }
+    }
+    Ok(())
+}
+
+/// The section's full setting, for the line under its heading.
+fn details(section: &Section) -> String {
+    let mut parts = vec![format!("trace {}", section.trace)];
+    parts.extend(
+        section
+            .setting
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("{k} {v}")),
+    );
+    parts.join(" · ")
+}
+
+/// The chart's lines: OPT first (the reference), then every policy in the report's order.
+fn lines(metric: &Metric, points: &[Point], index: &BTreeMap<String, usize>) -> Vec<Line> {
+    // (colour index, OPT first as None; label) -> (size, value) points.
+    type Points = Vec<(u64, f64)>;
+    let mut by: BTreeMap<(Option<usize>, &str), Points> = BTreeMap::new();
+    for p in points {
+        let Some(v) = (metric.value)(p) else { continue };
+        let at = if p.policy == OPT {
+            None
+        } else {
+            index.get(&p.series).copied()
+        };
+        by.entry((at, &p.series))
+            .or_default()
+            .push((p.cache_blocks, v));
+    }
+    by.into_iter()
+        .map(|((index, label), mut points)| {
+            points.sort_by_key(|p| p.0);
+            Line {
+                label: label.to_string(),
+                index,
+                points,
+            }
+        })
+        .collect()
+}
+
+/// The best policy per section and read-ahead setting for each metric: the mean over the cache
+/// sizes that every shown policy ran (so no policy wins by missing a hard size); OPT excluded.
+fn summary(sections: &[Section]) -> String {
+    let mut t = String::from(
+        "<h2>Summary</h2><p>Best policy per trace and setting: the mean of each metric over the \
+         cache sizes every policy ran; OPT is left out of the ranking and shown for reference.</p>\
+         <table class=\"summary\"><tr><th>trace</th><th>setting</th><th>read-ahead</th><th>sizes</th>\
+         <th>best hit ratio (%)</th><th>fewest disk requests</th><th>shortest run time (s)</th>\
+         <th>OPT hit ratio (%)</th></tr>",
+    );
+    for (n, s) in sections.iter().enumerate() {
+        for (prefetch, points) in &s.charts {
+            let mut sizes_of: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
+            for p in points.iter().filter(|p| p.policy != OPT) {
+                sizes_of
+                    .entry(&p.series)
+                    .or_default()
+                    .insert(p.cache_blocks);
+            }
+            let common: BTreeSet<u64> = sizes_of
+                .values()
+                .cloned()
+                .reduce(|a, b| a.intersection(&b).copied().collect())
+                .unwrap_or_default();
+            let _ = write!(
+                t,
+                "<tr><td><a href=\"#s{n}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td>",
+                esc(&s.name),
+                esc(&s.qualifier()),
+                esc(prefetch),
+                common.len()
+            );
+            for metric in METRICS {
+                let best = best(metric, points, &common);
+                t.push_str(&match best {
+                    Some((names, v)) => {
+                        format!("<td>{} {}</td>", esc(&names.join(", ")), value(metric, v))
+                    }
+                    None => "<td>-</td>".into(),
+                });
+            }
+            let opt: Vec<f64> = points
+                .iter()
+                .filter(|p| p.policy == OPT && common.contains(&p.cache_blocks))
+                .map(|p| 100.0 * p.hit_ratio)
+                .collect();
+            if opt.len() == common.len() && !opt.is_empty() {
+                let mean = opt.iter().sum::<f64>() / opt.len() as f64;
+                let _ = write!(t, "<td>{mean:.2}</td>");
+            } else {
+                t.push_str("<td>-</td>");
+            }
+            t.push_str("</tr>");
+        }
+    }
+    t.push_str("</table>\n");
+    t
+}
+
+/// The policies with the best mean of `metric` over `sizes` (all of them on a tie), and that mean.
+fn best(metric: &Metric, points: &[Point], sizes: &BTreeSet<u64>) -> Option<(Vec<String>, f64)> {
+    let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    for p in points
+        .iter()
+        .filter(|p| p.policy != OPT && sizes.contains(&p.cache_blocks))
+    {
+        if let Some(v) = (metric.value)(p) {
+            let e = sums.entry(&p.series).or_default();
+            e.0 += v;
+            e.1 += 1;
+        }
+    }
+    let means: Vec<(&str, f64)> = sums
+        .into_iter()
+        .filter(|(_, (_, n))| *n == sizes.len() && *n > 0)
+        .map(|(k, (s, n))| (k, s / n as f64))
+        .collect();
+    let pick = if metric.higher_is_better {
+        means.iter().map(|m| m.1).fold(f64::MIN, f64::max)
+    } else {
+        means.iter().map(|m| m.1).fold(f64::MAX, f64::min)
+    };
+    let names: Vec<String> = means
+        .iter()
+        .filter(|m| (m.1 - pick).abs() <= 1e-9 * pick.abs().max(1.0))
+        .map(|m| m.0.to_string())
+        .collect();
+    (!names.is_empty()).then_some((names, pick))
+}
+
+/// A metric's value as the tables show it.
+fn value(metric: &Metric, v: f64) -> String {
+    match metric.slug {
+        "hit-ratio" => format!("{v:.2}"),
+        "exec-time" => format!("{v:.3}"),
+        _ => format!("{v:.0}"),
+    }
 }
 
 fn esc(s: &str) -> String {
@@ -211,181 +368,19 @@ fn esc(s: &str) -> String {
 }
 
 fn slug(s: &str) -> String {
-    let name = Path::new(s)
-        .file_name()
-        .map_or(s.to_string(), |n| n.to_string_lossy().into_owned());
-    name.chars()
+    s.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()
 }
 
-/// Policies in first-seen order, each with its (size, value) points sorted by size.
-fn series(metric: &Metric, points: &[Point]) -> Vec<(String, Vec<(f64, f64)>)> {
-    let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for p in points {
-        let Some(v) = (metric.value)(p) else { continue };
-        match out.iter_mut().find(|(name, _)| *name == p.policy) {
-            Some((_, pts)) => pts.push((p.cache_blocks as f64, v)),
-            None => out.push((p.policy.clone(), vec![(p.cache_blocks as f64, v)])),
-        }
-    }
-    for (_, pts) in &mut out {
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    }
-    out
-}
-
-/// A "nice" step for about `target` ticks over `span`.
-fn nice_step(span: f64, target: f64) -> f64 {
-    let raw = (span / target).max(f64::MIN_POSITIVE);
-    let mag = 10f64.powf(raw.log10().floor());
-    let norm = raw / mag;
-    let nice = if norm <= 1.0 {
-        1.0
-    } else if norm <= 2.0 {
-        2.0
-    } else if norm <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    nice * mag
-}
-
-fn ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let step = nice_step(hi - lo, 5.0);
-    let mut t = (lo / step).ceil() * step;
-    let mut out = Vec::new();
-    while t <= hi + step * 1e-9 {
-        out.push(t);
-        t += step;
-    }
-    out
-}
-
-fn label(v: f64) -> String {
-    if v.abs() >= 1e6 {
-        format!("{:.1}M", v / 1e6)
-    } else if v.abs() >= 1e4 {
-        format!("{:.0}k", v / 1e3)
-    } else if v.fract().abs() < 1e-9 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
-/// One line chart as standalone SVG.
-fn chart(title: &str, metric: &Metric, points: &[Point]) -> String {
-    let (w, h) = (520.0, 340.0);
-    let (left, right, top, bottom) = (70.0, 150.0, 36.0, 50.0);
-    let series = series(metric, points);
-    let xs = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
-    let ys = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1));
-    let (mut x0, mut x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    let (_, mut y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
-    let mut y0 = 0.0;
-    if x0 >= x1 {
-        x0 -= 1.0;
-        x1 += 1.0;
-    }
-    if y1 <= y0 {
-        y1 = y0 + 1.0;
-    }
-    y1 *= 1.05;
-    if metric.slug == "hit-ratio" {
-        y0 = 0.0;
-        y1 = y1.min(100.0);
-    }
-    let pw = w - left - right;
-    let ph = h - top - bottom;
-    let sx = |x: f64| left + (x - x0) / (x1 - x0) * pw;
-    let sy = |y: f64| top + ph - (y - y0) / (y1 - y0) * ph;
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" \
-         font-family=\"sans-serif\" font-size=\"12\"><rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>"
-    );
-    let _ = write!(
-        s,
-        "<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">{}</text>",
-        left + pw / 2.0,
-        esc(title)
-    );
-    for t in ticks(y0, y1) {
-        let y = sy(t);
-        let _ = write!(
-            s,
-            "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e5e5e5\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            left + pw,
-            left - 6.0,
-            y + 4.0,
-            label(t)
-        );
-    }
-    for t in ticks(x0, x1) {
-        let x = sx(t);
-        let _ = write!(
-            s,
-            "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#999\"/>\
-             <text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            top + ph,
-            top + ph + 5.0,
-            top + ph + 18.0,
-            label(t)
-        );
-    }
-    let _ = write!(
-        s,
-        "<rect x=\"{left}\" y=\"{top}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#333\"/>\
-         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">cache size (blocks)</text>\
-         <text transform=\"translate(16,{:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
-        left + pw / 2.0,
-        h - 10.0,
-        top + ph / 2.0,
-        esc(metric.axis)
-    );
-    for (i, (name, pts)) in series.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let path: Vec<String> = pts
-            .iter()
-            .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
-            .collect();
-        let _ = write!(
-            s,
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>",
-            path.join(" ")
-        );
-        for &(x, y) in pts {
-            let _ = write!(
-                s,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"/>",
-                sx(x),
-                sy(y)
-            );
-        }
-        let ly = top + 12.0 + 16.0 * i as f64;
-        let lx = left + pw + 12.0;
-        let _ = write!(
-            s,
-            "<line x1=\"{lx}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"3\"/>\
-             <text x=\"{:.1}\" y=\"{ly:.1}\">{}</text>",
-            ly - 4.0,
-            lx + 18.0,
-            ly - 4.0,
-            lx + 24.0,
-            esc(name)
-        );
-    }
-    s.push_str("</svg>");
-    s
-}
-
 /// The figure's numbers: one row per policy, one column per cache size.
-fn table(metric: &Metric, prefetch: &str, points: &[Point]) -> String {
-    let series = series(metric, points);
+fn table(
+    metric: &Metric,
+    prefetch: &str,
+    points: &[Point],
+    index: &BTreeMap<String, usize>,
+) -> String {
+    let lines = lines(metric, points, index);
     let mut sizes: Vec<u64> = points.iter().map(|p| p.cache_blocks).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -398,18 +393,12 @@ fn table(metric: &Metric, prefetch: &str, points: &[Point]) -> String {
         let _ = write!(t, "<th>{s}</th>");
     }
     t.push_str("</tr>");
-    for (name, pts) in &series {
-        let _ = write!(t, "<tr><td>{}</td>", esc(name));
+    for line in &lines {
+        let _ = write!(t, "<tr><td>{}</td>", esc(&line.label));
         for s in &sizes {
-            match pts.iter().find(|p| p.0 == *s as f64) {
-                Some(&(_, v)) if metric.slug == "hit-ratio" => {
-                    let _ = write!(t, "<td>{v:.2}</td>");
-                }
-                Some(&(_, v)) if metric.slug == "exec-time" => {
-                    let _ = write!(t, "<td>{v:.3}</td>");
-                }
+            match line.points.iter().find(|p| p.0 == *s) {
                 Some(&(_, v)) => {
-                    let _ = write!(t, "<td>{v:.0}</td>");
+                    let _ = write!(t, "<td>{}</td>", value(metric, v));
                 }
                 None => t.push_str("<td></td>"),
             }

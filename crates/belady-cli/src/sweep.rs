@@ -313,35 +313,77 @@ fn write_parquet(records: &[Record], path: &Path) -> Result<()> {
 }
 
 fn record(run: StoredRun) -> Record {
-    let c = run.config;
+    let key = run.config.key();
+    let config = serde_json::to_value(&run.config).expect("configurations serialise");
+    let config = config.as_object().cloned().unwrap_or_default();
+    let shown = |v: &serde_json::Value| match v {
+        // Settings as one cell, as written in the experiment.
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(" ")
+            .into(),
+        other => other.clone(),
+    };
     let mut rec: Vec<(String, serde_json::Value)> = vec![
+        ("key".into(), key.into()),
         ("experiment".into(), run.experiment.into()),
-        ("trace".into(), c.trace.into()),
-        ("trace_hash".into(), c.trace_hash.into()),
-        ("format".into(), c.format.into()),
-        ("block_size".into(), c.block_size.into()),
-        ("policy".into(), run.result.policy.clone().into()),
-        ("levels".into(), c.levels.into()),
-        ("placement".into(), c.placement.into()),
-        ("params".into(), c.params.join(" ").into()),
-        ("preset".into(), c.preset.into()),
-        ("cache_size".into(), c.cache_size.into()),
-        ("cache_blocks".into(), c.cache_blocks.into()),
-        ("prefetch".into(), c.prefetch.into()),
-        ("disk".into(), c.disk.into()),
-        ("scheduler".into(), c.scheduler.into()),
-        ("compat".into(), c.compat.into()),
-        ("max_request".into(), c.max_request.into()),
-        ("belady_version".into(), c.belady_version.into()),
     ];
+    // The configuration fields in a fixed order, then any others the configuration has (so every
+    // field that tells two runs apart is exported, including ones added later); a field absent
+    // from a run's configuration is exported empty. The local path is not part of the run.
+    for field in CONFIG_ORDER {
+        let v = match *field {
+            "policy" => run.result.policy.clone().into(),
+            // Empty, not null, for single-level runs, as before these became optional.
+            "levels" | "placement" => config.get(*field).map_or("".into(), shown),
+            _ => config.get(*field).map_or(serde_json::Value::Null, shown),
+        };
+        rec.push((field.to_string(), v));
+    }
+    for (k, v) in &config {
+        if !CONFIG_ORDER.contains(&k.as_str()) && k != "trace_path" {
+            rec.push((k.clone(), shown(v)));
+        }
+    }
     let result = serde_json::to_value(&run.result).expect("results serialise");
-    rec.extend(
-        flatten(&result)
-            .into_iter()
-            .filter(|(k, _)| !CONFIG_IN_RESULT.contains(&k.as_str())),
-    );
+    for (k, v) in flatten(&result) {
+        if CONFIG_IN_RESULT.contains(&k.as_str()) {
+            continue;
+        }
+        // A result field named like a configuration field keeps both, the result's renamed.
+        let k = if rec.iter().any(|(have, _)| *have == k) {
+            format!("result_{k}")
+        } else {
+            k
+        };
+        rec.push((k, v));
+    }
     Record(rec)
 }
+
+/// The exported configuration columns, in order.
+const CONFIG_ORDER: &[&str] = &[
+    "trace",
+    "trace_hash",
+    "format",
+    "block_size",
+    "policy",
+    "levels",
+    "placement",
+    "params",
+    "preset",
+    "cache_size",
+    "cache_blocks",
+    "prefetch",
+    "disk",
+    "scheduler",
+    "compat",
+    "max_request",
+    "read_ahead_kb",
+    "belady_version",
+];
 
 /// Result fields that repeat the configuration (kept once, from the configuration).
 const CONFIG_IN_RESULT: &[&str] = &["trace", "policy", "cache_blocks", "block_size", "prefetch"];

@@ -15,6 +15,26 @@ LABELS = {
 }
 
 
+# Columns that tell stored runs apart besides policy, size and read-ahead (the lines, the x axis
+# and the panels): runs differing in any of them must not share a line.
+SETTING = ["trace", "trace_hash", "format", "block_size", "params", "preset", "disk", "scheduler", "compat",
+           "max_request", "read_ahead_kb", "belady_version", "levels", "placement"]
+
+
+def _one_setting(data: pd.DataFrame) -> pd.DataFrame:
+    """`data` with one run per (read-ahead, policy, size); a ValueError when runs that differ in a
+    setting (a changed trace file, another preset, ...) would be drawn on one line."""
+    cols = [c for c in SETTING if c in data.columns]
+    mixed = [c for c in cols if data[c].astype(str).nunique() > 1]
+    place = [c for c in ("prefetch", "policy", "cache_blocks") if c in data.columns]
+    if mixed:
+        raise ValueError(
+            f"the frame mixes runs that differ in {', '.join(mixed)}; select one value of each before plotting, "
+            f"e.g. frame[frame[{mixed[0]!r}] == {data[mixed[0]].iloc[0]!r}]")
+    # Left over: the same run stored under two spellings of its size ("10%" and "185").
+    return data.drop_duplicates(subset=place) if place else data
+
+
 def plot(frame: pd.DataFrame, metric: str = "hit_ratio", *, trace: str | None = None, ax=None):
     """`metric` against cache size, one line per policy, one panel per read-ahead setting."""
     import matplotlib
@@ -27,6 +47,7 @@ def plot(frame: pd.DataFrame, metric: str = "hit_ratio", *, trace: str | None = 
     data = frame if trace is None else frame[frame["trace"] == trace]
     if data.empty:
         raise ValueError("nothing to plot: the frame holds no runs" + (f" of {trace}" if trace else ""))
+    data = _one_setting(data)
     settings = sorted(data["prefetch"].fillna("none").unique(), key=lambda p: (p != "none", p)) \
         if "prefetch" in data.columns else ["none"]
     if ax is None:

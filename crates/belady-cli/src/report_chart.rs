@@ -1,0 +1,242 @@
+//! One line chart of the report as standalone SVG, drawn with plotters' SVG backend (text stays
+//! text, so the page needs no fonts of its own and the bytes are the same on every machine).
+//!
+//! The cache-size axis is log2 with a tick at each simulated size; lines take the Okabe–Ito
+//! palette (distinguishable under the common colour-vision deficiencies), each with its own
+//! marker, dashed beyond the palette's eight colours; OPT is the grey dashed reference line.
+
+use anyhow::{anyhow, Result};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::prelude::*;
+use std::ops::Range;
+
+/// Chart size in pixels (the headless-Chromium test checks it).
+pub const SIZE: (u32, u32) = (520, 340);
+/// Width of the plot's half of the chart; the legend takes the rest.
+const PLOT_WIDTH: u32 = 370;
+
+/// Okabe & Ito (2008), "Color Universal Design": black, orange, sky blue, bluish green, yellow,
+/// blue, vermillion, reddish purple.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 0, 0),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 158, 115),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(204, 121, 167),
+];
+/// OPT's reference line.
+const GREY: RGBColor = RGBColor(119, 119, 119);
+/// How many marker shapes there are (see `marker`).
+const MARKERS: usize = 6;
+
+/// The cache-size axis: log2 of the size, with a tick at each simulated size (plotters' own
+/// log axis puts ticks at powers of ten, which match no simulated size).
+struct SizeAxis {
+    range: Range<f64>,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for SizeAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let share = (value - self.range.start) / (self.range.end - self.range.start);
+        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.range.clone()
+    }
+}
+
+/// One line: its label and its (cache blocks, value) points, sorted by size.
+pub struct Line {
+    /// The legend's text.
+    pub label: String,
+    /// The line's place in the report's order of lines, which picks its colour and marker (so a
+    /// policy looks the same in every chart); `None` for the offline optimum, the reference.
+    pub index: Option<usize>,
+    /// (cache blocks, value).
+    pub points: Vec<(u64, f64)>,
+}
+
+/// How line `i` (counting lines that are not the reference) is drawn.
+struct Look {
+    colour: RGBColor,
+    marker: Option<usize>,
+    dashed: bool,
+}
+
+fn look(index: Option<usize>) -> Look {
+    let Some(i) = index else {
+        return Look {
+            colour: GREY,
+            marker: None,
+            dashed: true,
+        };
+    };
+    Look {
+        colour: PALETTE[i % PALETTE.len()],
+        marker: Some(i % MARKERS),
+        dashed: i >= PALETTE.len(),
+    }
+}
+
+/// Draws marker `shape` at `at` on `area` (backend pixels).
+fn marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    at: (i32, i32),
+    shape: usize,
+    colour: RGBColor,
+) -> Result<()> {
+    let fill = colour.filled();
+    let (x, y) = at;
+    let r = match shape {
+        0 => area.draw(&Circle::new(at, 3, fill)),
+        1 => area.draw(&Rectangle::new([(x - 3, y - 3), (x + 3, y + 3)], fill)),
+        2 => area.draw(&Polygon::new(
+            vec![(x, y - 4), (x + 4, y + 3), (x - 4, y + 3)],
+            fill,
+        )),
+        3 => area.draw(&Polygon::new(
+            vec![(x, y - 4), (x + 4, y), (x, y + 4), (x - 4, y)],
+            fill,
+        )),
+        4 => area.draw(&Cross::new(at, 4, colour.stroke_width(2))),
+        _ => area.draw(&Circle::new(at, 3, colour.stroke_width(2))),
+    };
+    r.map_err(|e| anyhow!("cannot draw a chart: {e}"))
+}
+
+/// Tick labels: whole numbers as such, large ones shortened.
+pub fn label(v: f64) -> String {
+    if v.abs() >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if v.abs() >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if v.fract().abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The chart as SVG text. `percent` caps the y axis at 100.
+pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<String> {
+    let err = |e: &dyn std::fmt::Display| anyhow!("cannot draw chart {title:?}: {e}");
+    let mut sizes: Vec<u64> = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .filter(|&s| s > 0)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let ticks: Vec<f64> = sizes.iter().map(|&s| (s as f64).log2()).collect();
+    let (x0, x1) = match (ticks.first(), ticks.last()) {
+        (Some(&a), Some(&b)) => (a - 0.25, b + 0.25),
+        _ => (0.0, 1.0),
+    };
+    let top = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .fold(0.0f64, f64::max);
+    let y1 = if top <= 0.0 {
+        1.0
+    } else if percent {
+        (top * 1.08).min(100.0)
+    } else {
+        top * 1.08
+    };
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let (plot, legend) = root.split_horizontally(PLOT_WIDTH);
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(title, ("sans-serif", 17))
+            .margin(8)
+            .x_label_area_size(40)
+            .y_label_area_size(58)
+            .build_cartesian_2d(
+                SizeAxis {
+                    range: x0..x1,
+                    ticks: ticks.clone(),
+                },
+                0f64..y1,
+            )
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_labels(ticks.len().max(1))
+            .y_labels(6)
+            .x_desc("cache size (blocks, log2 scale)")
+            .y_desc(axis)
+            .x_label_formatter(&|v| format!("{}", v.exp2().round() as u64))
+            .y_label_formatter(&|v| label(*v))
+            .bold_line_style(RGBColor(225, 225, 225))
+            .max_light_lines(0)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (entry, line) in lines.iter().enumerate() {
+            let l = look(line.index);
+            let pts: Vec<(f64, f64)> = line
+                .points
+                .iter()
+                .filter(|p| p.0 > 0)
+                .map(|&(x, y)| ((x as f64).log2(), y))
+                .collect();
+            let style = l.colour.stroke_width(2);
+            if l.dashed {
+                chart
+                    .draw_series(DashedLineSeries::new(pts.clone(), 6, 4, style))
+                    .map_err(|e| err(&e))?;
+            } else {
+                chart
+                    .draw_series(LineSeries::new(pts.clone(), style))
+                    .map_err(|e| err(&e))?;
+            }
+            if let Some(shape) = l.marker {
+                for &p in &pts {
+                    let at = chart.backend_coord(&p);
+                    // The chart's pixels are the root's; the plot area starts at the root's origin.
+                    marker(&root, at, shape, l.colour)?;
+                }
+            }
+            // The legend, one entry per line in the chart's order.
+            let y = 40 + 16 * entry as i32;
+            if l.dashed {
+                for x in [6, 20] {
+                    legend
+                        .draw(&PathElement::new(vec![(x, y), (x + 8, y)], style))
+                        .map_err(|e| err(&e))?;
+                }
+            } else {
+                legend
+                    .draw(&PathElement::new(vec![(6, y), (34, y)], style))
+                    .map_err(|e| err(&e))?;
+            }
+            if let Some(shape) = l.marker {
+                marker(&legend, (20, y), shape, l.colour)?;
+            }
+            legend
+                .draw(&Text::new(
+                    line.label.clone(),
+                    (40, y - 6),
+                    ("sans-serif", 15).into_font().color(&BLACK),
+                ))
+                .map_err(|e| err(&e))?;
+        }
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(svg)
+}
