@@ -14,6 +14,7 @@ pub mod frames;
 pub mod hierarchy;
 pub mod io;
 pub mod level;
+pub mod mrc;
 pub mod policy;
 pub mod prefetch;
 pub mod simulate;
