@@ -8,6 +8,8 @@ mod distances;
 mod gen_cmd;
 mod levels;
 mod merge_cmd;
+mod mrc_chart;
+mod mrc_cmd;
 mod record;
 mod report;
 mod stats_cmd;
@@ -74,6 +76,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Reuse and eviction (idle) distance histograms below a client cache (log2 buckets).
     Distances(distances::DistancesArgs),
+    /// Miss-ratio curves: LRU exactly and any policy by sampling, every size in one pass.
+    Mrc(mrc_cmd::MrcArgs),
 }
 
 /// How to read a trace; shared by every command that takes one.
@@ -731,6 +735,7 @@ fn main() {
         Command::Results(args) => sweep::results(args),
         Command::Report(args) => report::run(args),
         Command::Distances(args) => distances::run(args),
+        Command::Mrc(args) => mrc_cmd::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

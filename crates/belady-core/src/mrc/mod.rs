@@ -91,6 +91,10 @@ pub struct MrcOptions {
     pub seed: u64,
     /// Apply the SHARDS-adj correction to sampled miss ratios.
     pub adjust: bool,
+    /// With sampling: also measure LRU on this (larger, nested) share of the blocks, 1 for
+    /// exactly, and correct every sampled curve by the error the sample makes on LRU (a control
+    /// variate); `None`: no correction, memory bounded by the sample alone.
+    pub control_rate: Option<f64>,
 }
 
 impl Default for MrcOptions {
@@ -99,6 +103,7 @@ impl Default for MrcOptions {
             sample_rate: None,
             seed: 0,
             adjust: true,
+            control_rate: Some(1.0),
         }
     }
 }
@@ -123,6 +128,8 @@ pub struct Profiler {
     specs: Vec<PolicySpec>,
     exact: Option<LruStack>,
     sample: Option<SampleCollector>,
+    /// LRU on the control share of the blocks (sampling runs only).
+    control: Option<(Sampler, LruStack)>,
     adjust: bool,
     references: u64,
 }
@@ -146,10 +153,25 @@ impl Profiler {
         } else {
             None
         };
+        let control = match (opts.sample_rate, opts.control_rate) {
+            (Some(r), Some(c)) if r < 1.0 => {
+                if c < r {
+                    return Err(Error::config(
+                        "--control-rate",
+                        c,
+                        format!("must be at least the sample rate {r} (or 0 for no control)"),
+                    ));
+                }
+                // The same seed nests the sample inside the control share.
+                Some((Sampler::new(c, opts.seed)?, LruStack::new()))
+            }
+            _ => None,
+        };
         Ok(Profiler {
             specs: specs.to_vec(),
             exact: exact.then(LruStack::new),
             sample,
+            control,
             adjust: opts.adjust,
             references: 0,
         })
@@ -164,6 +186,11 @@ impl Profiler {
         }
         if let Some(s) = &mut self.sample {
             s.reference(block)?;
+        }
+        if let Some((sampler, stack)) = &mut self.control {
+            if sampler.keeps(block) {
+                stack.access(block);
+            }
         }
         Ok(())
     }
@@ -216,8 +243,21 @@ impl Profiler {
                 ));
             }
         }
+        let control = self.control.as_ref().map(|(sampler, stack)| Control {
+            sampler: *sampler,
+            curve: stack.curve(),
+        });
         let (unique, estimated) = match (&curve, &sample) {
             (Some(c), _) => (c.unique, false),
+            (None, _) if control.is_some() => {
+                let c = control.as_ref().expect("checked");
+                if c.sampler.keeps_all() {
+                    (c.curve.unique, false)
+                } else {
+                    let u = (c.curve.unique as f64 / c.sampler.rate()).round() as u64;
+                    (u.max(1), true)
+                }
+            }
             (None, Some(s)) if s.sampler.keeps_all() => (s.trace.unique() as u64, false),
             (None, Some(s)) => (s.estimated_unique().max(1), true),
             (None, None) => unreachable!("a profiler measures something"),
@@ -235,6 +275,14 @@ impl Profiler {
             Sizes::Auto => auto_sizes(unique, curve.as_ref(), sample.as_ref()),
         };
         let n = self.references;
+        // The sample's own LRU curve, to compare with the control's.
+        let sample_lru = control.as_ref().and(sample.as_ref()).map(|s| {
+            let mut stack = LruStack::new();
+            s.trace.refs.iter().for_each(|&b| {
+                stack.access(b as u64);
+            });
+            stack.curve()
+        });
         let mut rows = Vec::with_capacity(self.specs.len() * sizes.len());
         let prepared = sample.as_ref().map(|s| {
             let p = PreparedTrace::new(s.trace.clone());
@@ -283,11 +331,20 @@ impl Profiler {
                             .expect("every simulated size was run");
                         let misses = results[k];
                         let full = s.sampler.keeps_all();
-                        let mr = if full {
+                        let mut mr = if full {
                             misses as f64 / n as f64
                         } else {
                             s.miss_ratio(misses, self.adjust)
                         };
+                        if let (Some(ctrl), Some(lru)) = (&control, &sample_lru) {
+                            // Control variate: the sample's error on LRU at this size, taken
+                            // off every policy's estimate (the same blocks shape both).
+                            let k = s.scaled(c) as u64;
+                            let lru_sampled =
+                                s.miss_ratio(lru.references - lru.hits(k), self.adjust);
+                            mr = (mr + ctrl.miss_ratio(c, n, self.adjust) - lru_sampled)
+                                .clamp(0.0, 1.0);
+                        }
                         MrcRow {
                             policy: spec.label(),
                             cache_blocks: c,
@@ -315,6 +372,35 @@ impl Profiler {
             unique_estimated: estimated,
             sizes,
         })
+    }
+}
+
+/// LRU measured on a larger share of the blocks than the sample, for the control variate.
+struct Control {
+    sampler: Sampler,
+    curve: LruCurve,
+}
+
+impl Control {
+    /// LRU's miss ratio with `blocks` blocks over `n` references: exact at rate 1, else from
+    /// the control share's stack at the scaled size (as a miniature LRU cache).
+    fn miss_ratio(&self, blocks: u64, n: u64, adjust: bool) -> f64 {
+        if self.sampler.keeps_all() {
+            return self.curve.miss_ratio(blocks);
+        }
+        let r = self.sampler.rate();
+        let k = ((blocks as f64 * r).round() as u64).max(1);
+        let misses = (self.curve.references - self.curve.hits(k)) as f64;
+        let total = if adjust {
+            r * n as f64
+        } else {
+            self.curve.references as f64
+        };
+        if total <= 0.0 {
+            1.0
+        } else {
+            (misses / total).clamp(0.0, 1.0)
+        }
     }
 }
 
