@@ -11,6 +11,8 @@ mod distances;
 mod gen_cmd;
 mod levels;
 mod merge_cmd;
+mod mrc_chart;
+mod mrc_cmd;
 mod record;
 mod report;
 mod report_chart;
@@ -85,6 +87,8 @@ enum Command {
     /// Measure this kernel's page-cache read-ahead (pread + mincore on a scratch file) and
     /// compare a read-ahead model with it.
     Calibrate(calibrate::CalibrateArgs),
+    /// Miss-ratio curves: LRU exactly and any policy by sampling, every size in one pass.
+    Mrc(mrc_cmd::MrcArgs),
 }
 
 /// A trace's format options, without the path.
@@ -818,6 +822,7 @@ fn main() {
         Command::Report(args) => report::run(args),
         Command::Distances(args) => distances::run(args),
         Command::Calibrate(args) => calibrate::run(args),
+        Command::Mrc(args) => mrc_cmd::run(args),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

@@ -16,6 +16,7 @@ pub mod frames;
 pub mod hierarchy;
 pub mod io;
 pub mod level;
+pub mod mrc;
 pub mod outfile;
 pub mod policy;
 pub mod prefetch;

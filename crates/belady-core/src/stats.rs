@@ -16,6 +16,8 @@
 //! `1 / rate` blocks.
 
 use crate::error::Result;
+// The same block hash as `belady mrc`'s sampler (seed 0), so both sample the same blocks.
+use crate::mrc::mix64;
 use crate::trace::file::{file_block_key, FileEventKind, FileTrace};
 use crate::trace::{BlockRequest, Op};
 use rustc_hash::FxHashMap;
@@ -227,15 +229,6 @@ impl StackDistances {
         }
         self.now = live.len();
     }
-}
-
-/// A 64-bit mix (the SplitMix64 finaliser), so sampling by hash is uniform over block ids.
-fn mix64(mut x: u64) -> u64 {
-    x ^= x >> 30;
-    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x ^= x >> 27;
-    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// Index of the log2 bucket holding `v`: 0 for 0, then `[2^(k-1), 2^k - 1]`.

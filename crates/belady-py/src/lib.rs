@@ -227,6 +227,61 @@ fn policies() -> Vec<&'static str> {
     belady_core::POLICIES.iter().map(|p| p.name).collect()
 }
 
+/// Miss-ratio curves of one trace (LRU exactly, any policy by sampling); returns the rows of
+/// `belady mrc --json` as JSON.
+#[pyfunction]
+#[pyo3(signature = (trace, policies, sizes="auto", sample_rate=None, control_rate=1.0, seed=0, adjust=true, format=None, block_size=4096, ops="read", params=Vec::new(), preset="paper", columns=None, header=None, threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn mrc_json(
+    py: Python<'_>,
+    trace: PathBuf,
+    policies: Vec<String>,
+    sizes: &str,
+    sample_rate: Option<f64>,
+    control_rate: f64,
+    seed: u64,
+    adjust: bool,
+    format: Option<String>,
+    block_size: u32,
+    ops: &str,
+    params: Vec<String>,
+    preset: &str,
+    columns: Option<String>,
+    header: Option<bool>,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    use belady_core::mrc::{profile, MrcOptions, Sizes};
+    py.allow_threads(|| -> belady_core::Result<String> {
+        let specs = parse_policies(&policies.join(","), &params, Preset::parse(preset)?)?;
+        let sizes = Sizes::parse(sizes)?;
+        let filter = OpFilter::parse(ops)?;
+        let format = match &format {
+            Some(name) => Format::parse(name, columns.as_deref(), header)?,
+            None => detect_format(&trace)?,
+        };
+        let opts = MrcOptions {
+            sample_rate,
+            seed,
+            adjust,
+            control_rate: (control_rate > 0.0).then_some(control_rate),
+        };
+        let stream = belady_core::trace::open_requests(
+            &trace,
+            &format,
+            &belady_core::ReadOptions { block_size },
+        )?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.unwrap_or(0))
+            .build()
+            .map_err(|e| Error::config("threads", threads.unwrap_or(0), e.to_string()))?;
+        let source = trace.display().to_string();
+        let mrc =
+            pool.install(|| profile(stream, filter, &specs, &sizes, &opts, &source, block_size))?;
+        Ok(serde_json::to_string(&mrc.rows).expect("rows serialise"))
+    })
+    .map_err(to_py)
+}
+
 /// The extension module `belady._belady`.
 #[pymodule]
 fn _belady(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -238,6 +293,7 @@ fn _belady(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store_insert, m)?)?;
     m.add_function(wrap_pyfunction!(store_runs_json, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(mrc_json, m)?)?;
     m.add("BeladyError", m.py().get_type::<BeladyError>())?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "simulate",
+    "mrc",
     "sweep",
     "results",
     "plot",
@@ -111,6 +112,41 @@ def simulate(
             )
             rows.extend(json.loads(text))
     return _frame(rows)
+
+
+def mrc(
+    trace: str | PathLike[str],
+    policies: str | Sequence[str] = "lru",
+    sizes: str | int | Iterable[str | int] = "auto",
+    *,
+    sample_rate: float | None = None,
+    control_rate: float = 1.0,
+    seed: int = 0,
+    adjust: bool = True,
+    format: str | None = None,
+    block_size: int = 4096,
+    ops: str = "read",
+    params: dict[str, object] | None = None,
+    preset: str = "paper",
+    columns: str | None = None,
+    header: bool | None = None,
+    threads: int | None = None,
+) -> pd.DataFrame:
+    """Miss-ratio curves of `trace`: one DataFrame row per policy and cache size.
+
+    Without ``sample_rate`` LRU is exact (one-pass stack algorithm) and other policies are
+    simulated in full; with it every policy is simulated on that hash-chosen share of the blocks
+    at scaled sizes (see docs/mrc.md). ``sizes`` is ``"auto"`` or sizes as in :func:`simulate`.
+    Columns: policy, cache_blocks, miss_ratio, hits, requests, method, sample_rate.
+    """
+    names = policies.split(",") if isinstance(policies, str) else [str(p) for p in policies]
+    param_list = [f"{k}={v}" for k, v in (params or {}).items()]
+    size_text = sizes if isinstance(sizes, str) else ",".join(_as_list(sizes))
+    text = _belady.mrc_json(
+        str(trace), names, size_text, sample_rate, control_rate, seed, adjust, format, block_size, ops,
+        param_list, preset, columns, header, threads,
+    )
+    return _frame(json.loads(text))
 
 
 def _flatten(run: dict) -> dict:

@@ -32,3 +32,21 @@ def sweep_file(experiment: str, store: str, threads: int | None = ...) -> None: 
 def store_keys(store: str) -> list[str]: ...
 def store_insert(store: str, experiment: str, config: str, result: str) -> None: ...
 def store_runs_json(store: str) -> str: ...
+
+def mrc_json(
+    trace: str,
+    policies: list[str],
+    sizes: str = ...,
+    sample_rate: float | None = ...,
+    control_rate: float = ...,
+    seed: int = ...,
+    adjust: bool = ...,
+    format: str | None = ...,
+    block_size: int = ...,
+    ops: str = ...,
+    params: list[str] = ...,
+    preset: str = ...,
+    columns: str | None = ...,
+    header: bool | None = ...,
+    threads: int | None = ...,
+) -> str: ...

@@ -1,0 +1,164 @@
+//! `belady mrc TRACE`: miss-ratio curves at every requested size from one pass over the trace.
+
+use crate::{emit, FormatArgs, Ops};
+use anyhow::{bail, Context, Result};
+use belady_core::mrc::{profile, Mrc, MrcOptions, MrcRow, Sizes};
+use belady_core::{parse_policies, OpFilter, Preset};
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct MrcArgs {
+    /// Trace file (or --trace).
+    #[arg(conflicts_with = "trace_flag")]
+    trace: Option<PathBuf>,
+    /// Trace file.
+    #[arg(long = "trace", short = 't')]
+    trace_flag: Option<PathBuf>,
+    #[command(flatten)]
+    how: FormatArgs,
+    /// Comma-separated policies (see `belady policies`). Without --sample-rate, LRU's curve is
+    /// exact (stack algorithm) and other policies are simulated in full at every size.
+    #[arg(long, short = 'p', default_value = "lru")]
+    policy: String,
+    /// Policy parameter, POLICY.KEY=VALUE (repeatable).
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// Parameter defaults: `paper`, `study` or `accusim`.
+    #[arg(long, default_value = "paper")]
+    preset: String,
+    /// Cache sizes: `auto` (about 100 log-spaced sizes up to the unique blocks, plus LRU's
+    /// knees) or a comma-separated list of blocks (500), bytes (64MiB) or shares (1%).
+    #[arg(long, short = 'c', default_value = "auto")]
+    sizes: String,
+    /// Simulate every policy (LRU included) on this hash-chosen share of the blocks with the
+    /// cache scaled by it (SHARDS sampling, miniature simulation), e.g. 0.01.
+    #[arg(long)]
+    sample_rate: Option<f64>,
+    /// Chooses which blocks are sampled (the same seed samples the same blocks).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Report plain sampled miss ratios, without the SHARDS-adj correction for the sampled
+    /// share of references.
+    #[arg(long)]
+    no_adjust: bool,
+    /// With --sample-rate: also measure LRU on this share of the blocks (1: exactly, memory
+    /// proportional to the unique blocks; 0: not at all, memory bounded by the sample) and
+    /// correct every sampled curve by the sample's error on LRU.
+    #[arg(long, default_value_t = 1.0)]
+    control_rate: f64,
+    /// Which requests to count.
+    #[arg(long, value_enum, default_value = "read")]
+    ops: Ops,
+    /// Print JSON (an array of rows) instead of CSV.
+    #[arg(long)]
+    json: bool,
+    /// Write the rows to this file instead of standard output (JSON when --json or *.json).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+    /// Also write a self-contained HTML page with the curves (log2 size axis).
+    #[arg(long)]
+    html: Option<PathBuf>,
+    /// Worker threads for the miniature simulations (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// The rows as CSV with a header.
+pub fn csv(rows: &[MrcRow]) -> String {
+    let mut out = String::from("policy,cache_blocks,miss_ratio,hits,requests,method,sample_rate\n");
+    for r in rows {
+        // Policy labels may hold commas (`lirs(hir=0.01,...)`): quote them.
+        out.push_str(&format!(
+            "\"{}\",{},{:.6},{},{},{},{}\n",
+            r.policy.replace('"', "\"\""),
+            r.cache_blocks,
+            r.miss_ratio,
+            r.hits,
+            r.requests,
+            r.method.name(),
+            r.sample_rate
+        ));
+    }
+    out
+}
+
+/// Writes `text` to `path` through a temporary file beside it, so a failed run never leaves a
+/// partial file that looks complete.
+pub fn write_whole(path: &Path, text: &str) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+pub fn run(args: MrcArgs) -> Result<()> {
+    let Some(trace) = args.trace.clone().or(args.trace_flag.clone()) else {
+        bail!("name a trace: belady mrc TRACE (or --trace TRACE)");
+    };
+    let preset = Preset::parse(&args.preset)?;
+    let specs = parse_policies(&args.policy, &args.params, preset)?;
+    let sizes = Sizes::parse(&args.sizes)?;
+    let opts = MrcOptions {
+        sample_rate: args.sample_rate,
+        seed: args.seed,
+        adjust: !args.no_adjust,
+        control_rate: (args.control_rate > 0.0).then_some(args.control_rate),
+    };
+    if args.control_rate > 1.0 || args.control_rate.is_nan() || args.control_rate < 0.0 {
+        return Err(belady_core::Error::config(
+            "--control-rate",
+            args.control_rate,
+            "must be between 0 (no control) and 1 (exact LRU)",
+        )
+        .into());
+    }
+    if let Some(r) = args.sample_rate {
+        belady_core::mrc::Sampler::new(r, args.seed)?;
+    }
+    let format = args.how.format_of(&trace, None)?;
+    let ops = OpFilter::from(args.ops);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let (stream, block_size, source) = crate::open_stream(&trace, &format, &args.how)?;
+    let mrc = pool.install(|| profile(stream, ops, &specs, &sizes, &opts, &source, block_size))?;
+    let json = args.json
+        || args
+            .output
+            .as_ref()
+            .is_some_and(|p| p.extension().is_some_and(|e| e == "json"));
+    let text = if json {
+        format!("{}\n", serde_json::to_string_pretty(&mrc.rows)?)
+    } else {
+        csv(&mrc.rows)
+    };
+    if let Some(path) = &args.html {
+        write_whole(path, &crate::mrc_chart::page(&source, &mrc, ops)?)?;
+    }
+    match &args.output {
+        Some(path) => write_whole(path, &text),
+        None => emit(&text),
+    }
+}
+
+/// One line describing the trace and the method, for the HTML page.
+pub fn summary(source: &str, mrc: &Mrc, ops: OpFilter) -> String {
+    format!(
+        "{source}: {} references ({}), {} {} unique blocks",
+        mrc.references,
+        ops.noun(),
+        if mrc.unique_estimated { "about" } else { "" },
+        mrc.unique_blocks
+    )
+    .replace("  ", " ")
+}

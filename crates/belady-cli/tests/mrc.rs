@@ -1,0 +1,199 @@
+//! `belady mrc`: the curves against `belady sim` on the shared real traces, output forms, errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn belady(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_belady"))
+        .args(args)
+        .output()
+        .expect("run belady")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn json(out: &Output) -> Vec<serde_json::Value> {
+    serde_json::from_str(&ok(out)).unwrap()
+}
+
+/// Asserts a clean failure: non-zero exit, one line on stderr containing `needle`, no panic.
+fn assert_error(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "succeeded unexpectedly: {err}");
+    assert!(!err.contains("panicked"), "panicked: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+    assert!(err.contains(needle), "expected '{needle}' in: {err}");
+}
+
+/// `rel` under the shared traces folder (BELADY_TRACES, else `../shared/traces` beside the
+/// checkout), or `None` with a message when it is absent.
+fn shared(rel: &str) -> Option<String> {
+    let traces = std::env::var_os("BELADY_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"));
+    let path = traces.join(rel);
+    if path.exists() {
+        Some(path.display().to_string())
+    } else {
+        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
+        None
+    }
+}
+
+fn get_u64(row: &serde_json::Value, key: &str) -> u64 {
+    row[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} in {row}"))
+}
+
+#[test]
+fn exact_lru_equals_sim_on_p3() {
+    let Some(p3) = shared("arc/P3.lis.zst") else {
+        return;
+    };
+    let sizes = "1000,10000,100000";
+    let mrc = json(&belady(&[
+        "mrc", &p3, "--policy", "lru", "--sizes", sizes, "--json",
+    ]));
+    let sim = json(&belady(&[
+        "sim", "-t", &p3, "--policy", "lru", "-c", sizes, "--json",
+    ]));
+    assert_eq!(mrc.len(), 3);
+    for (m, s) in mrc.iter().zip(&sim) {
+        assert_eq!(get_u64(m, "cache_blocks"), get_u64(s, "cache_blocks"));
+        assert_eq!(get_u64(m, "hits"), get_u64(s, "hits"));
+        assert_eq!(get_u64(m, "requests"), get_u64(s, "requests"));
+        assert_eq!(m["method"], "exact");
+        assert_eq!(m["sample_rate"], 1.0);
+    }
+}
+
+/// Mean absolute miss-ratio error of `arc,lirs,2q` sampled at 1% against full simulation, at
+/// 10 log-spaced sizes from 1% to 50% of the unique blocks.
+fn sampled_error(trace: &str) -> f64 {
+    let policies = "arc,lirs,2q";
+    let stats: serde_json::Value =
+        serde_json::from_str(&ok(&belady(&["stats", trace, "--json"]))).unwrap();
+    let unique = get_u64(&stats, "unique_blocks") as f64;
+    let sizes: Vec<String> = (0..10)
+        .map(|i| ((unique * 0.01 * 50f64.powf(i as f64 / 9.0)) as u64).to_string())
+        .collect();
+    let sizes = sizes.join(",");
+    let mrc = json(&belady(&[
+        "mrc",
+        trace,
+        "--policy",
+        policies,
+        "--sizes",
+        &sizes,
+        "--sample-rate",
+        "0.01",
+        "--json",
+    ]));
+    let sim = json(&belady(&[
+        "sim", "-t", trace, "--policy", policies, "-c", &sizes, "--json",
+    ]));
+    assert_eq!(mrc.len(), 30);
+    assert_eq!(sim.len(), 30);
+    let mut total = 0.0;
+    for (m, s) in mrc.iter().zip(&sim) {
+        assert_eq!(m["policy"], s["policy"]);
+        assert_eq!(m["cache_blocks"], s["cache_blocks"]);
+        assert_eq!(m["method"], "sampled");
+        let full = 1.0 - s["hit_ratio"].as_f64().unwrap();
+        total += (m["miss_ratio"].as_f64().unwrap() - full).abs();
+    }
+    total / 30.0
+}
+
+#[test]
+fn sampled_curves_are_within_a_hundredth_on_p3_and_oltp() {
+    for rel in ["arc/P3.lis.zst", "arc/OLTP.lis.zst"] {
+        let Some(trace) = shared(rel) else {
+            return;
+        };
+        let e = sampled_error(&trace);
+        eprintln!("{rel}: mean absolute error {e:.4}");
+        assert!(e <= 0.01, "{rel}: mean absolute error {e}");
+    }
+}
+
+#[test]
+fn csv_html_and_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.trace");
+    let refs: String = (0..3000).map(|i| format!("{}\n", i % 50)).collect();
+    std::fs::write(&trace, refs).unwrap();
+    let t = trace.display().to_string();
+    let csv = ok(&belady(&[
+        "mrc", "--trace", &t, "-p", "lru,fifo", "-c", "10,50",
+    ]));
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "policy,cache_blocks,miss_ratio,hits,requests,method,sample_rate"
+    );
+    // A loop of 50: both policies miss everything below 50 blocks and only the first pass at 50.
+    assert_eq!(lines[1], "\"lru\",10,1.000000,0,3000,exact,1");
+    assert_eq!(lines[2], "\"lru\",50,0.016667,2950,3000,exact,1");
+    assert_eq!(lines[4], "\"fifo\",50,0.016667,2950,3000,exact,1");
+    let html = dir.path().join("c.html");
+    let out = dir.path().join("rows.json");
+    ok(&belady(&[
+        "mrc",
+        &t,
+        "-p",
+        "lru,arc",
+        "--html",
+        html.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<svg") && page.contains("arc (exact)"));
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(rows.iter().any(|r| r["cache_blocks"] == 50));
+}
+
+#[test]
+fn bad_arguments_fail_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.trace");
+    std::fs::write(&trace, "1\n2\nx\n").unwrap();
+    let t = trace.display().to_string();
+    assert_error(&belady(&["mrc", &t]), "t.trace:3");
+    std::fs::write(&trace, "1\n2\n1\n").unwrap();
+    assert_error(
+        &belady(&["mrc", &t, "-p", "arc", "--sample-rate", "2"]),
+        "--sample-rate",
+    );
+    assert_error(
+        &belady(&[
+            "mrc",
+            &t,
+            "-p",
+            "arc",
+            "--sample-rate",
+            "0.5",
+            "--control-rate",
+            "0.1",
+        ]),
+        "--control-rate",
+    );
+    assert_error(&belady(&["mrc", &t, "-c", "0"]), "0");
+    assert_error(&belady(&["mrc"]), "name a trace");
+    let out = dir.path().join("never.csv");
+    assert_error(
+        &belady(&["mrc", &t, "-p", "nosuch", "-o", out.to_str().unwrap()]),
+        "nosuch",
+    );
+    assert!(!out.exists(), "no output on failure");
+}

@@ -1,0 +1,255 @@
+//! Exact LRU miss-ratio curve in one pass (Mattson et al.'s stack algorithm).
+//!
+//! LRU has the inclusion property: a cache of `c` blocks holds the `c` most recently used
+//! blocks, so a reference hits at every size above its stack distance (the number of distinct
+//! other blocks referenced since the previous reference to the same block). One pass that
+//! records each reference's distance therefore gives the hits at every size at once.
+//!
+//! The distance is found in O(log n): each block keeps the time of its last reference, and a
+//! Fenwick tree over times holds a mark at every block's last reference, so the distinct blocks
+//! since time `t` are the marks after `t`. Times grow with the trace, so when the tree fills the
+//! live marks are renumbered `0..live` into a tree twice their number: memory stays a small
+//! multiple of the distinct blocks, never of the trace's length.
+
+use rustc_hash::FxHashMap;
+
+/// A Fenwick (binary indexed) tree of small counts.
+struct Fenwick {
+    tree: Vec<u32>,
+}
+
+impl Fenwick {
+    fn new(n: usize) -> Self {
+        Fenwick {
+            tree: vec![0; n + 1],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.tree.len() - 1
+    }
+
+    /// Marks (`+1`) or unmarks (`-1`) position `i`.
+    fn add(&mut self, i: usize, up: bool) {
+        let mut i = i + 1;
+        while i < self.tree.len() {
+            if up {
+                self.tree[i] += 1;
+            } else {
+                self.tree[i] -= 1;
+            }
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// Marks at positions `0..=i`.
+    fn prefix(&self, i: usize) -> u64 {
+        let mut i = i + 1;
+        let mut sum = 0u64;
+        while i > 0 {
+            sum += self.tree[i] as u64;
+            i -= i & i.wrapping_neg();
+        }
+        sum
+    }
+}
+
+/// One-pass LRU stack-distance histogram: hits of LRU at every cache size.
+pub struct LruStack {
+    marks: Fenwick,
+    now: usize,
+    /// Per block: the time of its last reference.
+    last: FxHashMap<u64, u32>,
+    /// `histogram[d]`: references at stack distance `d`.
+    histogram: Vec<u64>,
+    references: u64,
+}
+
+impl Default for LruStack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LruStack {
+    /// An empty stack.
+    pub fn new() -> Self {
+        LruStack {
+            marks: Fenwick::new(1024),
+            now: 0,
+            last: FxHashMap::default(),
+            histogram: Vec::new(),
+            references: 0,
+        }
+    }
+
+    /// References `block`; returns its stack distance, or `None` on its first reference.
+    pub fn access(&mut self, block: u64) -> Option<u64> {
+        if self.now == self.marks.len() {
+            self.compact();
+        }
+        let now = self.now;
+        self.now += 1;
+        self.references += 1;
+        let previous = self.last.insert(block, now as u32);
+        self.marks.add(now, true);
+        let t = previous? as usize;
+        // Marks strictly between the previous reference and now: the distinct blocks in between.
+        let d = self.marks.prefix(now - 1) - self.marks.prefix(t);
+        self.marks.add(t, false);
+        let slot = d as usize;
+        if self.histogram.len() <= slot {
+            self.histogram.resize(slot + 1, 0);
+        }
+        self.histogram[slot] += 1;
+        Some(d)
+    }
+
+    /// Renumbers the live marks `0..live` in time order, in a tree at least twice their number,
+    /// so compaction costs O(log n) per reference amortised.
+    fn compact(&mut self) {
+        let mut live: Vec<(u32, u64)> = self.last.iter().map(|(&b, &t)| (t, b)).collect();
+        live.sort_unstable();
+        let size = (live.len() * 2).max(1024);
+        assert!(
+            size <= u32::MAX as usize,
+            "more than 2^31 distinct blocks are not supported"
+        );
+        self.marks = Fenwick::new(size);
+        for (i, &(_, b)) in live.iter().enumerate() {
+            self.last.insert(b, i as u32);
+            self.marks.add(i, true);
+        }
+        self.now = live.len();
+    }
+
+    /// References seen.
+    pub fn references(&self) -> u64 {
+        self.references
+    }
+
+    /// Distinct blocks seen.
+    pub fn unique(&self) -> u64 {
+        self.last.len() as u64
+    }
+
+    /// `histogram()[d]`: references at stack distance `d` (first references are not counted).
+    pub fn histogram(&self) -> &[u64] {
+        &self.histogram
+    }
+
+    /// The finished curve.
+    pub fn curve(&self) -> LruCurve {
+        let mut cumulative = Vec::with_capacity(self.histogram.len() + 1);
+        let mut sum = 0u64;
+        cumulative.push(0);
+        for &h in &self.histogram {
+            sum += h;
+            cumulative.push(sum);
+        }
+        LruCurve {
+            cumulative,
+            references: self.references,
+            unique: self.unique(),
+        }
+    }
+}
+
+/// LRU's hits at every size, from a stack-distance histogram.
+#[derive(Clone, Debug)]
+pub struct LruCurve {
+    /// `cumulative[c]`: references with stack distance below `c`, i.e. LRU's hits with `c` blocks.
+    cumulative: Vec<u64>,
+    /// References in the trace.
+    pub references: u64,
+    /// Distinct blocks in the trace.
+    pub unique: u64,
+}
+
+impl LruCurve {
+    /// LRU's hits with a cache of `blocks` blocks (a reference at distance `d` hits when
+    /// `d < blocks`).
+    pub fn hits(&self, blocks: u64) -> u64 {
+        let i = (blocks as usize).min(self.cumulative.len() - 1);
+        self.cumulative[i]
+    }
+
+    /// LRU's miss ratio with `blocks` blocks (0 for an empty trace).
+    pub fn miss_ratio(&self, blocks: u64) -> f64 {
+        if self.references == 0 {
+            0.0
+        } else {
+            1.0 - self.hits(blocks) as f64 / self.references as f64
+        }
+    }
+
+    /// Hits gained by growing the cache from `c - 1` to `c` blocks, for `c` in `1..`: the
+    /// references at stack distance `c - 1`.
+    pub fn gains(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.cumulative
+            .windows(2)
+            .enumerate()
+            .map(|(d, w)| (d as u64 + 1, w[1] - w[0]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::CacheLevel;
+    use crate::policy::lru::LruPolicy;
+    use crate::policy::NEVER;
+
+    #[test]
+    fn hand_worked_distances() {
+        // 0 1 2 0 1 3 2 0: distances -, -, -, 2, 2, -, 3, 3.
+        let mut s = LruStack::new();
+        let d: Vec<Option<u64>> = [0, 1, 2, 0, 1, 3, 2, 0]
+            .iter()
+            .map(|&b| s.access(b))
+            .collect();
+        assert_eq!(
+            d,
+            vec![None, None, None, Some(2), Some(2), None, Some(3), Some(3)]
+        );
+        let c = s.curve();
+        assert_eq!((c.hits(2), c.hits(3), c.hits(4), c.hits(100)), (0, 2, 4, 4));
+        assert_eq!(c.unique, 4);
+    }
+
+    #[test]
+    fn compaction_keeps_distances() {
+        // A loop over 3000 blocks, longer than the first tree, forces several compactions;
+        // every reference after the first pass is at distance 2999.
+        let mut s = LruStack::new();
+        for i in 0..20_000u64 {
+            let d = s.access(i % 3000);
+            assert_eq!(d, (i >= 3000).then_some(2999), "reference {i}");
+        }
+        assert!(s.marks.len() <= 6000, "tree of {}", s.marks.len());
+    }
+
+    fn lru_hits(refs: &[u32], capacity: usize) -> u64 {
+        let universe = refs.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut level = CacheLevel::new(LruPolicy::new(universe), capacity, universe);
+        refs.iter().for_each(|&b| {
+            level.access(b, NEVER);
+        });
+        level.into_stats().hits
+    }
+
+    proptest::proptest! {
+        /// The one-pass curve equals a separate LRU simulation at every size.
+        #[test]
+        fn curve_equals_per_size_simulation(
+            refs in proptest::collection::vec(0u32..40, 1..400),
+        ) {
+            let mut s = LruStack::new();
+            refs.iter().for_each(|&b| { s.access(b as u64); });
+            let c = s.curve();
+            for cap in 1..=45usize {
+                proptest::prop_assert_eq!(c.hits(cap as u64), lru_hits(&refs, cap), "size {}", cap);
+            }
+        }
+    }
+}
