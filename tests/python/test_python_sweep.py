@@ -48,8 +48,8 @@ def test_python_sweep_equals_the_cli_store(belady_bin, tmp_path):
 def test_the_readme_experiment_runs_with_its_settings(traces, tmp_path):
     # The README's example, as written but for where the trace is: several policies and a
     # setting for one of them, on the block and the file engine, timed and untimed.
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### Sweeps and the results store"):]
+    readme = (ROOT / "docs" / "sweeps.md").read_text()
+    section = readme[readme.index("## Sweeps and the results store"):]
     toml = section[section.index("```toml\n") + 8:section.index("```\n", section.index("```toml"))]
     cpp = traces / "lirs" / "cpp.trace.gz"
     toml, n = re.subn(r'(?m)^path = "[^"]*"', f'path = "{cpp}"', toml)

@@ -293,20 +293,23 @@ fn policies_lists_every_policy() {
 
 #[test]
 fn readme_policy_table_is_what_policies_markdown_prints() {
-    // The README promises the table is this command's output; a new parameter must reach both.
+    // docs/policies.md promises the table is this command's output; a new parameter must reach both.
     let out = belady(&["policies", "--markdown"]);
     assert!(out.status.success());
     let printed = String::from_utf8(out.stdout).unwrap();
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-        .expect("README.md beside the workspace");
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/policies.md"
+    ))
+    .expect("docs/policies.md beside the workspace");
     let start = readme
         .find("| policy | what |")
-        .expect("README has the policy table");
+        .expect("docs/policies.md has the policy table");
     let table = readme[start..].split("\n\n").next().unwrap();
     assert_eq!(
         table.trim_end(),
         printed.trim_end(),
-        "README's policy table differs from `belady policies --markdown`; paste the output in"
+        "docs/policies.md's policy table differs from `belady policies --markdown`; paste the output in"
     );
 }
 #[test]
