@@ -252,7 +252,11 @@ fn mrc_json(
 ) -> PyResult<String> {
     use belady_core::mrc::{profile, MrcOptions, Sizes};
     py.allow_threads(|| -> belady_core::Result<String> {
-        let specs = parse_policies(&policies.join(","), &params, Preset::parse(preset)?)?;
+        let specs = parse_policies(
+            &policies.join(","),
+            &params,
+            belady_core::Preset::parse(preset)?,
+        )?;
         let sizes = Sizes::parse(sizes)?;
         let filter = OpFilter::parse(ops)?;
         let format = match &format {
@@ -268,7 +272,7 @@ fn mrc_json(
         let stream = belady_core::trace::open_requests(
             &trace,
             &format,
-            &belady_core::ReadOptions { block_size },
+            &belady_core::ReadOptions::with_block_size(block_size),
         )?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
