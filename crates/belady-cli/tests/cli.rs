@@ -118,7 +118,7 @@ fn unknown_format_policy_and_size_are_one_line_errors() {
     );
     assert_error(
         &belady(&["sim", "-t", &t, "-f", "lirs", "-c", "0"]),
-        "a cache needs at least one block",
+        "invalid --cache-size '0'",
     );
     assert_error(
         &belady(&["sim", "-t", &t, "-f", "lirs", "-c", "2", "-p", "lru,zzz"]),

@@ -142,9 +142,9 @@ fn bad_values_are_reported_as_what_they_are() {
     // A negative size is a bad cache size, not an unknown option `-5`.
     let err = assert_fails_with(&["sim", &t, "-c", "-5"], &["invalid --cache-size '-5'"]);
     assert!(!err.contains("unexpected argument"), "{err}");
-    // No --format given and none detectable: say so, quote no empty --format.
+    // No --format given and none detectable (one id per line would be read as LIRS text): say so.
     let unknown = dir.path().join("t.dat");
-    std::fs::write(&unknown, "1\n2\n").unwrap();
+    std::fs::write(&unknown, "1,2\n").unwrap();
     let err = assert_fails_with(
         &["sim", unknown.to_str().unwrap(), "-c", "5"],
         &["could not detect the format of", "t.dat", "pass --format"],
