@@ -12,14 +12,16 @@ pub fn runs(results: &[RunResult]) -> String {
     let timed = results
         .iter()
         .any(|r| r.io.as_ref().is_some_and(|io| io.exec_time_s.is_some()));
-    let mut header = vec![
-        "policy",
-        "cache_blocks",
-        "requests",
-        "hits",
-        "misses",
-        "hit_ratio_%",
-    ];
+    // With several read-ahead settings in one table (`--prefetch none,linux6`) rows of one policy
+    // and size would look alike: name each row's setting.
+    let prefetch_varies = results
+        .iter()
+        .any(|r| r.prefetch != results.first().and_then(|f| f.prefetch.clone()));
+    let mut header = vec!["policy"];
+    if prefetch_varies {
+        header.push("prefetch");
+    }
+    header.extend(["cache_blocks", "requests", "hits", "misses", "hit_ratio_%"]);
     if with_io {
         header.extend(["disk_requests", "sync_req/blk", "async_req/blk", "late"]);
     }
@@ -29,14 +31,17 @@ pub fn runs(results: &[RunResult]) -> String {
     let rows: Vec<Vec<String>> = results
         .iter()
         .map(|r| {
-            let mut row = vec![
-                r.policy.clone(),
+            let mut row = vec![r.policy.clone()];
+            if prefetch_varies {
+                row.push(r.prefetch.clone().unwrap_or_else(|| "none".into()));
+            }
+            row.extend([
                 r.cache_blocks.to_string(),
                 r.requests.to_string(),
                 r.hits.to_string(),
                 r.misses.to_string(),
                 format!("{:.2}", 100.0 * r.hit_ratio),
-            ];
+            ]);
             if with_io {
                 let io = r.io.clone().unwrap_or_default();
                 row.extend([
