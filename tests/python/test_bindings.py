@@ -35,7 +35,7 @@ def test_policies_lists_registry():
 
 
 def test_errors_are_typed_and_worded_like_the_cli(belady_bin, tmp_path):
-    with pytest.raises(belady.ConfigError, match="a cache needs at least one block"):
+    with pytest.raises(belady.ConfigError, match="invalid cache_sizes .0.: must be at least one block"):
         belady.simulate(DEMO, "lru", 0, format="lirs")
     with pytest.raises(belady.ConfigError, match="unknown policy"):
         belady.simulate(DEMO, "nope", 10, format="lirs")

@@ -35,7 +35,7 @@ def test_sampled_rows_and_errors(tmp_path):
     for _, rows in curve.groupby("policy"):
         assert rows["cache_blocks"].is_monotonic_increasing
         assert rows["cache_blocks"].min() >= 2  # auto sizes start at 1 / R when sampling
-    with pytest.raises(belady.ConfigError, match="--sample-rate"):
+    with pytest.raises(belady.ConfigError, match="invalid sample_rate .1.5."):
         belady.mrc(trace, "arc", sample_rate=1.5)
     with pytest.raises(belady.BeladyError):
         belady.mrc(tmp_path / "missing.trace", "lru")
