@@ -215,6 +215,17 @@ impl StackDistances {
         Some(between)
     }
 
+    /// Distinct blocks referenced so far.
+    pub fn unique(&self) -> u64 {
+        self.last.len() as u64
+    }
+
+    /// Positions the tree has room for (a small multiple of the distinct blocks).
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.marks.len()
+    }
+
     /// Gives the live marks the times `0..live` in their order, in a tree at least twice as big.
     fn renumber(&mut self) {
         let mut live: Vec<(u32, u64)> = self.last.iter().map(|(&b, &t)| (t, b)).collect();

@@ -11,55 +11,12 @@
 //! live marks are renumbered `0..live` into a tree twice their number: memory stays a small
 //! multiple of the distinct blocks, never of the trace's length.
 
-use rustc_hash::FxHashMap;
-
-/// A Fenwick (binary indexed) tree of small counts.
-struct Fenwick {
-    tree: Vec<u32>,
-}
-
-impl Fenwick {
-    fn new(n: usize) -> Self {
-        Fenwick {
-            tree: vec![0; n + 1],
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.tree.len() - 1
-    }
-
-    /// Marks (`+1`) or unmarks (`-1`) position `i`.
-    fn add(&mut self, i: usize, up: bool) {
-        let mut i = i + 1;
-        while i < self.tree.len() {
-            if up {
-                self.tree[i] += 1;
-            } else {
-                self.tree[i] -= 1;
-            }
-            i += i & i.wrapping_neg();
-        }
-    }
-
-    /// Marks at positions `0..=i`.
-    fn prefix(&self, i: usize) -> u64 {
-        let mut i = i + 1;
-        let mut sum = 0u64;
-        while i > 0 {
-            sum += self.tree[i] as u64;
-            i -= i & i.wrapping_neg();
-        }
-        sum
-    }
-}
+use crate::stats::StackDistances;
 
 /// One-pass LRU stack-distance histogram: hits of LRU at every cache size.
 pub struct LruStack {
-    marks: Fenwick,
-    now: usize,
-    /// Per block: the time of its last reference.
-    last: FxHashMap<u64, u32>,
+    /// The distances themselves: `belady stats` uses the same tracker for its reuse histogram.
+    distances: StackDistances,
     /// `histogram[d]`: references at stack distance `d`.
     histogram: Vec<u64>,
     references: u64,
@@ -75,9 +32,7 @@ impl LruStack {
     /// An empty stack.
     pub fn new() -> Self {
         LruStack {
-            marks: Fenwick::new(1024),
-            now: 0,
-            last: FxHashMap::default(),
+            distances: StackDistances::new(),
             histogram: Vec::new(),
             references: 0,
         }
@@ -85,42 +40,14 @@ impl LruStack {
 
     /// References `block`; returns its stack distance, or `None` on its first reference.
     pub fn access(&mut self, block: u64) -> Option<u64> {
-        if self.now == self.marks.len() {
-            self.compact();
-        }
-        let now = self.now;
-        self.now += 1;
         self.references += 1;
-        let previous = self.last.insert(block, now as u32);
-        self.marks.add(now, true);
-        let t = previous? as usize;
-        // Marks strictly between the previous reference and now: the distinct blocks in between.
-        let d = self.marks.prefix(now - 1) - self.marks.prefix(t);
-        self.marks.add(t, false);
+        let d = self.distances.access(block)?;
         let slot = d as usize;
         if self.histogram.len() <= slot {
             self.histogram.resize(slot + 1, 0);
         }
         self.histogram[slot] += 1;
         Some(d)
-    }
-
-    /// Renumbers the live marks `0..live` in time order, in a tree at least twice their number,
-    /// so compaction costs O(log n) per reference amortised.
-    fn compact(&mut self) {
-        let mut live: Vec<(u32, u64)> = self.last.iter().map(|(&b, &t)| (t, b)).collect();
-        live.sort_unstable();
-        let size = (live.len() * 2).max(1024);
-        assert!(
-            size <= u32::MAX as usize,
-            "more than 2^31 distinct blocks are not supported"
-        );
-        self.marks = Fenwick::new(size);
-        for (i, &(_, b)) in live.iter().enumerate() {
-            self.last.insert(b, i as u32);
-            self.marks.add(i, true);
-        }
-        self.now = live.len();
     }
 
     /// References seen.
@@ -130,7 +57,7 @@ impl LruStack {
 
     /// Distinct blocks seen.
     pub fn unique(&self) -> u64 {
-        self.last.len() as u64
+        self.distances.unique()
     }
 
     /// `histogram()[d]`: references at stack distance `d` (first references are not counted).
@@ -226,7 +153,11 @@ mod tests {
             let d = s.access(i % 3000);
             assert_eq!(d, (i >= 3000).then_some(2999), "reference {i}");
         }
-        assert!(s.marks.len() <= 6000, "tree of {}", s.marks.len());
+        assert!(
+            s.distances.capacity() <= 6000,
+            "tree of {}",
+            s.distances.capacity()
+        );
     }
 
     fn lru_hits(refs: &[u32], capacity: usize) -> u64 {
