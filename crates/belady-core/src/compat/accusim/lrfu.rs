@@ -2,7 +2,7 @@
 //! authors' code), built by the registry instead of the paper's
 //! [`crate::policy::lrfu::LrfuPolicy`] when `lrfu.heap=accusim` (the `accusim` preset sets it).
 //!
-//! - `heap=accusim` ([`AccuQueue`]): CRF values as doubles scaled by its `F(0)` (100 at lambda
+//! - `heap=accusim` (`AccuQueue`): CRF values as doubles scaled by its `F(0)` (100 at lambda
 //!   0.001), decayed with `pow` at every comparison, in its 1-based heap whose sift-down moves
 //!   exact ties down (right child on `>=`, swap on `>=`).
 //! - `threshold`: the paper's heap/LRU-list hybrid. At most `threshold` blocks in the heap; an
