@@ -583,7 +583,8 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     /// One demand reference to block `index` of `file`: looks it up, counts it, and queues its
     /// read if it missed. Returns what the lookup found, for the read-ahead engine. `lookahead`:
-    /// the reference is made by the read-ahead loop ([`crate::policy::Access::lookahead`]).
+    /// the reference is made by AccuSim's read-ahead loop
+    /// ([`crate::compat::accusim::access_in_readahead_loop`]).
     fn demand(&mut self, file: u64, index: u64, lookahead: bool) -> Lookup {
         let b = self.trace.layout.block(file, index);
         let next = if self.level.policy.needs_oracle() {
@@ -616,7 +617,11 @@ impl<'a, P: Policy> FileSim<'a, P> {
         };
         if !resident {
             // Read on demand even when no frame can be freed (every one pinned).
-            self.level.access_from(b, next, lookahead);
+            if lookahead {
+                crate::compat::accusim::access_in_readahead_loop(&mut self.level, b, next);
+            } else {
+                self.level.access(b, next);
+            }
             if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
                 self.send_down(b, true);
                 self.queue(file, index, b, true, true);

@@ -97,19 +97,11 @@ impl<P: Policy> CacheLevel<P> {
     /// A demand reference to `b`; `next_use` is the tick of its next reference (for OPT).
     #[inline]
     pub fn access(&mut self, b: Block, next_use: u64) -> Outcome {
-        self.access_from(b, next_use, false)
-    }
-
-    /// A demand reference to `b`, made from inside the read-ahead loop when `lookahead` (see
-    /// [`Access::lookahead`]).
-    #[inline]
-    pub fn access_from(&mut self, b: Block, next_use: u64, lookahead: bool) -> Outcome {
         let mut cx = Access {
             tick: self.tick,
             next_use,
             first_use: false,
             prefetch: false,
-            lookahead,
         };
         self.tick += 1;
         self.stats.requests += 1;
@@ -143,7 +135,6 @@ impl<P: Policy> CacheLevel<P> {
             next_use,
             first_use: self.frames.mark_used(b),
             prefetch: false,
-            lookahead: false,
         };
         self.tick += 1;
         self.stats.requests += 1;
@@ -163,9 +154,9 @@ impl<P: Policy> CacheLevel<P> {
             next_use,
             first_use: false,
             prefetch: true,
-            lookahead: false,
         };
-        let marked = self.policy.prefetch_marked(b);
+        // AccuSim's ARC lets a remembered ghost enter unmarked (compat::accusim).
+        let marked = self.policy.accusim().map_or(true, |h| h.prefetch_marked(b));
         if !self.make_room(b, &cx) {
             return false;
         }
@@ -187,7 +178,6 @@ impl<P: Policy> CacheLevel<P> {
             next_use,
             first_use: false,
             prefetch: true,
-            lookahead: false,
         };
         let victim = self.policy.select_victim(incoming, &self.frames, &cx);
         self.policy.forget_victim();
@@ -206,7 +196,6 @@ impl<P: Policy> CacheLevel<P> {
             next_use,
             first_use: false,
             prefetch: false,
-            lookahead: false,
         };
         self.tick += 1;
         self.stats.requests += 1;
@@ -226,7 +215,6 @@ impl<P: Policy> CacheLevel<P> {
             next_use: NEVER,
             first_use: false,
             prefetch: false,
-            lookahead: false,
         };
         let unused_prefetch = self.frames.remove(b);
         self.policy.on_evict(b, Evicted { unused_prefetch }, &cx);

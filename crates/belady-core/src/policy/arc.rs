@@ -24,21 +24,14 @@
 //!   (`ghost_prefetch=defer`); if it is then demand-accessed ("prefetched correctly") that first
 //!   access moves it to T2's MRU end. `p` is not adapted for it: a prefetch is not a reference
 //!   and the text adapts nothing. `ghost_prefetch=forget` instead treats it as a new block.
-//!   `ghost_prefetch=unmarked` is AccuSim's reading: the ghost is deleted without adapting `p`
-//!   and the block enters T1 as if fetched on demand: `Policy::prefetch_marked` answers no, so
-//!   the frame table does not mark it either. Its first demand access is then an ordinary T1
-//!   hit (to T2's MRU end, as with `defer`, and a hit even while its read is in flight when the
-//!   engine counts such accesses as AccuSim does), and if it is evicted before that access it
-//!   goes to B1 like any T1 block.
+//!   (`ghost_prefetch=unmarked`, AccuSim's reading, is [`crate::compat::accusim::arc`].)
 //! - `Access::first_use` on any other prefetched block counts as its first reference: the
 //!   block stays in T1 and moves to T1's MRU end (`first_use=mru`; `first_use=stay` leaves it
 //!   where it is, as AccuSim does).
 //! - `Evicted::unused_prefetch`: the block is dropped without a B1 entry.
 //!
-//! Under `directory=paper` the victim for a prefetch of a ghost block is chosen with the `p` a
-//! demand hit in that ghost would have produced, although `p` itself is left unchanged
-//! afterwards; `directory=accusim` uses the unadapted `p`, as AccuSim does (`Access::prefetch`
-//! tells `select_victim` which kind of insertion it makes room for).
+//! The victim for a prefetch of a ghost block is chosen with the `p` a demand hit in that ghost
+//! would have produced, although `p` itself is left unchanged afterwards.
 //!
 //! # Documented choices (parameters)
 //! - `p0` (fraction of the cache, default 0): the paper starts at 0; AccuSim at c/2 (`0.5`).
@@ -50,20 +43,13 @@
 //!   block is in B2 and |T1| = p). `accusim`: evict from T1 when |T1| >= max(1, p).
 //! - `first_use` (`mru`, default): the first demand access of a prefetched block moves it to
 //!   T1's MRU end. `stay` (AccuSim) clears the mark and leaves it where it is.
-//! - `ghost_prefetch` (`defer`, default; `forget`; `unmarked` for AccuSim), above.
-//! - `directory` (`paper`, default): ghosts are trimmed after the insert (above). `accusim`
-//!   follows AccuSim's case IV from the list lengths before the miss: when the directory holds
-//!   2c, B2's LRU entry goes before REPLACE even if REPLACE then drops an unused prefetch
-//!   without a ghost; when |T1| + |B1| = c, B1's LRU entry goes after REPLACE unless the victim
-//!   was an unused prefetch; when |T1| = c, T1's LRU block goes without a ghost. A prefetch of
-//!   a ghost block, and a demand reference from AccuSim's read-ahead loop
-//!   (`Access::lookahead`), first delete the ghost without adapting `p`; the block then enters
-//!   T1 as a new one.
+//! - `ghost_prefetch` (`defer`, default; `forget`), above.
+//! - `directory` (`paper`, default): ghosts are trimmed after the insert (above).
 //!
-//! `--compat accusim` (preset `accusim`) sets `p0=0.5 delta=integer replace=accusim
-//! first_use=stay ghost_prefetch=unmarked directory=accusim`. AccuSim triggers REPLACE from the
-//! directory counts, so in principle it could evict while fewer than c blocks are resident;
-//! the level here evicts only when full (on the shared inputs the two never differ).
+//! `ghost_prefetch=unmarked` and `directory=accusim` (AccuSim's case IV) are AccuSim's and live
+//! in [`crate::compat::accusim::arc::AccusimArc`], which the registry builds instead of this
+//! type when either is set; `--compat accusim` (preset `accusim`) sets both, with `p0=0.5
+//! delta=integer replace=accusim first_use=stay`.
 //!
 //! Pinned blocks are passed over: REPLACE takes the LRU-most unpinned block of the list it
 //! chose, else of the other list, else reports that every block is pinned.
@@ -72,13 +58,13 @@ use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::frames::Frames;
 
-const T1: usize = 0;
-const T2: usize = 1;
-const B1: usize = 2;
-const B2: usize = 3;
+pub(crate) const T1: usize = 0;
+pub(crate) const T2: usize = 1;
+pub(crate) const B1: usize = 2;
+pub(crate) const B2: usize = 3;
 
 /// How the adaptation step δ is computed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -151,51 +137,58 @@ pub enum GhostPrefetch {
     Defer,
     /// Enter T1 as a new block; the ghost history is dropped.
     Forget,
-    /// Enter T1 as an ordinary (not prefetched) block: the first demand access is a re-reference
-    /// that moves it to T2, and if it leaves before that it is remembered in B1 (AccuSim).
-    Unmarked,
-}
-
-/// How AccuSim's case IV handles the directory for a miss on a block in no list, decided from
-/// the list lengths before the miss (`directory=accusim`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum AccusimCase {
-    /// A demand miss on a ghost: adapt `p`, REPLACE, no ghost is discarded.
-    GhostHit,
-    /// |T1| + |B1| = c and |T1| < c: REPLACE, then B1's LRU entry goes unless the victim was an
-    /// unused prefetch (whose entry AccuSim reuses).
-    FullB1,
-    /// |T1| = c: T1's LRU block goes without a ghost.
-    FullT1,
-    /// |T1| + |B1| < c and the directory holds 2c: B2's LRU entry goes, then REPLACE.
-    FullDirectory,
-    /// |T1| + |B1| < c: REPLACE only.
-    Replace,
 }
 
 /// Adaptive Replacement Cache.
 pub struct ArcPolicy {
-    lists: Lists,
-    capacity: usize,
-    p: f64,
+    pub(crate) lists: Lists,
+    pub(crate) capacity: usize,
+    pub(crate) p: f64,
     delta: Delta,
     replace: ReplaceTest,
     first_use_to_mru: bool,
     ghost_prefetch: GhostPrefetch,
-    /// Prefetched while in a ghost list and not yet demand-accessed (`GhostPrefetch::Defer` and
-    /// `GhostPrefetch::Unmarked`): the first demand access moves it to T2.
+    /// Prefetched while in a ghost list and not yet demand-accessed (`GhostPrefetch::Defer`):
+    /// the first demand access moves it to T2.
     promote_on_use: Vec<bool>,
     /// The target computed in `select_victim` for a miss on a ghost block, committed on insert.
-    pending: Option<(Block, f64)>,
-    /// `directory=accusim`: AccuSim's case IV bookkeeping instead of trimming after the insert.
-    accusim_directory: bool,
-    /// The case `select_victim` chose, and whether its victim was an unused prefetch.
-    accusim_case: Option<(AccusimCase, bool)>,
+    pub(crate) pending: Option<(Block, f64)>,
 }
 
 impl ArcPolicy {
     /// ARC with the parameters in `spec`, for `capacity` resident blocks over ids `0..universe`.
+    /// AccuSim's `ghost_prefetch=unmarked` and `directory=accusim` are refused here: they are
+    /// [`crate::compat::accusim::arc::AccusimArc`]'s, which the registry builds for them.
     pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> Result<Self> {
+        let ghost_prefetch =
+            match spec.choice("ghost_prefetch", &["defer", "forget", "unmarked"])? {
+                "defer" => GhostPrefetch::Defer,
+                "forget" => GhostPrefetch::Forget,
+                _ => return Err(Self::accusim_only(spec, "ghost_prefetch")),
+            };
+        if spec.choice("directory", &["paper", "accusim"])? == "accusim" {
+            return Err(Self::accusim_only(spec, "directory"));
+        }
+        Self::with_ghost_prefetch(spec, capacity, universe, ghost_prefetch)
+    }
+
+    fn accusim_only(spec: &PolicySpec, key: &str) -> Error {
+        Error::config(
+            "params",
+            format!("arc.{key}={}", spec.raw(key)),
+            "AccuSim's ARC (compat::accusim::arc::AccusimArc) implements this value; build the \
+             policy through policy::registry::build",
+        )
+    }
+
+    /// The paper's ARC with `spec`'s other parameters and the given ghost-prefetch rule
+    /// (`directory` and `ghost_prefetch` are not read).
+    pub(crate) fn with_ghost_prefetch(
+        spec: &PolicySpec,
+        capacity: usize,
+        universe: usize,
+        ghost_prefetch: GhostPrefetch,
+    ) -> Result<Self> {
         let delta = Delta::parse(spec)?;
         let p0 = spec.f64("p0", 0.0, 1.0)?;
         let replace = match spec.choice("replace", &["paper", "accusim"])? {
@@ -203,16 +196,7 @@ impl ArcPolicy {
             _ => ReplaceTest::AtLeastP,
         };
         let first_use_to_mru = spec.choice("first_use", &["mru", "stay"])? == "mru";
-        let ghost_prefetch =
-            match spec.choice("ghost_prefetch", &["defer", "forget", "unmarked"])? {
-                "defer" => GhostPrefetch::Defer,
-                "forget" => GhostPrefetch::Forget,
-                _ => GhostPrefetch::Unmarked,
-            };
-        let accusim_directory = spec.choice("directory", &["paper", "accusim"])? == "accusim";
         Ok(ArcPolicy {
-            accusim_directory,
-            accusim_case: None,
             lists: Lists::new(4, universe),
             capacity,
             p: delta.initial(p0, capacity),
@@ -232,20 +216,21 @@ impl ArcPolicy {
 
     /// The target after a demand miss on `b`, which is in B1 or B2.
     #[inline]
-    fn adapted(&self, b: Block) -> f64 {
+    pub(crate) fn adapted(&self, b: Block) -> f64 {
         let (b1, b2) = (self.lists.len(B1), self.lists.len(B2));
         self.delta
             .adapted(self.p, self.capacity, b1, b2, self.lists.contains(B1, b))
     }
 
+    /// Whether `b` is remembered in B1 or B2.
     #[inline]
-    fn in_ghost(&self, b: Block) -> bool {
+    pub(crate) fn in_ghost(&self, b: Block) -> bool {
         matches!(self.lists.list_of(b), Some(B1) | Some(B2))
     }
 
     /// Whether REPLACE takes T1's LRU block, for target `p` and missed block `x`.
     #[inline]
-    fn replace_from_t1(&self, p: f64, x: Block) -> bool {
+    pub(crate) fn replace_from_t1(&self, p: f64, x: Block) -> bool {
         let t1 = self.lists.len(T1);
         let from_t1 = match self.replace {
             ReplaceTest::Paper => {
@@ -256,68 +241,6 @@ impl ArcPolicy {
         };
         // With T2 empty the paper's case IV(A) (|T1| = c) evicts T1's LRU block.
         from_t1 || self.lists.is_empty(T2)
-    }
-
-    /// AccuSim's case for a miss on `b` (`directory=accusim`). A prefetch, or a demand reference
-    /// from the read-ahead loop, of a ghost block sees the directory without that ghost, which
-    /// AccuSim's lookup has deleted.
-    fn accusim_case(&self, b: Block, cx: &Access) -> AccusimCase {
-        let ghost = self.lists.list_of(b);
-        let forgets_ghost = cx.prefetch || cx.lookahead;
-        if matches!(ghost, Some(B1) | Some(B2)) && !forgets_ghost {
-            return AccusimCase::GhostHit;
-        }
-        let [t1, t2, mut b1, mut b2] = [T1, T2, B1, B2].map(|l| self.lists.len(l));
-        match ghost {
-            Some(B1) => b1 -= 1,
-            Some(B2) => b2 -= 1,
-            _ => {}
-        }
-        let c = self.capacity;
-        if t1 + b1 == c {
-            if t1 < c {
-                AccusimCase::FullB1
-            } else {
-                AccusimCase::FullT1
-            }
-        } else if t1 + t2 + b1 + b2 == 2 * c {
-            AccusimCase::FullDirectory
-        } else {
-            AccusimCase::Replace
-        }
-    }
-
-    /// `directory=accusim`: the directory updates of AccuSim's miss on `b` besides REPLACE's.
-    fn accusim_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
-        let (case, victim_unused) = match self.accusim_case.take() {
-            Some(decided) => decided,
-            // No room was needed: the same case, without a victim.
-            None => (self.accusim_case(b, cx), false),
-        };
-        if case == AccusimCase::GhostHit && kind == InsertKind::Demand {
-            let pending = self.pending.take();
-            self.p = match pending {
-                Some((x, p)) if x == b => p,
-                _ => self.adapted(b),
-            };
-            self.lists.remove(b);
-            self.lists.push_front(T2, b);
-            return;
-        }
-        self.pending = None;
-        if self.in_ghost(b) {
-            self.lists.remove(b);
-        }
-        match case {
-            AccusimCase::FullB1 if !victim_unused => {
-                self.lists.pop_back(B1);
-            }
-            AccusimCase::FullDirectory => {
-                self.lists.pop_back(B2);
-            }
-            _ => {}
-        }
-        self.lists.push_front(T1, b);
     }
 
     #[inline]
@@ -364,31 +287,7 @@ impl Policy for ArcPolicy {
         self.lists.move_to_front(T2, b);
     }
 
-    fn prefetch_marked(&self, b: Block) -> bool {
-        !(self.ghost_prefetch == GhostPrefetch::Unmarked && self.in_ghost(b))
-    }
-
-    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
-        if self.accusim_directory {
-            let case = self.accusim_case(incoming, cx);
-            let p = if case == AccusimCase::GhostHit {
-                let p = self.adapted(incoming);
-                self.pending = Some((incoming, p));
-                p
-            } else {
-                self.pending = None;
-                self.p
-            };
-            let from_t1 = case == AccusimCase::FullT1 || self.replace_from_t1(p, incoming);
-            let (first, second) = if from_t1 { (T1, T2) } else { (T2, T1) };
-            let victim = last_unpinned(&self.lists, first, frames)
-                .or_else(|| last_unpinned(&self.lists, second, frames));
-            self.accusim_case = victim.map(|_| (case, false));
-            if victim.is_none() {
-                self.pending = None;
-            }
-            return victim;
-        }
+    fn select_victim(&mut self, incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
         let p = if self.in_ghost(incoming) {
             let p = self.adapted(incoming);
             self.pending = Some((incoming, p));
@@ -412,27 +311,10 @@ impl Policy for ArcPolicy {
 
     fn forget_victim(&mut self) {
         self.pending = None;
-        self.accusim_case = None;
     }
 
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
-        if self.accusim_directory {
-            let from = self.lists.remove(b);
-            let case = self.accusim_case.as_mut().map(|c| {
-                c.1 = ev.unused_prefetch;
-                c.0
-            });
-            if ev.unused_prefetch || case == Some(AccusimCase::FullT1) {
-                return;
-            }
-            match from {
-                Some(T1) => self.lists.push_front(B1, b),
-                Some(T2) => self.lists.push_front(B2, b),
-                other => debug_assert!(false, "evicted block {b} was on list {other:?}"),
-            }
-            return;
-        }
         let from = self.lists.remove(b);
         self.promote_on_use[b as usize] = false;
         if ev.unused_prefetch {
@@ -446,11 +328,7 @@ impl Policy for ArcPolicy {
     }
 
     #[inline]
-    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
-        if self.accusim_directory {
-            self.accusim_insert(b, kind, cx);
-            return;
-        }
+    fn on_insert(&mut self, b: Block, kind: InsertKind, _cx: &Access) {
         let pending = self.pending.take();
         if self.in_ghost(b) {
             match kind {
@@ -465,7 +343,6 @@ impl Policy for ArcPolicy {
                 InsertKind::Prefetch => {
                     self.lists.remove(b);
                     self.lists.push_front(T1, b);
-                    // An unmarked one is an ordinary T1 block already (`prefetch_marked`).
                     self.promote_on_use[b as usize] = self.ghost_prefetch == GhostPrefetch::Defer;
                 }
             }
@@ -571,25 +448,8 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn accusim_preset_selects_accusim_behaviour() {
-        use crate::policy::registry::Preset;
-        let mut spec = PolicySpec::parse("arc").unwrap();
-        spec.preset = Preset::Accusim;
-        let want = [
-            ("p0", "0.5"),
-            ("delta", "integer"),
-            ("replace", "accusim"),
-            ("first_use", "stay"),
-            ("ghost_prefetch", "unmarked"),
-        ];
-        for (k, v) in want {
-            assert_eq!(spec.raw(k), v, "{k}");
-        }
-        let p = ArcPolicy::from_spec(&spec, 7, 8).unwrap();
-        assert_eq!(p.p(), 3.0);
-        assert_eq!(p.ghost_prefetch, GhostPrefetch::Unmarked);
-        assert!(!p.first_use_to_mru);
-        // The paper preset is unchanged.
+    fn paper_preset_defaults() {
+        // The accusim preset builds compat::accusim::arc::AccusimArc (tested there).
         let paper = ArcPolicy::from_spec(&PolicySpec::parse("arc").unwrap(), 7, 8).unwrap();
         assert_eq!(paper.p(), 0.0);
         assert_eq!(paper.ghost_prefetch, GhostPrefetch::Defer);
@@ -684,92 +544,6 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn accusim_directory_drops_b2_before_replace_even_for_an_unused_victim() {
-        // c = 2, p = 1 (AccuSim's c/2), REPLACE takes T1 when |T1| >= max(1, p).
-        // a a b b: T2 [b a]. c: T2's LRU a to B2. c c... d d: T2 [d c], B2 [b a], 2c entries.
-        // Prefetch e: the directory is full, B2's LRU a goes, REPLACE sends c to B2, e enters T1
-        // marked: T1 [e] T2 [d] B2 [c b]. Demand f: full again, B2's LRU b goes; REPLACE evicts
-        // the unused e with no ghost: T1 [f] T2 [d] B2 [c]. The paper's trimming after the
-        // insert keeps b (three ghosts and two blocks are within 2c).
-        let run_to = |directory: &str| {
-            let params = [
-                ("p0", "0.5"),
-                ("delta", "integer"),
-                ("replace", "accusim"),
-                ("directory", directory),
-            ];
-            let mut level = CacheLevel::new(arc(&params, 2, 8), 2, 8);
-            for b in [0, 0, 1, 1, 2, 2, 3, 3] {
-                level.access(b, NEVER);
-                level.check().unwrap();
-            }
-            assert_eq!(
-                lists(&level.policy),
-                vec![vec![], vec![3, 2], vec![], vec![1, 0]]
-            );
-            assert!(level.prefetch(4, NEVER));
-            level.check().unwrap();
-            assert_eq!(
-                lists(&level.policy),
-                vec![vec![4], vec![3], vec![], vec![2, 1]],
-                "{directory}"
-            );
-            level.access(5, NEVER);
-            level.check().unwrap();
-            lists(&level.policy)
-        };
-        assert_eq!(run_to("accusim"), vec![vec![5], vec![3], vec![], vec![2]]);
-        assert_eq!(run_to("paper"), vec![vec![5], vec![3], vec![], vec![2, 1]]);
-    }
-
-    #[test]
-    fn unmarked_ghost_prefetch_evicted_unused_is_remembered() {
-        // c = 3, p = 0. 1 1 puts 1 in T2; 2 3 fill T1; 4 sends T1's LRU 2 to B1. Prefetching 2
-        // takes it out of B1 into T1 (REPLACE evicts 3 to B1), p stays 0: T1 [2 4], B1 [3].
-        // 5: T1's LRU 4 goes to B1 and 3 is trimmed (|T1| + |B1| <= 3): B1 [4].
-        // 6: T1's LRU is the prefetched 2, never accessed. `defer` drops it; `unmarked` treats
-        // it as a block fetched on demand and remembers it in B1 (4 is then trimmed).
-        let run_to = |mode: &str| {
-            let mut level = CacheLevel::new(arc(&[("ghost_prefetch", mode)], 3, 8), 3, 8);
-            for b in [1, 1, 2, 3, 4] {
-                level.access(b, NEVER);
-            }
-            assert!(level.prefetch(2, NEVER));
-            level.check().unwrap();
-            assert_eq!(
-                lists(&level.policy),
-                vec![vec![2, 4], vec![1], vec![3], vec![]],
-                "{mode}"
-            );
-            assert_eq!(level.policy.p(), 0.0);
-            for b in [5, 6] {
-                level.access(b, NEVER);
-                level.check().unwrap();
-            }
-            level
-        };
-        let defer = run_to("defer");
-        assert_eq!(
-            lists(&defer.policy),
-            vec![vec![6, 5], vec![1], vec![4], vec![]]
-        );
-        let mut unmarked = run_to("unmarked");
-        assert_eq!(
-            lists(&unmarked.policy),
-            vec![vec![6, 5], vec![1], vec![2], vec![]]
-        );
-        // 2 returns: a ghost hit in B1 (p = 0 + max(0/1, 1) = 1), a miss; REPLACE sends T1's
-        // LRU 5 to B1 (|T1| = 2 > p) and 2 enters T2.
-        assert_eq!(unmarked.access(2, NEVER), crate::level::Outcome::Miss);
-        unmarked.check().unwrap();
-        assert_eq!(unmarked.policy.p(), 1.0);
-        assert_eq!(
-            lists(&unmarked.policy),
-            vec![vec![6], vec![2, 1], vec![5], vec![]]
-        );
-    }
-
-    #[test]
     fn prefetched_ghost_enters_t1_and_is_promoted_on_use() {
         // c = 2: 1 1 2 3 leaves T1 = [3], T2 = [1], B1 = [2]. Prefetching 2 takes it out of B1
         // into T1 (REPLACE, run as if for a demand hit in B1, evicts T2's 1); p stays 0.
@@ -789,13 +563,10 @@ pub(crate) mod tests {
             level.check().unwrap();
             level
         };
-        for mode in ["defer", "unmarked"] {
-            assert_eq!(
-                lists(&setup(mode).policy),
-                vec![vec![3], vec![2], vec![], vec![1]],
-                "{mode}"
-            );
-        }
+        assert_eq!(
+            lists(&setup("defer").policy),
+            vec![vec![3], vec![2], vec![], vec![1]]
+        );
         assert_eq!(
             lists(&setup("forget").policy),
             vec![vec![2, 3], vec![], vec![], vec![1]]
@@ -982,7 +753,6 @@ pub(crate) mod tests {
                     ("delta", "integer"),
                     ("replace", "accusim"),
                     ("first_use", "stay"),
-                    ("ghost_prefetch", "unmarked"),
                 ],
                 _ => &[("p0", "1"), ("delta", "integer"), ("replace", "accusim")],
             };

@@ -3,7 +3,7 @@
 //! Each policy in the registry runs here automatically: random demand accesses, prefetches,
 //! pins and unpins, with the level's and the policy's invariants checked after every step.
 
-use super::registry::{build, PolicySpec, PolicyVisitor, POLICIES};
+use super::registry::{build, PolicySpec, PolicyVisitor, Preset, POLICIES};
 use super::{Policy, NEVER};
 use crate::level::{CacheLevel, Outcome};
 use proptest::prelude::*;
@@ -148,10 +148,14 @@ proptest! {
         capacity in 1usize..7,
         ops in proptest::collection::vec(op(12), 1..160),
     ) {
-        for info in POLICIES {
-            let spec = PolicySpec::parse(info.name).unwrap();
-            let verdict = build(&spec, capacity, 12, Conform { ops: &ops, capacity, universe: 12 }).unwrap();
-            prop_assert!(verdict.is_ok(), "{}", verdict.unwrap_err());
+        // The accusim preset builds AccuSim's variants (compat::accusim) of ARC and LRFU.
+        for preset in [Preset::Paper, Preset::Accusim] {
+            for info in POLICIES {
+                let mut spec = PolicySpec::parse(info.name).unwrap();
+                spec.preset = preset;
+                let verdict = build(&spec, capacity, 12, Conform { ops: &ops, capacity, universe: 12 }).unwrap();
+                prop_assert!(verdict.is_ok(), "{:?}: {}", preset, verdict.unwrap_err());
+            }
         }
     }
 

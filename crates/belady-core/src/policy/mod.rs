@@ -34,6 +34,7 @@ pub mod twoq;
 #[cfg(test)]
 mod conformance;
 
+use crate::compat::accusim::AccusimHooks;
 use crate::frames::Frames;
 
 /// A dense block id (see [`crate::trace::BlockTrace`]).
@@ -73,10 +74,6 @@ pub struct Access {
     pub first_use: bool,
     /// The block that enters (for `select_victim`, `on_evict` and `on_insert`) is a prefetch.
     pub prefetch: bool,
-    /// This demand reference is made from inside the read-ahead loop (AccuSim's, with the
-    /// `window-covers-call` departure), whose lookup has already dropped any ghost entry of the
-    /// block.
-    pub lookahead: bool,
 }
 
 /// A replacement policy for one cache level.
@@ -98,8 +95,9 @@ pub trait Policy: Send {
     /// [`Policy::on_evict`] follows for the returned block.
     fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block>;
 
-    /// The victim just selected will not be evicted (the caller only wanted to know it): drop
-    /// anything `select_victim` kept for the eviction and insertion it expected to follow.
+    /// The victim just selected will not be evicted (the caller only wanted to know it: the
+    /// group guard of the prefetching study's Table 1 prefetcher, [`crate::level::CacheLevel::peek_victim`]):
+    /// drop anything `select_victim` kept for the eviction and insertion it expected to follow.
     /// Default: nothing.
     fn forget_victim(&mut self) {}
 
@@ -110,12 +108,12 @@ pub trait Policy: Send {
     /// Non-resident block `b` enters the level; room has been made already.
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access);
 
-    /// Whether a prefetch of non-resident `b` enters as an unused prefetched block (the default).
-    /// `false` makes it enter as an ordinary block, whose first demand access is a plain hit
-    /// (AccuSim's ARC does this for a block it remembers in a ghost list). Asked before room is
-    /// made.
-    fn prefetch_marked(&self, _b: Block) -> bool {
-        true
+    /// AccuSim's additions to this contract, for the variants [`crate::compat::accusim`]
+    /// builds; `None` (the default) for the papers' policies. The one door from the policy to
+    /// AccuSim's behaviour: see the module doc of [`crate::compat::accusim`] for why.
+    #[inline]
+    fn accusim(&mut self) -> Option<&mut dyn AccusimHooks> {
+        None
     }
 
     /// A demand reference to non-resident `b` at a level that does not place blocks on access (a
@@ -172,8 +170,9 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
         (**self).on_insert(b, kind, cx)
     }
-    fn prefetch_marked(&self, b: Block) -> bool {
-        (**self).prefetch_marked(b)
+    #[inline]
+    fn accusim(&mut self) -> Option<&mut dyn AccusimHooks> {
+        (**self).accusim()
     }
     fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
         (**self).on_unplaced_miss(b, cx)

@@ -549,7 +549,6 @@ mod tests {
             next_use: u64::MAX,
             first_use: false,
             prefetch: false,
-            lookahead: false,
         }
     }
 

@@ -1,8 +1,34 @@
-//! AccuSim's departures from the prefetching study's text, as the file engine consults them.
+//! AccuSim's departures from the prefetching study's text, in one place the engines consult.
 //! `--compat accusim` (configuration `compat = "accusim"`) turns every one on and implies the
 //! `accusim` policy preset ([`crate::config::RunOptions::preset`]).
+//!
+//! Two kinds of departure live here:
+//! - engine rules ([`Departures`]), which the file engine reads from its configuration;
+//! - AccuSim's variants of the papers' policies ([`arc::AccusimArc`]: its case IV directory and
+//!   unmarked ghost prefetches; [`lrfu::AccusimLrfu`]: its CRF queue and heap/list hybrid). The
+//!   registry builds a variant instead of the paper's policy when the policy's parameters ask
+//!   for AccuSim's behaviour (as the `accusim` preset does), so `policy/arc.rs` and
+//!   `policy/lrfu.rs` keep only what the papers describe.
+//!
+//! # Why a separate hook trait reached through one accessor
+//! Two of the variants' departures need the cache level's help, which the papers' policies never
+//! do: whether a prefetch enters marked as unused ([`AccusimHooks::prefetch_marked`]), and whether
+//! a demand reference comes from AccuSim's read-ahead loop ([`AccusimHooks::set_in_readahead_loop`],
+//! for the `window-covers-call` rule). They are methods of [`AccusimHooks`], not of
+//! [`Policy`]; a policy exposes them through the one accessor [`Policy::accusim`], which is
+//! `None` for every paper policy. The level asks for it only on a prefetch and the file engine
+//! only for references from the read-ahead loop ([`access_in_readahead_loop`]), so the plain
+//! demand path (`CacheLevel::access`, monomorphised per policy) has no added call at all. A generic
+//! parameter on the level would have made every engine and the hierarchy's boxed levels name the
+//! hooks; wrapping types (rather than flags inside the paper types) keep the paper policies
+//! readable without AccuSim's branches.
+
+pub mod arc;
+pub mod lrfu;
 
 use crate::error::{Error, Result};
+use crate::level::{CacheLevel, Outcome};
+use crate::policy::{Block, Policy};
 
 /// A named departure of AccuSim (the prefetching study's simulator) from the paper's text.
 /// `--compat accusim` turns all of them on; each can be turned on alone.
@@ -117,4 +143,39 @@ impl Departures {
         }
         Ok(())
     }
+}
+
+/// What AccuSim's policy variants need from the cache level beyond the [`Policy`] contract. A
+/// policy offers it through [`Policy::accusim`]; the papers' policies do not.
+pub trait AccusimHooks {
+    /// Whether a prefetch of non-resident `b` enters as an unused prefetched block (the
+    /// default). `false` makes it enter as an ordinary block, whose first demand access is a
+    /// plain hit (AccuSim's ARC does this for a block it remembers in a ghost list). Asked
+    /// before room is made.
+    fn prefetch_marked(&self, _b: Block) -> bool {
+        true
+    }
+
+    /// `on` before, and `off` after, a demand reference made from inside AccuSim's read-ahead
+    /// loop (`window-covers-call`), whose lookup has already dropped any ghost entry of the
+    /// block. Default: nothing.
+    fn set_in_readahead_loop(&mut self, _on: bool) {}
+}
+
+/// A demand reference to `b` made from inside AccuSim's read-ahead loop (the
+/// `window-covers-call` rule): [`CacheLevel::access`] with the policy told where it comes from,
+/// if the policy is an AccuSim variant that cares.
+pub fn access_in_readahead_loop<P: Policy>(
+    level: &mut CacheLevel<P>,
+    b: Block,
+    next_use: u64,
+) -> Outcome {
+    if let Some(h) = level.policy.accusim() {
+        h.set_in_readahead_loop(true);
+    }
+    let outcome = level.access(b, next_use);
+    if let Some(h) = level.policy.accusim() {
+        h.set_in_readahead_loop(false);
+    }
+    outcome
 }

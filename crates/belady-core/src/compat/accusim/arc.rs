@@ -1,0 +1,491 @@
+//! AccuSim's ARC (`sim/arc.cc`, through the project's reference notes): the paper's ARC
+//! ([`ArcPolicy`]) with AccuSim's two departures that change its directory, built by the
+//! registry when `arc.ghost_prefetch=unmarked` or `arc.directory=accusim` is set (the `accusim`
+//! preset sets both).
+//!
+//! - `ghost_prefetch=unmarked`: a prefetched block remembered in B1 or B2 leaves the ghost list
+//!   without adapting `p` and enters T1 as if fetched on demand:
+//!   [`AccusimHooks::prefetch_marked`] answers no, so the frame table does not mark it either.
+//!   Its first demand access is then an ordinary T1 hit (to T2's MRU end, as with `defer`, and a
+//!   hit even while its read is in flight when the engine counts such accesses as AccuSim does),
+//!   and if it is evicted before that access it goes to B1 like any T1 block.
+//! - `directory=accusim`: AccuSim's case IV, decided from the list lengths before the miss,
+//!   instead of trimming the ghosts after the insert. When the directory holds 2c, B2's LRU
+//!   entry goes before REPLACE even if REPLACE then drops an unused prefetch without a ghost;
+//!   when |T1| + |B1| = c, B1's LRU entry goes after REPLACE unless the victim was an unused
+//!   prefetch; when |T1| = c, T1's LRU block goes without a ghost. A prefetch of a ghost block,
+//!   and a demand reference from AccuSim's read-ahead loop
+//!   ([`AccusimHooks::set_in_readahead_loop`]), first delete the ghost without adapting `p`; the
+//!   block then enters T1 as a new one. REPLACE for a prefetch of a ghost uses the unadapted `p`.
+//!
+//! AccuSim triggers REPLACE from the directory counts, so in principle it could evict while fewer
+//! than c blocks are resident; the level here evicts only when full (on the shared inputs the two
+//! never differ).
+
+use super::AccusimHooks;
+use crate::error::Result;
+use crate::frames::Frames;
+use crate::policy::arc::{ArcPolicy, GhostPrefetch, B1, B2, T1, T2};
+use crate::policy::lru::last_unpinned;
+use crate::policy::registry::PolicySpec;
+use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+
+/// How AccuSim's case IV handles the directory for a miss on a block in no list, decided from
+/// the list lengths before the miss (`directory=accusim`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Case {
+    /// A demand miss on a ghost: adapt `p`, REPLACE, no ghost is discarded.
+    GhostHit,
+    /// |T1| + |B1| = c and |T1| < c: REPLACE, then B1's LRU entry goes unless the victim was an
+    /// unused prefetch (whose entry AccuSim reuses).
+    FullB1,
+    /// |T1| = c: T1's LRU block goes without a ghost.
+    FullT1,
+    /// |T1| + |B1| < c and the directory holds 2c: B2's LRU entry goes, then REPLACE.
+    FullDirectory,
+    /// |T1| + |B1| < c: REPLACE only.
+    Replace,
+}
+
+/// The paper's ARC with AccuSim's unmarked ghost prefetches and/or case IV directory.
+pub struct AccusimArc {
+    /// The paper's lists, target and REPLACE test, which this variant drives.
+    arc: ArcPolicy,
+    /// `ghost_prefetch=unmarked`.
+    unmarked: bool,
+    /// `directory=accusim`.
+    directory: bool,
+    /// The case `select_victim` chose, and whether its victim was an unused prefetch.
+    case: Option<(Case, bool)>,
+    /// The demand reference being made comes from AccuSim's read-ahead loop.
+    in_readahead_loop: bool,
+}
+
+impl AccusimArc {
+    /// Whether `spec` asks for one of AccuSim's ARC departures (and so for this type).
+    pub fn wanted(spec: &PolicySpec) -> bool {
+        spec.raw("ghost_prefetch") == "unmarked" || spec.raw("directory") == "accusim"
+    }
+
+    /// AccuSim's ARC with the parameters in `spec`, for `capacity` blocks over ids `0..universe`.
+    pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> Result<Self> {
+        let (ghost_prefetch, unmarked) =
+            match spec.choice("ghost_prefetch", &["defer", "forget", "unmarked"])? {
+                "defer" => (GhostPrefetch::Defer, false),
+                "forget" => (GhostPrefetch::Forget, false),
+                // The paper's ARC treats an unmarked ghost prefetch as `forget` does (out of the
+                // ghost list into T1, no promotion pending); only the frame mark differs.
+                _ => (GhostPrefetch::Forget, true),
+            };
+        let directory = spec.choice("directory", &["paper", "accusim"])? == "accusim";
+        Ok(AccusimArc {
+            arc: ArcPolicy::with_ghost_prefetch(spec, capacity, universe, ghost_prefetch)?,
+            unmarked,
+            directory,
+            case: None,
+            in_readahead_loop: false,
+        })
+    }
+
+    /// The current target size of T1.
+    pub fn p(&self) -> f64 {
+        self.arc.p()
+    }
+
+    /// AccuSim's case for a miss on `b`. A prefetch, or a demand reference from the read-ahead
+    /// loop, of a ghost block sees the directory without that ghost, which AccuSim's lookup has
+    /// deleted.
+    fn case_of(&self, b: Block, cx: &Access) -> Case {
+        let lists = &self.arc.lists;
+        let ghost = lists.list_of(b);
+        let forgets_ghost = cx.prefetch || self.in_readahead_loop;
+        if matches!(ghost, Some(B1) | Some(B2)) && !forgets_ghost {
+            return Case::GhostHit;
+        }
+        let [t1, t2, mut b1, mut b2] = [T1, T2, B1, B2].map(|l| lists.len(l));
+        match ghost {
+            Some(B1) => b1 -= 1,
+            Some(B2) => b2 -= 1,
+            _ => {}
+        }
+        let c = self.arc.capacity;
+        if t1 + b1 == c {
+            if t1 < c {
+                Case::FullB1
+            } else {
+                Case::FullT1
+            }
+        } else if t1 + t2 + b1 + b2 == 2 * c {
+            Case::FullDirectory
+        } else {
+            Case::Replace
+        }
+    }
+}
+
+impl AccusimHooks for AccusimArc {
+    fn prefetch_marked(&self, b: Block) -> bool {
+        !(self.unmarked && self.arc.in_ghost(b))
+    }
+
+    fn set_in_readahead_loop(&mut self, on: bool) {
+        self.in_readahead_loop = on;
+    }
+}
+
+impl Policy for AccusimArc {
+    fn name(&self) -> &'static str {
+        "arc"
+    }
+
+    #[inline]
+    fn on_hit(&mut self, b: Block, cx: &Access) {
+        self.arc.on_hit(b, cx);
+    }
+
+    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
+        if !self.directory {
+            return self.arc.select_victim(incoming, frames, cx);
+        }
+        let case = self.case_of(incoming, cx);
+        let arc = &mut self.arc;
+        let p = if case == Case::GhostHit {
+            let p = arc.adapted(incoming);
+            arc.pending = Some((incoming, p));
+            p
+        } else {
+            arc.pending = None;
+            arc.p
+        };
+        let from_t1 = case == Case::FullT1 || arc.replace_from_t1(p, incoming);
+        let (first, second) = if from_t1 { (T1, T2) } else { (T2, T1) };
+        let victim = last_unpinned(&arc.lists, first, frames)
+            .or_else(|| last_unpinned(&arc.lists, second, frames));
+        self.case = victim.map(|_| (case, false));
+        if victim.is_none() {
+            arc.pending = None;
+        }
+        victim
+    }
+
+    fn forget_victim(&mut self) {
+        self.arc.forget_victim();
+        self.case = None;
+    }
+
+    #[inline]
+    fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
+        if !self.directory {
+            self.arc.on_evict(b, ev, cx);
+            return;
+        }
+        let lists = &mut self.arc.lists;
+        let from = lists.remove(b);
+        let case = self.case.as_mut().map(|c| {
+            c.1 = ev.unused_prefetch;
+            c.0
+        });
+        if ev.unused_prefetch || case == Some(Case::FullT1) {
+            return;
+        }
+        match from {
+            Some(T1) => lists.push_front(B1, b),
+            Some(T2) => lists.push_front(B2, b),
+            other => debug_assert!(false, "evicted block {b} was on list {other:?}"),
+        }
+    }
+
+    #[inline]
+    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
+        if !self.directory {
+            self.arc.on_insert(b, kind, cx);
+            return;
+        }
+        let (case, victim_unused) = match self.case.take() {
+            Some(decided) => decided,
+            // No room was needed: the same case, without a victim.
+            None => (self.case_of(b, cx), false),
+        };
+        let arc = &mut self.arc;
+        if case == Case::GhostHit && kind == InsertKind::Demand {
+            let pending = arc.pending.take();
+            arc.p = match pending {
+                Some((x, p)) if x == b => p,
+                _ => arc.adapted(b),
+            };
+            arc.lists.remove(b);
+            arc.lists.push_front(T2, b);
+            return;
+        }
+        arc.pending = None;
+        if arc.in_ghost(b) {
+            arc.lists.remove(b);
+        }
+        match case {
+            Case::FullB1 if !victim_unused => {
+                arc.lists.pop_back(B1);
+            }
+            Case::FullDirectory => {
+                arc.lists.pop_back(B2);
+            }
+            _ => {}
+        }
+        arc.lists.push_front(T1, b);
+    }
+
+    fn len(&self) -> usize {
+        self.arc.len()
+    }
+
+    fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
+        if self.case.is_some() {
+            return Err("a case IV decision survived the step".into());
+        }
+        if self.in_readahead_loop {
+            return Err("the read-ahead loop flag survived the reference".into());
+        }
+        self.arc.check_invariants(frames)
+    }
+
+    fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
+        self.arc.dump()
+    }
+
+    #[inline]
+    fn accusim(&mut self) -> Option<&mut dyn AccusimHooks> {
+        Some(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::{CacheLevel, Outcome};
+    use crate::policy::arc::tests::{exercise, ops};
+    use crate::policy::NEVER;
+    use proptest::prelude::*;
+
+    fn spec(params: &[(&str, &str)]) -> PolicySpec {
+        let mut spec = PolicySpec::parse("arc").unwrap();
+        for (k, v) in params {
+            spec.set(k, v).unwrap();
+        }
+        spec
+    }
+
+    fn accu(params: &[(&str, &str)], capacity: usize, universe: usize) -> AccusimArc {
+        AccusimArc::from_spec(&spec(params), capacity, universe).unwrap()
+    }
+
+    fn paper(params: &[(&str, &str)], capacity: usize, universe: usize) -> ArcPolicy {
+        ArcPolicy::from_spec(&spec(params), capacity, universe).unwrap()
+    }
+
+    fn lists(p: &impl Policy) -> Vec<Vec<Block>> {
+        p.dump().into_iter().map(|(_, v)| v).collect()
+    }
+
+    #[test]
+    fn the_paper_type_refuses_accusims_values_and_the_preset_builds_this_one() {
+        use crate::policy::registry::{build, PolicyVisitor, Preset};
+        struct TypeName;
+        impl PolicyVisitor for TypeName {
+            type Output = &'static str;
+            fn visit<P: Policy + 'static>(self, _: P) -> &'static str {
+                std::any::type_name::<P>()
+            }
+        }
+        for (k, v) in [("ghost_prefetch", "unmarked"), ("directory", "accusim")] {
+            let err = ArcPolicy::from_spec(&spec(&[(k, v)]), 4, 4)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(err.contains("AccusimArc"), "{err}");
+            assert!(AccusimArc::from_spec(&spec(&[(k, v)]), 4, 4).is_ok());
+        }
+        let mut s = spec(&[]);
+        assert!(build(&s, 4, 4, TypeName)
+            .unwrap()
+            .ends_with("policy::arc::ArcPolicy"));
+        s.preset = Preset::Accusim;
+        for (k, v) in [
+            ("p0", "0.5"),
+            ("delta", "integer"),
+            ("replace", "accusim"),
+            ("first_use", "stay"),
+            ("ghost_prefetch", "unmarked"),
+            ("directory", "accusim"),
+        ] {
+            assert_eq!(s.raw(k), v, "{k}");
+        }
+        assert!(build(&s, 4, 4, TypeName).unwrap().ends_with("AccusimArc"));
+        let p = AccusimArc::from_spec(&s, 7, 8).unwrap();
+        assert_eq!(p.p(), 3.0);
+        assert!(p.unmarked && p.directory);
+    }
+
+    #[test]
+    fn accusim_directory_drops_b2_before_replace_even_for_an_unused_victim() {
+        // c = 2, p = 1 (AccuSim's c/2), REPLACE takes T1 when |T1| >= max(1, p).
+        // a a b b: T2 [b a]. c: T2's LRU a to B2. c c... d d: T2 [d c], B2 [b a], 2c entries.
+        // Prefetch e: the directory is full, B2's LRU a goes, REPLACE sends c to B2, e enters T1
+        // marked: T1 [e] T2 [d] B2 [c b]. Demand f: full again, B2's LRU b goes; REPLACE evicts
+        // the unused e with no ghost: T1 [f] T2 [d] B2 [c]. The paper's trimming after the
+        // insert keeps b (three ghosts and two blocks are within 2c).
+        fn run_to<P: Policy>(policy: P) -> Vec<Vec<Block>> {
+            let mut level = CacheLevel::new(policy, 2, 8);
+            for b in [0, 0, 1, 1, 2, 2, 3, 3] {
+                level.access(b, NEVER);
+                level.check().unwrap();
+            }
+            assert_eq!(
+                lists(&level.policy),
+                vec![vec![], vec![3, 2], vec![], vec![1, 0]]
+            );
+            assert!(level.prefetch(4, NEVER));
+            level.check().unwrap();
+            assert_eq!(
+                lists(&level.policy),
+                vec![vec![4], vec![3], vec![], vec![2, 1]]
+            );
+            level.access(5, NEVER);
+            level.check().unwrap();
+            lists(&level.policy)
+        }
+        let params = [("p0", "0.5"), ("delta", "integer"), ("replace", "accusim")];
+        let mut with_dir = params.to_vec();
+        with_dir.push(("directory", "accusim"));
+        assert_eq!(
+            run_to(accu(&with_dir, 2, 8)),
+            vec![vec![5], vec![3], vec![], vec![2]]
+        );
+        assert_eq!(
+            run_to(paper(&params, 2, 8)),
+            vec![vec![5], vec![3], vec![], vec![2, 1]]
+        );
+    }
+
+    #[test]
+    fn unmarked_ghost_prefetch_evicted_unused_is_remembered() {
+        // c = 3, p = 0. 1 1 puts 1 in T2; 2 3 fill T1; 4 sends T1's LRU 2 to B1. Prefetching 2
+        // takes it out of B1 into T1 (REPLACE evicts 3 to B1), p stays 0: T1 [2 4], B1 [3].
+        // 5: T1's LRU 4 goes to B1 and 3 is trimmed (|T1| + |B1| <= 3): B1 [4].
+        // 6: T1's LRU is the prefetched 2, never accessed. The paper's `defer` drops it;
+        // `unmarked` treats it as a block fetched on demand and remembers it in B1 (4 is then
+        // trimmed).
+        fn run_to<P: Policy>(policy: P) -> CacheLevel<P> {
+            let mut level = CacheLevel::new(policy, 3, 8);
+            for b in [1, 1, 2, 3, 4] {
+                level.access(b, NEVER);
+            }
+            assert!(level.prefetch(2, NEVER));
+            level.check().unwrap();
+            assert_eq!(
+                lists(&level.policy),
+                vec![vec![2, 4], vec![1], vec![3], vec![]]
+            );
+            for b in [5, 6] {
+                level.access(b, NEVER);
+                level.check().unwrap();
+            }
+            level
+        }
+        let defer = run_to(paper(&[], 3, 8));
+        assert_eq!(defer.policy.p(), 0.0);
+        assert_eq!(
+            lists(&defer.policy),
+            vec![vec![6, 5], vec![1], vec![4], vec![]]
+        );
+        let mut unmarked = run_to(accu(&[("ghost_prefetch", "unmarked")], 3, 8));
+        assert_eq!(unmarked.policy.p(), 0.0);
+        assert_eq!(
+            lists(&unmarked.policy),
+            vec![vec![6, 5], vec![1], vec![2], vec![]]
+        );
+        // 2 returns: a ghost hit in B1 (p = 0 + max(0/1, 1) = 1), a miss; REPLACE sends T1's
+        // LRU 5 to B1 (|T1| = 2 > p) and 2 enters T2.
+        assert_eq!(unmarked.access(2, NEVER), Outcome::Miss);
+        unmarked.check().unwrap();
+        assert_eq!(unmarked.policy.p(), 1.0);
+        assert_eq!(
+            lists(&unmarked.policy),
+            vec![vec![6], vec![2, 1], vec![5], vec![]]
+        );
+    }
+
+    #[test]
+    fn unmarked_prefetched_ghost_is_promoted_on_use() {
+        // c = 2: 1 1 2 3 leaves T1 = [3], T2 = [1], B1 = [2]. Prefetching 2 takes it out of B1
+        // into T1, unmarked (REPLACE evicts T2's 1); p stays 0. Its first demand access is an
+        // ordinary T1 hit: to T2, as the paper's `defer` promotes it.
+        let mut level = CacheLevel::new(accu(&[("ghost_prefetch", "unmarked")], 2, 4), 2, 4);
+        for b in [1, 1, 2, 3] {
+            level.access(b, NEVER);
+        }
+        assert!(level.prefetch(2, NEVER));
+        level.check().unwrap();
+        assert!(!level.frames().is_unused_prefetch(2), "entered unmarked");
+        assert_eq!(
+            lists(&level.policy),
+            vec![vec![2, 3], vec![], vec![], vec![1]]
+        );
+        assert_eq!(level.policy.p(), 0.0);
+        assert_eq!(level.access(2, NEVER), Outcome::Hit);
+        level.check().unwrap();
+        assert_eq!(level.stats().prefetch_used, 0, "not counted as a prefetch");
+        assert_eq!(
+            lists(&level.policy),
+            vec![vec![3], vec![2], vec![], vec![1]]
+        );
+    }
+
+    #[test]
+    fn a_reference_from_the_readahead_loop_forgets_the_ghost() {
+        // c = 2, AccuSim's directory, p = 0. 1 1 2 3: T1 [3], T2 [1], B1 [2]. A demand for 2 is
+        // a ghost hit (p rises to 1, 2 enters T2); from AccuSim's read-ahead loop the ghost is
+        // dropped first and 2 enters T1 as a new block, p unchanged.
+        let make = || {
+            let mut level = CacheLevel::new(accu(&[("directory", "accusim")], 2, 4), 2, 4);
+            for b in [1, 1, 2, 3] {
+                level.access(b, NEVER);
+            }
+            assert_eq!(
+                lists(&level.policy),
+                vec![vec![3], vec![1], vec![2], vec![]]
+            );
+            level
+        };
+        let mut plain = make();
+        plain.access(2, NEVER);
+        plain.check().unwrap();
+        assert_eq!(plain.policy.p(), 1.0);
+        assert!(plain.policy.dump()[1].1.contains(&2));
+        let mut looped = make();
+        super::super::access_in_readahead_loop(&mut looped, 2, NEVER);
+        looped.check().unwrap();
+        assert_eq!(looped.policy.p(), 0.0);
+        assert_eq!(looped.policy.dump()[0].1[0], 2);
+    }
+
+    proptest! {
+        #[test]
+        fn every_variant_keeps_the_contract(
+            cap in 1usize..7,
+            variant in 0usize..3,
+            ops in ops(16),
+        ) {
+            let mut params = vec![
+                ("p0", "0.5"),
+                ("delta", "integer"),
+                ("replace", "accusim"),
+                ("first_use", "stay"),
+            ];
+            match variant {
+                0 => params.push(("ghost_prefetch", "unmarked")),
+                1 => params.push(("directory", "accusim")),
+                _ => params.extend([("ghost_prefetch", "unmarked"), ("directory", "accusim")]),
+            }
+            exercise(accu(&params, cap, 16), cap, &ops);
+        }
+    }
+}
