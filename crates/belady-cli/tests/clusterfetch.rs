@@ -1,34 +1,11 @@
 //! `belady sim` with ClusterFetch and `belady demo clusterfetch`, end to end.
 
+mod common;
+
+use common::*;
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn belady(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_belady"))
-        .args(args)
-        .output()
-        .expect("run belady")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-/// Asserts a clean failure: non-zero exit, one line on stderr containing every needle.
-fn assert_error(out: &Output, needles: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "succeeded unexpectedly: {err}");
-    assert!(!err.contains("panicked"), "panicked: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    for n in needles {
-        assert!(err.contains(n), "expected '{n}' in: {err}");
-    }
-}
+use std::process::Output;
 
 /// A launch in belady's events format: the trigger is opened and read, then 40 scattered blocks
 /// of a data file are read back to back, then after 2 s a log file is opened.
@@ -144,35 +121,35 @@ fn damaged_stores_and_misused_options_are_one_line_errors() {
     let store = dir.path().join("bad.cfstore");
     std::fs::write(&store, b"BLDYCFS\0\x01\0\0\0garbage garbage").unwrap();
     let s = store.display().to_string();
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--prefetch", "clusterfetch", "--cf-store", &s]),
         &["bad.cfstore", "checksum"],
     );
     std::fs::write(&store, b"short").unwrap();
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--prefetch", "clusterfetch", "--cf-store", &s]),
         &["bad.cfstore", "truncated"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--cf-queue", "8"]),
         &["--cf-queue", "+clusterfetch"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--prefetch", "linux24+bsd"]),
         &["--prefetch", "at most one read-ahead engine"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--prefetch", "clusterfetch", "--cf-queue", "1"]),
         &["--cf-queue"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(
             &trace,
             &["--prefetch", "clusterfetch", "--cf-store-limit", "lots"],
         ),
         &["--cf-store-limit", "byte size"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--launch-until-open", "/nope"]),
         &["--launch-until-open", "/nope"],
     );
@@ -191,7 +168,7 @@ fn damaged_stores_and_misused_options_are_one_line_errors() {
         "--cf-store",
         &s,
     ]);
-    assert_error(&two, &["--cf-store", "2 runs"]);
+    assert_error_all(&two, &["--cf-store", "2 runs"]);
 }
 
 #[test]

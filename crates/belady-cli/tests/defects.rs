@@ -2,31 +2,12 @@
 //! input, huge cache sizes do not abort, `record` checks before running, messages name the right
 //! thing and escape control bytes.
 
+mod common;
+
+use common::*;
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn belady(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_belady"))
-        .args(args)
-        .output()
-        .expect("run belady")
-}
-
-fn ok(out: &Output) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "failed: {err}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A clean failure: non-zero exit, one line on stderr containing `needle`, no panic.
-fn fails(out: &Output, needle: &str) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "succeeded unexpectedly: {err}");
-    assert!(!err.contains("panicked"), "panicked: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    assert!(err.contains(needle), "expected '{needle}' in: {err}");
-    err
-}
+use std::process::Command;
 
 fn names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -65,7 +46,7 @@ fn a_convert_that_fails_leaves_no_output() {
         let r = belady(&[
             "convert", "-t", &native, "-f", "native", "--to", to, "-o", &out,
         ]);
-        fails(&r, "checksum mismatch");
+        assert_error(&r, "checksum mismatch");
         assert_eq!(names(dir.path()), before, "--to {to} left a file behind");
     }
     // A failure over an existing output keeps the old file as it was.
@@ -82,7 +63,7 @@ fn a_convert_that_fails_leaves_no_output() {
         "-o",
         &kept.display().to_string(),
     ]);
-    fails(&r, "checksum mismatch");
+    assert_error(&r, "checksum mismatch");
     assert_eq!(std::fs::read_to_string(&kept).unwrap(), "1\n2\n");
 }
 
@@ -98,17 +79,17 @@ fn output_naming_the_input_is_refused_and_the_input_kept() {
     for out in [&src, &link] {
         for to in ["lirs", "native", "events"] {
             let r = belady(&["convert", "-t", &src, "-f", "lirs", "--to", to, "-o", out]);
-            fails(&r, "is the input");
+            assert_error(&r, "is the input");
         }
         let r = belady(&["merge", &b, &src, "-f", "lirs", "--to", "lirs", "-o", out]);
-        fails(&r, "is the input");
+        assert_error(&r, "is the input");
         assert_eq!(std::fs::read(&src).unwrap(), original);
     }
     let log = dir.path().join("s.log");
     std::fs::write(&log, "").unwrap();
     let log = log.display().to_string();
     let r = belady(&["record", "--from-strace", &log, "-o", &log]);
-    fails(&r, "is the input");
+    assert_error(&r, "is the input");
 }
 
 #[test]
@@ -147,7 +128,7 @@ fn events_redeclaring_a_file_or_reading_past_its_end_are_refused() {
             "-c",
             "10",
         ]);
-        fails(&r, needle);
+        assert_error(&r, needle);
     };
     bad(
         "redeclared.bev",
@@ -242,10 +223,10 @@ fn messages_name_the_right_option_and_cause() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/launch/gcc-headers.1.bev.gz");
     let data = data.display().to_string();
     let r = belady(&["sim", "-t", &data, "-c", "100", "--max-request", "0"]);
-    fails(&r, "invalid --max-request '0'");
+    assert_error(&r, "invalid --max-request '0'");
     let out = dir.path().join("o.accusim").display().to_string();
     let r = belady(&["convert", "-t", &data, "--to", "accusim", "-o", &out]);
-    fails(
+    assert_error(
         &r,
         "the input must be --format accusim or accusim-text, not events",
     );
@@ -266,7 +247,7 @@ fn control_bytes_from_input_are_escaped() {
         "-c",
         "2",
     ]);
-    let err = fails(&r, "\\x1b]0;pwned\\x07");
+    let err = assert_error(&r, "\\x1b]0;pwned\\x07");
     assert!(!err.trim_end().chars().any(char::is_control), "{err:?}");
 }
 
@@ -289,7 +270,7 @@ fn record_checks_its_output_before_running_and_keeps_the_exit_status() {
     let missing = dir.path().join("no/such/dir/out.bev").display().to_string();
     let touch = format!("touch {}", marker.display());
     let r = belady(&["record", "-o", &missing, "--", "sh", "-c", &touch]);
-    fails(&r, "out.bev");
+    assert_error(&r, "out.bev");
     assert!(
         !marker.exists(),
         "the program ran although its output cannot be written"
@@ -297,7 +278,7 @@ fn record_checks_its_output_before_running_and_keeps_the_exit_status() {
 
     let out = dir.path().join("o.bev").display().to_string();
     let r = belady(&["record", "-o", &out, "--", "/nonexistent/prog"]);
-    fails(&r, "cannot run '/nonexistent/prog'");
+    assert_error(&r, "cannot run '/nonexistent/prog'");
     assert!(!Path::new(&out).exists());
 
     let r = belady(&[

@@ -1,13 +1,8 @@
 //! `sim` grids over comma-separated `--prefetch` and `--disk`, and core errors phrased as flags.
 
-use std::process::{Command, Output};
+mod common;
 
-fn belady(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_belady"))
-        .args(args)
-        .output()
-        .expect("run belady")
-}
+use common::*;
 
 fn trace(dir: &std::path::Path) -> String {
     // Two sequential runs of 30 blocks read twice, then a loop over a few scattered blocks.
