@@ -102,11 +102,7 @@ fn live_kernel_matches_linux6() {
         &row(&rows, "seq-4k")["read_ahead_kb"].to_string(),
         "--json",
     ]);
-    assert!(
-        sim.status.success(),
-        "{}",
-        String::from_utf8_lossy(&sim.stderr)
-    );
+    ok(&sim);
     // --from on what was saved gives the same rows.
     let again = belady(&["calibrate", "--from", save.to_str().unwrap(), "--json"]);
     assert_eq!(json_rows(&again), rows);

@@ -17,11 +17,7 @@ fn native_conversion_preserves_results() {
     );
     let n = dir.path().join("t.bldy").display().to_string();
     let conv = belady(&["convert", "-t", &t, "-f", "lirs", "-o", &n]);
-    assert!(
-        conv.status.success(),
-        "{}",
-        String::from_utf8_lossy(&conv.stderr)
-    );
+    ok(&conv);
     let sim = |path: &str, fmt: &[&str]| {
         let out = belady(
             &[
@@ -39,12 +35,7 @@ fn native_conversion_preserves_results() {
             ]
             .concat(),
         );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = json_rows(&out);
         rows.iter()
             .map(|r| (r["policy"].clone(), r["hits"].clone()))
             .collect::<Vec<_>>()
@@ -495,12 +486,7 @@ fn distances_print_both_histograms() {
     let dir = tempfile::tempdir().unwrap();
     let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
     let out = belady(&["distances", "-t", &t, "-f", "lirs", "-c", "2", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_rows(&out);
     let r = &rows[0];
     assert_eq!(r["storage_references"], 8);
     assert_eq!(r["first_references"], 4);

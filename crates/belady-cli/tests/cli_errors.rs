@@ -136,12 +136,7 @@ fn scheduler_needs_a_disk_and_is_checked() {
         belady(&args)
     };
     let exec = |out: &Output| {
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = json_rows(out);
         rows[0]["exec_time_s"].as_f64().unwrap()
     };
     // A constant-latency device has no seeks to save: every scheduler gives the same run.

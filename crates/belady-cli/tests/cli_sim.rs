@@ -12,12 +12,7 @@ fn json_rows_carry_the_documented_fields() {
     let out = belady(&[
         "sim", "-t", &t, "-f", "lirs", "-p", "lru,opt", "-c", "2,50%", "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_rows(&out);
     assert_eq!(rows.len(), 4);
     let lru2 = &rows[0];
     for key in [
@@ -92,12 +87,7 @@ fn writes_are_selectable() {
             ops,
             "--json",
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = json_rows(&out);
         (
             rows[0]["requests"].as_u64().unwrap(),
             rows[0]["hits"].as_u64().unwrap(),
@@ -178,12 +168,7 @@ fn request_log_lists_every_request_of_a_file_level_run() {
         "--json",
         "--log-requests",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_rows(&out);
     let log = rows[0]["request_log"].as_array().unwrap();
     assert_eq!(log.len() as u64, rows[0]["disk_requests"].as_u64().unwrap());
     // The first read misses blocks 0 and 1 and reads 3 ahead: one synchronous request of blocks
@@ -317,12 +302,7 @@ fn levels_run_hierarchies_per_placement_in_text_and_json() {
         "access,eviction,exclusive",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_rows(&out);
     assert_eq!(rows.len(), 3);
     let storage_hits: Vec<u64> = rows
         .iter()
@@ -382,12 +362,7 @@ fn levels_with_a_disk_report_times() {
         "819.2",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_rows(&out);
     // The timing module's hand-worked case: 1 ms disk reads, 60 µs storage hits, 5 ms think.
     assert_eq!(rows[0]["timing"]["run_time_ns"], 45_480_000u64);
     assert_eq!(rows[0]["timing"]["reloads_started"], 5);

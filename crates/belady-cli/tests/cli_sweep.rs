@@ -39,11 +39,7 @@ fn sweep_exports_csv_json_and_parquet_with_the_same_runs() {
     );
     let store = dir.path().join("r.sqlite").display().to_string();
     let out = belady(&["sweep", &exp, "--store", &store, "--quiet"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(&out);
     let json = belady(&["results", "export", "--store", &store, "--format", "json"]);
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(rows.len(), 8);
@@ -58,11 +54,7 @@ fn sweep_exports_csv_json_and_parquet_with_the_same_runs() {
         "-o",
         &pq.display().to_string(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(&out);
     let reader = SerializedFileReader::new(std::fs::File::open(&pq).unwrap()).unwrap();
     assert_eq!(reader.metadata().file_metadata().num_rows(), 8);
     let hits: Vec<i64> = reader

@@ -33,12 +33,7 @@ fn prefetch_and_disk_lists_multiply_the_grid() {
         "none,linux24",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_rows(&out);
     assert_eq!(rows.len(), 8);
     // Read-ahead major, then policy, then size.
     let key: Vec<(Option<&str>, &str, u64)> = rows
