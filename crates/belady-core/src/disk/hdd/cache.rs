@@ -156,21 +156,11 @@ impl HddModel {
         let end = lba + n;
         let seg = self.segments[i].clone();
         let held_end = seg.coverage_end();
-        let (mut out, reached) = self.buffered_out(&seg, lba, held_end, ready);
+        let (out, reached) = self.buffered_out(&seg, lba, held_end, ready);
         let t = ready.max(reached);
         self.stop_read_ahead(t);
-        let (media_end, head, seek, rot) = self.walk(
-            self.head,
-            t,
-            held_end,
-            end - held_end,
-            false,
-            |s, k, d, _| {
-                out = self.bus_out(out, s, k, d);
-                true
-            },
-        );
-        self.head = head;
+        let (media_end, out, seek, rot) = self.media_read(t, held_end, end - held_end, out);
+        let head = self.head;
         let cache = self
             .params
             .cache
@@ -193,13 +183,7 @@ impl HddModel {
         seg.stamp = self.clock;
         self.finish(
             Op::Read,
-            Breakdown {
-                hit: false,
-                overhead_ns: ovh,
-                seek_ns: seek,
-                rotation_ns: rot,
-                ..Breakdown::default()
-            },
+            Breakdown::before_transfer(false, ovh, seek, rot),
             out,
             start,
         )

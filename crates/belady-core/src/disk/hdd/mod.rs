@@ -67,6 +67,19 @@ pub struct Breakdown {
     pub transfer_ns: f64,
 }
 
+impl Breakdown {
+    /// The overhead, seek and rotation of a request; `HddModel::finish` adds the transfer.
+    fn before_transfer(hit: bool, overhead_ns: f64, seek_ns: f64, rotation_ns: f64) -> Self {
+        Breakdown {
+            hit,
+            overhead_ns,
+            seek_ns,
+            rotation_ns,
+            transfer_ns: 0.0,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Op {
     Read,
@@ -159,6 +172,18 @@ impl HddModel {
         self.last
     }
 
+    /// Reads `[lba, lba + n)` from the media from time `t`, the sectors leaving over the bus
+    /// after `out` (see `bus_out`); the heads stay where it ended. Returns when the media and
+    /// when the bus were done, and the first positioning and rotational wait.
+    fn media_read(&mut self, t: f64, lba: u64, n: u64, mut out: f64) -> (f64, f64, f64, f64) {
+        let (media_end, head, seek, rot) = self.walk(self.head, t, lba, n, false, |s, k, d, _| {
+            out = self.bus_out(out, s, k, d);
+            true
+        });
+        self.head = head;
+        (media_end, out, seek, rot)
+    }
+
     /// Bus pipeline: sectors arrive in pieces `(start, k, sector_ns)`; each leaves over the bus
     /// once it is in the buffer and the previous one has left. Returns when the last has left.
     fn bus_out(&self, out: f64, start: f64, k: u64, sector_ns: f64) -> f64 {
@@ -221,12 +246,8 @@ impl HddModel {
         let ovh = ms_to_ns(self.overhead_ms(false, false));
         let t = start + ovh;
         self.stop_read_ahead(t);
-        let mut out = t;
-        let (media_end, head, seek, rot) = self.walk(self.head, t, lba, n, false, |s, k, d, _| {
-            out = self.bus_out(out, s, k, d);
-            true
-        });
-        self.head = head;
+        let (media_end, out, seek, rot) = self.media_read(t, lba, n, t);
+        let head = self.head;
         if let Some(cache) = self.params.cache.clone() {
             let end = lba + n;
             let limit = self.read_ahead_limit(&cache, lba, lba, end);
@@ -253,13 +274,7 @@ impl HddModel {
         }
         self.finish(
             Op::Read,
-            Breakdown {
-                hit: false,
-                overhead_ns: ovh,
-                seek_ns: seek,
-                rotation_ns: rot,
-                ..Breakdown::default()
-            },
+            Breakdown::before_transfer(false, ovh, seek, rot),
             out,
             start,
         )
@@ -317,13 +332,7 @@ impl HddModel {
         };
         self.finish(
             Op::Write,
-            Breakdown {
-                hit: write_back,
-                overhead_ns: ovh,
-                seek_ns: seek,
-                rotation_ns: rot,
-                ..Breakdown::default()
-            },
+            Breakdown::before_transfer(write_back, ovh, seek, rot),
             done,
             start,
         )
