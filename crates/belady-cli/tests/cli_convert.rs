@@ -84,9 +84,7 @@ fn accusim_text_converts_and_simulates() {
         std::fs::read_to_string(&back).unwrap(),
         std::fs::read_to_string(&evt).unwrap()
     );
-    let out = belady(&[
-        "sim", "-t", &bin, "-f", "accusim", "-p", "lru", "-c", "4", "--json",
-    ]);
+    let out = run_sim(&bin, "accusim", &["-p", "lru", "-c", "4", "--json"]);
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     // Blocks 0 and 1, then block 0 again: one hit of three references.
     assert_eq!(

@@ -10,12 +10,12 @@ fn malformed_line_names_file_line_and_expectation() {
     let dir = tempfile::tempdir().unwrap();
     let t = write(dir.path(), "bad.trace", "1\n2\nthree\n");
     assert_error(
-        &belady(&["sim", "-t", &t, "-f", "lirs", "-c", "2"]),
+        &run_sim(&t, "lirs", &["-c", "2"]),
         "bad.trace:3: expected a block number or '*', found 'three'",
     );
     let a = write(dir.path(), "bad.lis", "1 1 0 0\n5 x 0 1\n");
     assert_error(
-        &belady(&["sim", "-t", &a, "-f", "arc", "-c", "2"]),
+        &run_sim(&a, "arc", &["-c", "2"]),
         "bad.lis:2: expected 'start_block num_blocks ignore request_no'",
     );
 }
@@ -25,35 +25,22 @@ fn unknown_format_policy_and_size_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let t = write(dir.path(), "t.trace", "1\n");
     assert_error(
-        &belady(&["sim", "-t", &t, "-f", "parquet", "-c", "2"]),
+        &run_sim(&t, "parquet", &["-c", "2"]),
         "unknown trace format",
     );
     assert_error(
-        &belady(&["sim", "-t", &t, "-f", "lirs", "-c", "0"]),
+        &run_sim(&t, "lirs", &["-c", "0"]),
         "invalid --cache-size '0'",
     );
     assert_error(
-        &belady(&["sim", "-t", &t, "-f", "lirs", "-c", "2", "-p", "lru,zzz"]),
+        &run_sim(&t, "lirs", &["-c", "2", "-p", "lru,zzz"]),
         "unknown policy",
     );
     assert_error(
-        &belady(&[
-            "sim",
-            "-t",
-            &t,
-            "-f",
-            "lirs",
-            "-c",
-            "1KiB",
-            "--block-size",
-            "4096",
-        ]),
+        &run_sim(&t, "lirs", &["-c", "1KiB", "--block-size", "4096"]),
         "less than one block",
     );
-    assert_error(
-        &belady(&["sim", "-t", &t, "-f", "csv", "-c", "2"]),
-        "csv needs --columns",
-    );
+    assert_error(&run_sim(&t, "csv", &["-c", "2"]), "csv needs --columns");
     // One id per line would be recognised as LIRS text by its content.
     let unknown_ext = write(dir.path(), "t.dat", "1,2\n");
     assert_error(
@@ -67,34 +54,25 @@ fn empty_and_unreadable_traces_fail_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     let empty = write(dir.path(), "empty.trace", "*\n\n");
     assert_error(
-        &belady(&["sim", "-t", &empty, "-f", "lirs", "-c", "2"]),
+        &run_sim(&empty, "lirs", &["-c", "2"]),
         "empty.trace: trace holds no read requests",
     );
     let writes_only = write(dir.path(), "w.csv", "0,4096,W\n");
     assert_error(
-        &belady(&[
-            "sim",
-            "-t",
+        &run_sim(
             &writes_only,
-            "-f",
             "csv",
-            "--columns",
-            "offset=0,size=1,op=2",
-            "-c",
-            "2",
-        ]),
+            &["--columns", "offset=0,size=1,op=2", "-c", "2"],
+        ),
         "trace holds no read requests",
     );
     let missing = dir.path().join("nope.trace").display().to_string();
-    let out = belady(&["sim", "-t", &missing, "-f", "lirs", "-c", "2"]);
+    let out = run_sim(&missing, "lirs", &["-c", "2"]);
     assert_error(&out, "nope.trace: No such file");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("No such file").count(), 1, "said twice: {err}");
     let a_dir = dir.path().display().to_string();
-    assert_error(
-        &belady(&["sim", "-t", &a_dir, "-f", "lirs", "-c", "2"]),
-        &a_dir,
-    );
+    assert_error(&run_sim(&a_dir, "lirs", &["-c", "2"]), &a_dir);
 }
 
 #[test]
@@ -204,19 +182,13 @@ fn bad_levels_are_one_line_errors() {
         ("client:lru:2,storage:lru:2:sideways", "expected access"),
         ("client:lru:2,storage:opt:2", "client level only"),
     ] {
-        let out = belady(&["sim", "-t", &t, "-f", "lirs", "--levels", levels]);
+        let out = run_sim(&t, "lirs", &["--levels", levels]);
         assert_error(&out, needle);
     }
-    let out = belady(&[
-        "sim",
-        "-t",
+    let out = run_sim(
         &t,
-        "-f",
         "lirs",
-        "--levels",
-        "c:lru:2,s:lru:2",
-        "--placement",
-        "later",
-    ]);
+        &["--levels", "c:lru:2,s:lru:2", "--placement", "later"],
+    );
     assert_error(&out, "--placement");
 }

@@ -9,9 +9,7 @@ use common::*;
 fn json_rows_carry_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();
     let t = write(dir.path(), "t.trace", "1\n2\n1\n3\n1\n2\n");
-    let out = belady(&[
-        "sim", "-t", &t, "-f", "lirs", "-p", "lru,opt", "-c", "2,50%", "--json",
-    ]);
+    let out = run_sim(&t, "lirs", &["-p", "lru,opt", "-c", "2,50%", "--json"]);
     let rows = json_rows(&out);
     assert_eq!(rows.len(), 4);
     let lru2 = &rows[0];
@@ -73,20 +71,19 @@ fn writes_are_selectable() {
     let dir = tempfile::tempdir().unwrap();
     let t = write(dir.path(), "m.csv", "0,4096,R\n0,4096,W\n8192,100,W\n");
     let run = |ops: &str| {
-        let out = belady(&[
-            "sim",
-            "-t",
+        let out = run_sim(
             &t,
-            "-f",
             "csv",
-            "--columns",
-            "offset=0,size=1,op=2",
-            "-c",
-            "4",
-            "--ops",
-            ops,
-            "--json",
-        ]);
+            &[
+                "--columns",
+                "offset=0,size=1,op=2",
+                "-c",
+                "4",
+                "--ops",
+                ops,
+                "--json",
+            ],
+        );
         let rows = json_rows(&out);
         (
             rows[0]["requests"].as_u64().unwrap(),
@@ -290,18 +287,17 @@ fn levels_run_hierarchies_per_placement_in_text_and_json() {
     let dir = tempfile::tempdir().unwrap();
     // The multi-level module's hand-worked trace 0 1 2 0 1 3 2 0 (here ids 10 11 12 13).
     let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
-    let out = belady(&[
-        "sim",
-        "-t",
+    let out = run_sim(
         &t,
-        "-f",
         "lirs",
-        "--levels",
-        "client:lru:2,storage:lru:2",
-        "--placement",
-        "access,eviction,exclusive",
-        "--json",
-    ]);
+        &[
+            "--levels",
+            "client:lru:2,storage:lru:2",
+            "--placement",
+            "access,eviction,exclusive",
+            "--json",
+        ],
+    );
     let rows = json_rows(&out);
     assert_eq!(rows.len(), 3);
     let storage_hits: Vec<u64> = rows
@@ -318,17 +314,16 @@ fn levels_run_hierarchies_per_placement_in_text_and_json() {
     assert_eq!(ev["format"], "lirs");
     assert_eq!(rows[2]["levels"][1]["demotion_bytes"], 6 * 4096);
     // A level naming its own placement overrides --placement, and runs once.
-    let text = belady(&[
-        "sim",
-        "-t",
+    let text = run_sim(
         &t,
-        "-f",
         "lirs",
-        "--levels",
-        "client:lru:2,storage:lru:2:eviction:2",
-        "--placement",
-        "access,demote",
-    ]);
+        &[
+            "--levels",
+            "client:lru:2,storage:lru:2:eviction:2",
+            "--placement",
+            "access,demote",
+        ],
+    );
     let text = String::from_utf8(text.stdout).unwrap();
     assert_eq!(text.matches("hierarchy ").count(), 1, "{text}");
     assert!(text.contains("eviction:2"), "{text}");
@@ -342,56 +337,48 @@ fn levels_run_hierarchies_per_placement_in_text_and_json() {
 fn levels_with_a_disk_report_times() {
     let dir = tempfile::tempdir().unwrap();
     let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
-    let out = belady(&[
-        "sim",
-        "-t",
+    let out = run_sim(
         &t,
-        "-f",
         "lirs",
-        "--levels",
-        "client:lru:2,storage:lru:2",
-        "--placement",
-        "eviction,demote",
-        "--disk",
-        "fixed",
-        "--think-us",
-        "5000",
-        "--link-latency-us",
-        "10",
-        "--link-mbps",
-        "819.2",
-        "--json",
-    ]);
+        &[
+            "--levels",
+            "client:lru:2,storage:lru:2",
+            "--placement",
+            "eviction,demote",
+            "--disk",
+            "fixed",
+            "--think-us",
+            "5000",
+            "--link-latency-us",
+            "10",
+            "--link-mbps",
+            "819.2",
+            "--json",
+        ],
+    );
     let rows = json_rows(&out);
     // The timing module's hand-worked case: 1 ms disk reads, 60 µs storage hits, 5 ms think.
     assert_eq!(rows[0]["timing"]["run_time_ns"], 45_480_000u64);
     assert_eq!(rows[0]["timing"]["reloads_started"], 5);
     assert_eq!(rows[1]["timing"]["demotion_wait_ns"], 300_000u64);
-    let text = belady(&[
-        "sim",
-        "-t",
+    let text = run_sim(
         &t,
-        "-f",
         "lirs",
-        "--levels",
-        "c:lru:2,s:lru:2",
-        "--disk",
-        "fixed",
-    ]);
+        &["--levels", "c:lru:2,s:lru:2", "--disk", "fixed"],
+    );
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("time on fixed: run "), "{text}");
-    let bad = belady(&[
-        "sim",
-        "-t",
+    let bad = run_sim(
         &t,
-        "-f",
         "lirs",
-        "--levels",
-        "c:lru:2,s:lru:2",
-        "--disk",
-        "fixed",
-        "--link-mbps",
-        "0",
-    ]);
+        &[
+            "--levels",
+            "c:lru:2,s:lru:2",
+            "--disk",
+            "fixed",
+            "--link-mbps",
+            "0",
+        ],
+    );
     assert_error(&bad, "--link-mbps");
 }

@@ -73,23 +73,22 @@ fn learn_on_run_one_prefetch_on_run_two() {
     assert_eq!(cf["baseline_launch_time_s"], first["launch"]["time_s"]);
 
     // Human output: the table and one summary line per run.
-    let text = ok(&belady(&[
-        "sim",
-        "-t",
+    let text = ok(&run_sim(
         &trace,
-        "-f",
         "events",
-        "-p",
-        "lru",
-        "-c",
-        "1000",
-        "--disk",
-        "fixed",
-        "--prefetch",
-        "clusterfetch",
-        "--cf-store",
-        &store,
-    ]));
+        &[
+            "-p",
+            "lru",
+            "-c",
+            "1000",
+            "--disk",
+            "fixed",
+            "--prefetch",
+            "clusterfetch",
+            "--cf-store",
+            &store,
+        ],
+    ));
     assert!(
         text.contains("clusterfetch: 1 triggers, 41 blocks prefetched"),
         "{text}"
@@ -153,21 +152,20 @@ fn damaged_stores_and_misused_options_are_one_line_errors() {
         &sim_json(&trace, &["--launch-until-open", "/nope"]),
         &["--launch-until-open", "/nope"],
     );
-    let two = belady(&[
-        "sim",
-        "-t",
+    let two = run_sim(
         &trace,
-        "-f",
         "events",
-        "-p",
-        "lru,fifo",
-        "-c",
-        "1000",
-        "--prefetch",
-        "clusterfetch",
-        "--cf-store",
-        &s,
-    ]);
+        &[
+            "-p",
+            "lru,fifo",
+            "-c",
+            "1000",
+            "--prefetch",
+            "clusterfetch",
+            "--cf-store",
+            &s,
+        ],
+    );
     assert_error_all(&two, &["--cf-store", "2 runs"]);
 }
 

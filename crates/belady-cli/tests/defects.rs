@@ -163,18 +163,11 @@ fn huge_cache_sizes_are_sized_by_the_trace() {
     let dir = tempfile::tempdir().unwrap();
     let src = lirs(dir.path(), "t.lirs", 1000);
     for size in ["4000000000", "100TiB"] {
-        let out = ok(&belady(&[
-            "sim",
-            "-t",
+        let out = ok(&run_sim(
             &src,
-            "-f",
             "lirs",
-            "-p",
-            "opt,lru,arc,lirs",
-            "-c",
-            size,
-            "--json",
-        ]));
+            &["-p", "opt,lru,arc,lirs", "-c", size, "--json"],
+        ));
         let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
         // 1000 references cycling twice over 500 blocks: a cache holding the whole trace
         // misses only the 500 first touches, whatever the policy.
@@ -184,9 +177,7 @@ fn huge_cache_sizes_are_sized_by_the_trace() {
             assert_eq!(row["hits"], 500, "{row}");
         }
         let level = format!("client:opt:{size},storage:lru:{size}");
-        ok(&belady(&[
-            "sim", "-t", &src, "-f", "lirs", "--levels", &level,
-        ]));
+        ok(&run_sim(&src, "lirs", &["--levels", &level]));
         ok(&belady(&[
             "distances",
             "-t",

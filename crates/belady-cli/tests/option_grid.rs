@@ -19,20 +19,19 @@ fn trace(dir: &std::path::Path) -> String {
 fn prefetch_and_disk_lists_multiply_the_grid() {
     let dir = tempfile::tempdir().unwrap();
     let t = trace(dir.path());
-    let out = belady(&[
-        "sim",
-        "-t",
+    let out = run_sim(
         &t,
-        "-f",
         "lirs",
-        "-p",
-        "lru,arc",
-        "-c",
-        "8,32",
-        "--prefetch",
-        "none,linux24",
-        "--json",
-    ]);
+        &[
+            "-p",
+            "lru,arc",
+            "-c",
+            "8,32",
+            "--prefetch",
+            "none,linux24",
+            "--json",
+        ],
+    );
     let rows = json_rows(&out);
     assert_eq!(rows.len(), 8);
     // Read-ahead major, then policy, then size.
@@ -62,20 +61,19 @@ fn prefetch_and_disk_lists_multiply_the_grid() {
     // Read-ahead over the sequential runs saves disk requests against one read per miss.
     let req = |i: usize| rows[i]["disk_requests"].as_u64().unwrap();
     assert!(req(4) < req(0), "{} vs {}", req(4), req(0));
-    let out = belady(&[
-        "sim",
-        "-t",
+    let out = run_sim(
         &t,
-        "-f",
         "lirs",
-        "-c",
-        "8",
-        "--prefetch",
-        "linux24",
-        "--disk",
-        "fixed,cheetah9lp",
-        "--json",
-    ]);
+        &[
+            "-c",
+            "8",
+            "--prefetch",
+            "linux24",
+            "--disk",
+            "fixed,cheetah9lp",
+            "--json",
+        ],
+    );
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows.len(), 2);
     assert!(rows

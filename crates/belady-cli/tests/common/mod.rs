@@ -69,3 +69,8 @@ pub fn shared(rel: &str) -> Option<String> {
         None
     }
 }
+
+/// `belady sim -t TRACE -f FORMAT ARGS...`.
+pub fn run_sim(trace: &str, format: &str, args: &[&str]) -> Output {
+    belady(&[&["sim", "-t", trace, "-f", format], args].concat())
+}
