@@ -482,7 +482,7 @@ fn convert_file_level_traces_to_native_keeps_their_block_references() {
 #[test]
 fn distances_print_both_histograms() {
     let dir = tempfile::tempdir().unwrap();
-    let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
+    let t = hand_worked_levels_trace(dir.path());
     let out = belady(&["distances", "-t", &t, "-f", "lirs", "-c", "2", "--json"]);
     let rows = json_rows(&out);
     let r = &rows[0];

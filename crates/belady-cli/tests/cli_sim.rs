@@ -285,8 +285,7 @@ fn read_ahead_kb_caps_every_window() {
 #[test]
 fn levels_run_hierarchies_per_placement_in_text_and_json() {
     let dir = tempfile::tempdir().unwrap();
-    // The multi-level module's hand-worked trace 0 1 2 0 1 3 2 0 (here ids 10 11 12 13).
-    let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
+    let t = hand_worked_levels_trace(dir.path());
     let out = run_sim(
         &t,
         "lirs",
@@ -336,7 +335,7 @@ fn levels_run_hierarchies_per_placement_in_text_and_json() {
 #[test]
 fn levels_with_a_disk_report_times() {
     let dir = tempfile::tempdir().unwrap();
-    let t = write(dir.path(), "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n");
+    let t = hand_worked_levels_trace(dir.path());
     let out = run_sim(
         &t,
         "lirs",

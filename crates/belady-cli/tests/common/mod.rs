@@ -74,3 +74,8 @@ pub fn shared(rel: &str) -> Option<String> {
 pub fn run_sim(trace: &str, format: &str, args: &[&str]) -> Output {
     belady(&[&["sim", "-t", trace, "-f", format], args].concat())
 }
+
+/// The multi-level module's hand-worked trace 0 1 2 0 1 3 2 0 (here ids 10 11 12 13), in `dir`.
+pub fn hand_worked_levels_trace(dir: &Path) -> String {
+    write(dir, "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n")
+}
