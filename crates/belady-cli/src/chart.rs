@@ -127,3 +127,49 @@ pub fn marker<DB: DrawingBackend>(
     };
     r.map_err(|e| anyhow!("cannot draw a chart: {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_size_axis_maps_blocks_there_and_back() {
+        for blocks in [1u64, 3, 64, 1000, 1 << 20, 123_456_789] {
+            assert_eq!(blocks_at(log2_blocks(blocks)), blocks as f64, "{blocks}");
+        }
+        assert_eq!(log2_blocks(1024), 10.0);
+    }
+
+    #[test]
+    fn lines_past_the_palette_are_dashed_and_the_reference_is_grey() {
+        let first = look(Some(0));
+        assert_eq!(
+            (first.colour, first.marker, first.dashed),
+            (OKABE_ITO[0], Some(0), false)
+        );
+        let ninth = look(Some(8));
+        assert_eq!(
+            (ninth.colour, ninth.marker, ninth.dashed),
+            (OKABE_ITO[0], Some(2), true)
+        );
+        let reference = look(None);
+        assert_eq!(
+            (reference.colour, reference.marker, reference.dashed),
+            (GREY, None, true)
+        );
+    }
+
+    #[test]
+    fn drawing_fills_a_white_document_of_the_size_asked() {
+        let svg = document("t", (40, 30), |_| Ok(())).unwrap();
+        assert!(
+            svg.starts_with("<svg")
+                && svg.contains("width=\"40\"")
+                && svg.contains("height=\"30\""),
+            "{svg}"
+        );
+        assert!(svg.contains("#FFFFFF"), "{svg}");
+        let err = document("t", (40, 30), |_| Err(anyhow!("boom"))).unwrap_err();
+        assert_eq!(err.to_string(), "boom");
+    }
+}
