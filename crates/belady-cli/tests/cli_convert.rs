@@ -15,7 +15,7 @@ fn native_conversion_preserves_results() {
             .map(|i| format!("{}\n", (i * i) % 397))
             .collect::<String>(),
     );
-    let n = dir.path().join("t.bldy").display().to_string();
+    let n = path_in(dir.path(), "t.bldy");
     let conv = belady(&["convert", "-t", &t, "-f", "lirs", "-o", &n]);
     ok(&conv);
     let sim = |path: &str, fmt: &[&str]| {
@@ -52,8 +52,8 @@ fn accusim_text_converts_and_simulates() {
         "t.evt",
         "open 1 3 9 20000 f\nread 1 3 9 8192 10 20000\npread 1 3 9 0 4096 10 20000\nclose 1 3 9\nexit 1\n",
     );
-    let bin = dir.path().join("t.bin").display().to_string();
-    let back = dir.path().join("back.evt").display().to_string();
+    let bin = path_in(dir.path(), "t.bin");
+    let back = path_in(dir.path(), "back.evt");
     assert!(belady(&[
         "convert",
         "-t",
@@ -112,7 +112,7 @@ fn stats_json(path: &str) -> serde_json::Value {
 #[test]
 fn gen_is_deterministic_per_seed_and_stats_reads_it() {
     let dir = tempfile::tempdir().unwrap();
-    let p = |n: &str| dir.path().join(n).display().to_string();
+    let p = |n: &str| path_in(dir.path(), n);
     let gen = |seed: &str, out: &str, to: &str| {
         ok(&belady(&[
             "gen",
@@ -186,7 +186,7 @@ fn gen_is_deterministic_per_seed_and_stats_reads_it() {
 #[test]
 fn generated_file_traces_simulate_with_read_ahead() {
     let dir = tempfile::tempdir().unwrap();
-    let t = dir.path().join("s.bev").display().to_string();
+    let t = path_in(dir.path(), "s.bev");
     ok(&belady(&[
         "gen",
         "sequential-files",
@@ -220,7 +220,7 @@ fn generated_file_traces_simulate_with_read_ahead() {
 #[test]
 fn merge_keeps_every_request_and_ids_apart() {
     let dir = tempfile::tempdir().unwrap();
-    let p = |n: &str| dir.path().join(n).display().to_string();
+    let p = |n: &str| path_in(dir.path(), n);
     ok(&belady(&[
         "gen",
         "loop",
@@ -278,7 +278,7 @@ fn merge_keeps_every_request_and_ids_apart() {
 #[test]
 fn convert_round_trips_every_block_format_through_native() {
     let dir = tempfile::tempdir().unwrap();
-    let p = |n: &str| dir.path().join(n).display().to_string();
+    let p = |n: &str| path_in(dir.path(), n);
     ok(&belady(&[
         "gen",
         "temporal",
@@ -338,7 +338,7 @@ fn stats_as(path: &str, fmt: &[&str]) -> serde_json::Value {
 #[test]
 fn convert_keeps_every_reference_of_the_block_samples() {
     let dir = tempfile::tempdir().unwrap();
-    let p = |n: &str| dir.path().join(n).display().to_string();
+    let p = |n: &str| path_in(dir.path(), n);
     for (fmt, file) in [
         ("cloudphysics", "block-samples/cloudPhysicsIO.csv.gz"),
         ("msr", "block-samples/msr-cambridge1-sample.csv"),
@@ -413,7 +413,7 @@ fn stats_reports_the_lirs_traces_readme_counts() {
 #[test]
 fn convert_file_level_traces_to_native_keeps_their_block_references() {
     let dir = tempfile::tempdir().unwrap();
-    let p = |n: &str| dir.path().join(n).display().to_string();
+    let p = |n: &str| path_in(dir.path(), n);
     let ids = |args: &[&str], name: &str| -> String {
         let out = p(name);
         ok(&belady(&[args, &["--to", "lirs", "-o", &out]].concat()));

@@ -66,7 +66,7 @@ fn empty_and_unreadable_traces_fail_cleanly() {
         ),
         "trace holds no read requests",
     );
-    let missing = dir.path().join("nope.trace").display().to_string();
+    let missing = path_in(dir.path(), "nope.trace");
     let out = run_sim(&missing, "lirs", &["-c", "2"]);
     assert_error(&out, "nope.trace: No such file");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -132,7 +132,7 @@ fn scheduler_needs_a_disk_and_is_checked() {
 #[test]
 fn gen_errors_are_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("x").display().to_string();
+    let out = path_in(dir.path(), "x");
     assert_error(
         &belady(&["gen", "zipf", "--alpha", "x", "-o", &out]),
         "zipf alpha",

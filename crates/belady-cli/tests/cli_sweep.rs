@@ -37,7 +37,7 @@ fn sweep_exports_csv_json_and_parquet_with_the_same_runs() {
         "policies = [\"lru\", \"opt\"]\nsizes = [\"10\", \"30\"]\nprefetch = [\"none\", \"linux24\"]\n\
          [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
     );
-    let store = dir.path().join("r.sqlite").display().to_string();
+    let store = path_in(dir.path(), "r.sqlite");
     let out = belady(&["sweep", &exp, "--store", &store, "--quiet"]);
     ok(&out);
     let json = belady(&["results", "export", "--store", &store, "--format", "json"]);

@@ -18,9 +18,7 @@ fn launch_trace(dir: &Path) -> String {
         text.push_str(&format!("read - 100 1 4 2 {} 4096\n", (1 + 5 * i) * 4096));
     }
     text.push_str("open - 2000000 1 5 3\nread - 0 1 5 3 0 4096\n");
-    let p = dir.join("launch.bev");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    write(dir, "launch.bev", &text)
 }
 
 fn sim_json(trace: &str, extra: &[&str]) -> Output {
@@ -41,7 +39,7 @@ fn row(out: &Output) -> serde_json::Value {
 fn learn_on_run_one_prefetch_on_run_two() {
     let dir = tempfile::tempdir().unwrap();
     let trace = launch_trace(dir.path());
-    let store = dir.path().join("app.cfstore").display().to_string();
+    let store = path_in(dir.path(), "app.cfstore");
     let args = [
         "--prefetch",
         "none+clusterfetch",

@@ -22,16 +22,14 @@ fn names(dir: &Path) -> Vec<String> {
 /// (7 and 500 are coprime) visited in a fixed cycle.
 fn lirs(dir: &Path, name: &str, n: usize) -> String {
     let text: String = (0..n).map(|i| format!("{}\n", (i * 7) % 500)).collect();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    write(dir, name, &text)
 }
 
 #[test]
 fn a_convert_that_fails_leaves_no_output() {
     let dir = tempfile::tempdir().unwrap();
     let src = lirs(dir.path(), "t.lirs", 200_000);
-    let native = dir.path().join("t.bldy").display().to_string();
+    let native = path_in(dir.path(), "t.bldy");
     ok(&belady(&[
         "convert", "-t", &src, "-f", "lirs", "-o", &native,
     ]));
@@ -42,7 +40,7 @@ fn a_convert_that_fails_leaves_no_output() {
     std::fs::write(&native, bytes).unwrap();
     let before = names(dir.path());
     for to in ["lirs", "csv", "u32le", "native", "arc"] {
-        let out = dir.path().join(format!("out.{to}")).display().to_string();
+        let out = path_in(dir.path(), &format!("out.{to}"));
         let r = belady(&[
             "convert", "-t", &native, "-f", "native", "--to", to, "-o", &out,
         ]);
@@ -215,7 +213,7 @@ fn messages_name_the_right_option_and_cause() {
     let data = data.display().to_string();
     let r = belady(&["sim", "-t", &data, "-c", "100", "--max-request", "0"]);
     assert_error(&r, "invalid --max-request '0'");
-    let out = dir.path().join("o.accusim").display().to_string();
+    let out = path_in(dir.path(), "o.accusim");
     let r = belady(&["convert", "-t", &data, "--to", "accusim", "-o", &out]);
     assert_error(
         &r,
@@ -258,7 +256,7 @@ fn record_checks_its_output_before_running_and_keeps_the_exit_status() {
     }
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("ran");
-    let missing = dir.path().join("no/such/dir/out.bev").display().to_string();
+    let missing = path_in(dir.path(), "no/such/dir/out.bev");
     let touch = format!("touch {}", marker.display());
     let r = belady(&["record", "-o", &missing, "--", "sh", "-c", &touch]);
     assert_error(&r, "out.bev");
@@ -267,7 +265,7 @@ fn record_checks_its_output_before_running_and_keeps_the_exit_status() {
         "the program ran although its output cannot be written"
     );
 
-    let out = dir.path().join("o.bev").display().to_string();
+    let out = path_in(dir.path(), "o.bev");
     let r = belady(&["record", "-o", &out, "--", "/nonexistent/prog"]);
     assert_error(&r, "cannot run '/nonexistent/prog'");
     assert!(!Path::new(&out).exists());
@@ -408,7 +406,7 @@ fn record_stopped_by_sigterm_leaves_no_temporary_files() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("o.bev").display().to_string();
+    let out = path_in(dir.path(), "o.bev");
     let mut child = Command::new(env!("CARGO_BIN_EXE_belady"))
         .args(["record", "-o", &out, "--", "sleep", "5"])
         .stderr(std::process::Stdio::null())

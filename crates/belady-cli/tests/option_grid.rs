@@ -10,9 +10,7 @@ fn trace(dir: &std::path::Path) -> String {
     ids.extend(ids.clone());
     ids.extend([7, 900, 7, 901, 7, 900]);
     let text: String = ids.iter().map(|i| format!("{i}\n")).collect();
-    let p = dir.join("t.trace");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    write(dir, "t.trace", &text)
 }
 
 #[test]

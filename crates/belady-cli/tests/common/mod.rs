@@ -48,6 +48,11 @@ pub fn assert_error_all(out: &Output, needles: &[&str]) -> String {
     err
 }
 
+/// `dir/name` as a string, for the command line.
+pub fn path_in(dir: &Path, name: &str) -> String {
+    dir.join(name).display().to_string()
+}
+
 /// Writes `text` to `dir/name`; the path.
 pub fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
