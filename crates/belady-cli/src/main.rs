@@ -2,6 +2,7 @@
 
 mod args;
 mod calibrate;
+mod chart;
 mod clusterfetch;
 mod clusterfetch_demo;
 mod demo;

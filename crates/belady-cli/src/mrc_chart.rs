@@ -1,23 +1,11 @@
-//! The HTML page of `belady mrc --html`: the curves drawn as an inline SVG with plotters.
+//! The HTML page of `belady mrc --html`: the curves drawn as an inline SVG (the document, axis
+//! and palette are `chart`'s).
 
-use anyhow::{anyhow, Result};
+use crate::chart::{self, TAB10};
+use anyhow::Result;
 use belady_core::mrc::{Method, Mrc};
 use belady_core::OpFilter;
 use plotters::prelude::*;
-
-/// Distinguishable line colours, cycled.
-const COLOURS: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-];
 
 /// One curve: its legend label and `(log2 size, miss ratio)` points.
 type Curve = (String, Vec<(f64, f64)>);
@@ -33,7 +21,7 @@ fn curves(mrc: &Mrc) -> Vec<Curve> {
         if out.last().map_or(true, |(l, _)| *l != label) {
             out.push((label, Vec::new()));
         }
-        let x = (r.cache_blocks.max(1) as f64).log2();
+        let x = chart::log2_blocks(r.cache_blocks.max(1));
         out.last_mut()
             .expect("pushed above")
             .1
@@ -44,7 +32,7 @@ fn curves(mrc: &Mrc) -> Vec<Curve> {
 
 /// A size label for the log2 axis: `2^x` rounded, with k/M suffixes.
 fn size_label(x: &f64) -> String {
-    let v = 2f64.powf(*x).round();
+    let v = chart::blocks_at(*x);
     if v >= 1e6 {
         format!("{}M", (v / 1e5).round() / 10.0)
     } else if v >= 1e3 {
@@ -61,12 +49,9 @@ pub fn svg(mrc: &Mrc, title: &str) -> Result<String> {
         .iter()
         .flat_map(|(_, p)| p.iter().map(|&(x, _)| x))
         .fold(1.0f64, f64::max);
-    let mut out = String::new();
-    {
-        let e = |e: &dyn std::fmt::Debug| anyhow!("cannot draw the chart: {e:?}");
-        let root = SVGBackend::with_string(&mut out, (960, 540)).into_drawing_area();
-        root.fill(&WHITE).map_err(|x| e(&x))?;
-        let mut chart = ChartBuilder::on(&root)
+    let e = |e: &dyn std::fmt::Display| chart::error(title, e);
+    chart::document(title, (960, 540), |root| {
+        let mut chart = ChartBuilder::on(root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(44)
@@ -75,14 +60,14 @@ pub fn svg(mrc: &Mrc, title: &str) -> Result<String> {
             .map_err(|x| e(&x))?;
         chart
             .configure_mesh()
-            .x_desc("cache size (blocks, log2 scale)")
+            .x_desc(chart::SIZE_AXIS)
             .y_desc("miss ratio")
             .x_labels(16)
             .x_label_formatter(&size_label)
             .draw()
             .map_err(|x| e(&x))?;
         for (i, (label, points)) in all.iter().enumerate() {
-            let colour = COLOURS[i % COLOURS.len()];
+            let colour = TAB10[i % TAB10.len()];
             chart
                 .draw_series(LineSeries::new(
                     points.iter().copied(),
@@ -104,9 +89,8 @@ pub fn svg(mrc: &Mrc, title: &str) -> Result<String> {
             .position(SeriesLabelPosition::UpperRight)
             .draw()
             .map_err(|x| e(&x))?;
-        root.present().map_err(|x| e(&x))?;
-    }
-    Ok(out)
+        Ok(())
+    })
 }
 
 fn escape(s: &str) -> String {

@@ -1,11 +1,12 @@
-//! One line chart of the report as standalone SVG, drawn with plotters' SVG backend (text stays
-//! text, so the page needs no fonts of its own and the bytes are the same on every machine).
+//! One line chart of the report as standalone SVG (the document, palette and markers are
+//! `chart`'s).
 //!
 //! The cache-size axis is log2 with a tick at each simulated size; lines take the Okabe–Ito
-//! palette (distinguishable under the common colour-vision deficiencies), each with its own
-//! marker, dashed beyond the palette's eight colours; OPT is the grey dashed reference line.
+//! palette, each with its own marker, dashed beyond the palette's eight colours; OPT is the grey
+//! dashed reference line.
 
-use anyhow::{anyhow, Result};
+use crate::chart::{self, look, marker};
+use anyhow::Result;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
 use std::ops::Range;
@@ -14,23 +15,6 @@ use std::ops::Range;
 pub const SIZE: (u32, u32) = (520, 340);
 /// Width of the plot's half of the chart; the legend takes the rest.
 const PLOT_WIDTH: u32 = 370;
-
-/// Okabe & Ito (2008), "Color Universal Design": black, orange, sky blue, bluish green, yellow,
-/// blue, vermillion, reddish purple.
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(0, 0, 0),
-    RGBColor(230, 159, 0),
-    RGBColor(86, 180, 233),
-    RGBColor(0, 158, 115),
-    RGBColor(240, 228, 66),
-    RGBColor(0, 114, 178),
-    RGBColor(213, 94, 0),
-    RGBColor(204, 121, 167),
-];
-/// OPT's reference line.
-const GREY: RGBColor = RGBColor(119, 119, 119);
-/// How many marker shapes there are (see `marker`).
-const MARKERS: usize = 6;
 
 /// The cache-size axis: log2 of the size, with a tick at each simulated size (plotters' own
 /// log axis puts ticks at powers of ten, which match no simulated size).
@@ -68,54 +52,6 @@ pub struct Line {
     pub points: Vec<(u64, f64)>,
 }
 
-/// How line `i` (counting lines that are not the reference) is drawn.
-struct Look {
-    colour: RGBColor,
-    marker: Option<usize>,
-    dashed: bool,
-}
-
-fn look(index: Option<usize>) -> Look {
-    let Some(i) = index else {
-        return Look {
-            colour: GREY,
-            marker: None,
-            dashed: true,
-        };
-    };
-    Look {
-        colour: PALETTE[i % PALETTE.len()],
-        marker: Some(i % MARKERS),
-        dashed: i >= PALETTE.len(),
-    }
-}
-
-/// Draws marker `shape` at `at` on `area` (backend pixels).
-fn marker<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
-    at: (i32, i32),
-    shape: usize,
-    colour: RGBColor,
-) -> Result<()> {
-    let fill = colour.filled();
-    let (x, y) = at;
-    let r = match shape {
-        0 => area.draw(&Circle::new(at, 3, fill)),
-        1 => area.draw(&Rectangle::new([(x - 3, y - 3), (x + 3, y + 3)], fill)),
-        2 => area.draw(&Polygon::new(
-            vec![(x, y - 4), (x + 4, y + 3), (x - 4, y + 3)],
-            fill,
-        )),
-        3 => area.draw(&Polygon::new(
-            vec![(x, y - 4), (x + 4, y), (x, y + 4), (x - 4, y)],
-            fill,
-        )),
-        4 => area.draw(&Cross::new(at, 4, colour.stroke_width(2))),
-        _ => area.draw(&Circle::new(at, 3, colour.stroke_width(2))),
-    };
-    r.map_err(|e| anyhow!("cannot draw a chart: {e}"))
-}
-
 /// Tick labels: whole numbers as such, large ones shortened.
 pub fn label(v: f64) -> String {
     if v.abs() >= 1e6 {
@@ -131,7 +67,7 @@ pub fn label(v: f64) -> String {
 
 /// The chart as SVG text. `percent` caps the y axis at 100.
 pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<String> {
-    let err = |e: &dyn std::fmt::Display| anyhow!("cannot draw chart {title:?}: {e}");
+    let err = |e: &dyn std::fmt::Display| chart::error(title, e);
     let mut sizes: Vec<u64> = lines
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.0))
@@ -139,7 +75,7 @@ pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<St
         .collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let ticks: Vec<f64> = sizes.iter().map(|&s| (s as f64).log2()).collect();
+    let ticks: Vec<f64> = sizes.iter().map(|&s| chart::log2_blocks(s)).collect();
     let (x0, x1) = match (ticks.first(), ticks.last()) {
         (Some(&a), Some(&b)) => (a - 0.25, b + 0.25),
         _ => (0.0, 1.0),
@@ -155,10 +91,7 @@ pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<St
     } else {
         top * 1.08
     };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
+    chart::document(title, SIZE, |root| {
         let (plot, legend) = root.split_horizontally(PLOT_WIDTH);
         let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 17))
@@ -177,9 +110,9 @@ pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<St
             .configure_mesh()
             .x_labels(ticks.len().max(1))
             .y_labels(6)
-            .x_desc("cache size (blocks, log2 scale)")
+            .x_desc(chart::SIZE_AXIS)
             .y_desc(axis)
-            .x_label_formatter(&|v| format!("{}", v.exp2().round() as u64))
+            .x_label_formatter(&|v| format!("{}", chart::blocks_at(*v) as u64))
             .y_label_formatter(&|v| label(*v))
             .bold_line_style(RGBColor(225, 225, 225))
             .max_light_lines(0)
@@ -193,7 +126,7 @@ pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<St
                 .points
                 .iter()
                 .filter(|p| p.0 > 0)
-                .map(|&(x, y)| ((x as f64).log2(), y))
+                .map(|&(x, y)| (chart::log2_blocks(x), y))
                 .collect();
             let style = l.colour.stroke_width(2);
             if l.dashed {
@@ -209,7 +142,7 @@ pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<St
                 for &p in &pts {
                     let at = chart.backend_coord(&p);
                     // The chart's pixels are the root's; the plot area starts at the root's origin.
-                    marker(&root, at, shape, l.colour)?;
+                    marker(root, at, shape, l.colour)?;
                 }
             }
             // The legend, one entry per line in the chart's order.
@@ -236,7 +169,6 @@ pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<St
                 ))
                 .map_err(|e| err(&e))?;
         }
-        root.present().map_err(|e| err(&e))?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }

@@ -1,26 +1,14 @@
 //! `belady calibrate`: the Linux 6 read-ahead model against kernel observations saved on Linux
 //! 6.18 (held out), against the running kernel (live), and its error and cleanup paths.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn belady(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_belady"))
-        .args(args)
-        .output()
-        .expect("run belady")
-}
-
-fn rows(out: &Output) -> Vec<Value> {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON rows")
-}
 
 fn row<'a>(rows: &'a [Value], pattern: &str) -> &'a Value {
     rows.iter()
@@ -46,14 +34,14 @@ fn observations() -> PathBuf {
 fn held_out_kernel_observations() {
     let dir = observations();
     let d = dir.to_str().unwrap();
-    let linux6 = rows(&belady(&["calibrate", "--from", d, "--json"]));
+    let linux6 = json_rows(&belady(&["calibrate", "--from", d, "--json"]));
     assert_eq!(linux6.len(), 13);
     assert!(within(&linux6) >= 11, "{linux6:#?}");
     // The folio-aligned windows: a 4 KiB reader ends at exactly 1024 pages, where ondemand's
     // pre-folio windows reach 1876.
     assert_eq!(row(&linux6, "seq-4k")["model_pages"], 1024);
     assert_eq!(row(&linux6, "seq-4k")["kernel_pages"], 1024);
-    let ondemand = rows(&belady(&[
+    let ondemand = json_rows(&belady(&[
         "calibrate",
         "--from",
         d,
@@ -95,7 +83,7 @@ fn live_kernel_matches_linux6() {
         println!("skipped: {}", err.trim());
         return;
     }
-    let rows = rows(&out);
+    let rows = json_rows(&out);
     assert!(rows.len() >= 13);
     assert!(within(&rows) >= 11, "{rows:#?}");
     // The scratch file is gone; the saved traces replay with `belady sim`.
@@ -114,23 +102,10 @@ fn live_kernel_matches_linux6() {
         &row(&rows, "seq-4k")["read_ahead_kb"].to_string(),
         "--json",
     ]);
-    assert!(
-        sim.status.success(),
-        "{}",
-        String::from_utf8_lossy(&sim.stderr)
-    );
+    ok(&sim);
     // --from on what was saved gives the same rows.
     let again = belady(&["calibrate", "--from", save.to_str().unwrap(), "--json"]);
-    assert_eq!(self::rows(&again), rows);
-}
-
-/// Asserts a clean one-line failure naming `needle`.
-fn assert_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "succeeded unexpectedly: {err}");
-    assert!(!err.contains("panicked"), "panicked: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    assert!(err.contains(needle), "expected '{needle}' in: {err}");
+    assert_eq!(json_rows(&again), rows);
 }
 
 #[test]

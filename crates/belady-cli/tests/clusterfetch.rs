@@ -1,34 +1,11 @@
 //! `belady sim` with ClusterFetch and `belady demo clusterfetch`, end to end.
 
+mod common;
+
+use common::*;
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn belady(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_belady"))
-        .args(args)
-        .output()
-        .expect("run belady")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-/// Asserts a clean failure: non-zero exit, one line on stderr containing every needle.
-fn assert_error(out: &Output, needles: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "succeeded unexpectedly: {err}");
-    assert!(!err.contains("panicked"), "panicked: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    for n in needles {
-        assert!(err.contains(n), "expected '{n}' in: {err}");
-    }
-}
+use std::process::Output;
 
 /// A launch in belady's events format: the trigger is opened and read, then 40 scattered blocks
 /// of a data file are read back to back, then after 2 s a log file is opened.
@@ -41,9 +18,7 @@ fn launch_trace(dir: &Path) -> String {
         text.push_str(&format!("read - 100 1 4 2 {} 4096\n", (1 + 5 * i) * 4096));
     }
     text.push_str("open - 2000000 1 5 3\nread - 0 1 5 3 0 4096\n");
-    let p = dir.join("launch.bev");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    write(dir, "launch.bev", &text)
 }
 
 fn sim_json(trace: &str, extra: &[&str]) -> Output {
@@ -64,7 +39,7 @@ fn row(out: &Output) -> serde_json::Value {
 fn learn_on_run_one_prefetch_on_run_two() {
     let dir = tempfile::tempdir().unwrap();
     let trace = launch_trace(dir.path());
-    let store = dir.path().join("app.cfstore").display().to_string();
+    let store = path_in(dir.path(), "app.cfstore");
     let args = [
         "--prefetch",
         "none+clusterfetch",
@@ -96,23 +71,22 @@ fn learn_on_run_one_prefetch_on_run_two() {
     assert_eq!(cf["baseline_launch_time_s"], first["launch"]["time_s"]);
 
     // Human output: the table and one summary line per run.
-    let text = ok(&belady(&[
-        "sim",
-        "-t",
+    let text = ok(&run_sim(
         &trace,
-        "-f",
         "events",
-        "-p",
-        "lru",
-        "-c",
-        "1000",
-        "--disk",
-        "fixed",
-        "--prefetch",
-        "clusterfetch",
-        "--cf-store",
-        &store,
-    ]));
+        &[
+            "-p",
+            "lru",
+            "-c",
+            "1000",
+            "--disk",
+            "fixed",
+            "--prefetch",
+            "clusterfetch",
+            "--cf-store",
+            &store,
+        ],
+    ));
     assert!(
         text.contains("clusterfetch: 1 triggers, 41 blocks prefetched"),
         "{text}"
@@ -144,54 +118,53 @@ fn damaged_stores_and_misused_options_are_one_line_errors() {
     let store = dir.path().join("bad.cfstore");
     std::fs::write(&store, b"BLDYCFS\0\x01\0\0\0garbage garbage").unwrap();
     let s = store.display().to_string();
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--prefetch", "clusterfetch", "--cf-store", &s]),
         &["bad.cfstore", "checksum"],
     );
     std::fs::write(&store, b"short").unwrap();
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--prefetch", "clusterfetch", "--cf-store", &s]),
         &["bad.cfstore", "truncated"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--cf-queue", "8"]),
         &["--cf-queue", "+clusterfetch"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--prefetch", "linux24+bsd"]),
         &["--prefetch", "at most one read-ahead engine"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--prefetch", "clusterfetch", "--cf-queue", "1"]),
         &["--cf-queue"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(
             &trace,
             &["--prefetch", "clusterfetch", "--cf-store-limit", "lots"],
         ),
         &["--cf-store-limit", "byte size"],
     );
-    assert_error(
+    assert_error_all(
         &sim_json(&trace, &["--launch-until-open", "/nope"]),
         &["--launch-until-open", "/nope"],
     );
-    let two = belady(&[
-        "sim",
-        "-t",
+    let two = run_sim(
         &trace,
-        "-f",
         "events",
-        "-p",
-        "lru,fifo",
-        "-c",
-        "1000",
-        "--prefetch",
-        "clusterfetch",
-        "--cf-store",
-        &s,
-    ]);
-    assert_error(&two, &["--cf-store", "2 runs"]);
+        &[
+            "-p",
+            "lru,fifo",
+            "-c",
+            "1000",
+            "--prefetch",
+            "clusterfetch",
+            "--cf-store",
+            &s,
+        ],
+    );
+    assert_error_all(&two, &["--cf-store", "2 runs"]);
 }
 
 #[test]

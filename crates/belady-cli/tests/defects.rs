@@ -2,31 +2,12 @@
 //! input, huge cache sizes do not abort, `record` checks before running, messages name the right
 //! thing and escape control bytes.
 
+mod common;
+
+use common::*;
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn belady(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_belady"))
-        .args(args)
-        .output()
-        .expect("run belady")
-}
-
-fn ok(out: &Output) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "failed: {err}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A clean failure: non-zero exit, one line on stderr containing `needle`, no panic.
-fn fails(out: &Output, needle: &str) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "succeeded unexpectedly: {err}");
-    assert!(!err.contains("panicked"), "panicked: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    assert!(err.contains(needle), "expected '{needle}' in: {err}");
-    err
-}
+use std::process::Command;
 
 fn names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -41,16 +22,14 @@ fn names(dir: &Path) -> Vec<String> {
 /// (7 and 500 are coprime) visited in a fixed cycle.
 fn lirs(dir: &Path, name: &str, n: usize) -> String {
     let text: String = (0..n).map(|i| format!("{}\n", (i * 7) % 500)).collect();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    write(dir, name, &text)
 }
 
 #[test]
 fn a_convert_that_fails_leaves_no_output() {
     let dir = tempfile::tempdir().unwrap();
     let src = lirs(dir.path(), "t.lirs", 200_000);
-    let native = dir.path().join("t.bldy").display().to_string();
+    let native = path_in(dir.path(), "t.bldy");
     ok(&belady(&[
         "convert", "-t", &src, "-f", "lirs", "-o", &native,
     ]));
@@ -61,11 +40,11 @@ fn a_convert_that_fails_leaves_no_output() {
     std::fs::write(&native, bytes).unwrap();
     let before = names(dir.path());
     for to in ["lirs", "csv", "u32le", "native", "arc"] {
-        let out = dir.path().join(format!("out.{to}")).display().to_string();
+        let out = path_in(dir.path(), &format!("out.{to}"));
         let r = belady(&[
             "convert", "-t", &native, "-f", "native", "--to", to, "-o", &out,
         ]);
-        fails(&r, "checksum mismatch");
+        assert_error(&r, "checksum mismatch");
         assert_eq!(names(dir.path()), before, "--to {to} left a file behind");
     }
     // A failure over an existing output keeps the old file as it was.
@@ -82,7 +61,7 @@ fn a_convert_that_fails_leaves_no_output() {
         "-o",
         &kept.display().to_string(),
     ]);
-    fails(&r, "checksum mismatch");
+    assert_error(&r, "checksum mismatch");
     assert_eq!(std::fs::read_to_string(&kept).unwrap(), "1\n2\n");
 }
 
@@ -98,17 +77,17 @@ fn output_naming_the_input_is_refused_and_the_input_kept() {
     for out in [&src, &link] {
         for to in ["lirs", "native", "events"] {
             let r = belady(&["convert", "-t", &src, "-f", "lirs", "--to", to, "-o", out]);
-            fails(&r, "is the input");
+            assert_error(&r, "is the input");
         }
         let r = belady(&["merge", &b, &src, "-f", "lirs", "--to", "lirs", "-o", out]);
-        fails(&r, "is the input");
+        assert_error(&r, "is the input");
         assert_eq!(std::fs::read(&src).unwrap(), original);
     }
     let log = dir.path().join("s.log");
     std::fs::write(&log, "").unwrap();
     let log = log.display().to_string();
     let r = belady(&["record", "--from-strace", &log, "-o", &log]);
-    fails(&r, "is the input");
+    assert_error(&r, "is the input");
 }
 
 #[test]
@@ -147,7 +126,7 @@ fn events_redeclaring_a_file_or_reading_past_its_end_are_refused() {
             "-c",
             "10",
         ]);
-        fails(&r, needle);
+        assert_error(&r, needle);
     };
     bad(
         "redeclared.bev",
@@ -182,18 +161,11 @@ fn huge_cache_sizes_are_sized_by_the_trace() {
     let dir = tempfile::tempdir().unwrap();
     let src = lirs(dir.path(), "t.lirs", 1000);
     for size in ["4000000000", "100TiB"] {
-        let out = ok(&belady(&[
-            "sim",
-            "-t",
+        let out = ok(&run_sim(
             &src,
-            "-f",
             "lirs",
-            "-p",
-            "opt,lru,arc,lirs",
-            "-c",
-            size,
-            "--json",
-        ]));
+            &["-p", "opt,lru,arc,lirs", "-c", size, "--json"],
+        ));
         let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
         // 1000 references cycling twice over 500 blocks: a cache holding the whole trace
         // misses only the 500 first touches, whatever the policy.
@@ -203,9 +175,7 @@ fn huge_cache_sizes_are_sized_by_the_trace() {
             assert_eq!(row["hits"], 500, "{row}");
         }
         let level = format!("client:opt:{size},storage:lru:{size}");
-        ok(&belady(&[
-            "sim", "-t", &src, "-f", "lirs", "--levels", &level,
-        ]));
+        ok(&run_sim(&src, "lirs", &["--levels", &level]));
         ok(&belady(&[
             "distances",
             "-t",
@@ -242,10 +212,10 @@ fn messages_name_the_right_option_and_cause() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/launch/gcc-headers.1.bev.gz");
     let data = data.display().to_string();
     let r = belady(&["sim", "-t", &data, "-c", "100", "--max-request", "0"]);
-    fails(&r, "invalid --max-request '0'");
-    let out = dir.path().join("o.accusim").display().to_string();
+    assert_error(&r, "invalid --max-request '0'");
+    let out = path_in(dir.path(), "o.accusim");
     let r = belady(&["convert", "-t", &data, "--to", "accusim", "-o", &out]);
-    fails(
+    assert_error(
         &r,
         "the input must be --format accusim or accusim-text, not events",
     );
@@ -266,7 +236,7 @@ fn control_bytes_from_input_are_escaped() {
         "-c",
         "2",
     ]);
-    let err = fails(&r, "\\x1b]0;pwned\\x07");
+    let err = assert_error(&r, "\\x1b]0;pwned\\x07");
     assert!(!err.trim_end().chars().any(char::is_control), "{err:?}");
 }
 
@@ -286,18 +256,18 @@ fn record_checks_its_output_before_running_and_keeps_the_exit_status() {
     }
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("ran");
-    let missing = dir.path().join("no/such/dir/out.bev").display().to_string();
+    let missing = path_in(dir.path(), "no/such/dir/out.bev");
     let touch = format!("touch {}", marker.display());
     let r = belady(&["record", "-o", &missing, "--", "sh", "-c", &touch]);
-    fails(&r, "out.bev");
+    assert_error(&r, "out.bev");
     assert!(
         !marker.exists(),
         "the program ran although its output cannot be written"
     );
 
-    let out = dir.path().join("o.bev").display().to_string();
+    let out = path_in(dir.path(), "o.bev");
     let r = belady(&["record", "-o", &out, "--", "/nonexistent/prog"]);
-    fails(&r, "cannot run '/nonexistent/prog'");
+    assert_error(&r, "cannot run '/nonexistent/prog'");
     assert!(!Path::new(&out).exists());
 
     let r = belady(&[
@@ -436,7 +406,7 @@ fn record_stopped_by_sigterm_leaves_no_temporary_files() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("o.bev").display().to_string();
+    let out = path_in(dir.path(), "o.bev");
     let mut child = Command::new(env!("CARGO_BIN_EXE_belady"))
         .args(["record", "-o", &out, "--", "sleep", "5"])
         .stderr(std::process::Stdio::null())

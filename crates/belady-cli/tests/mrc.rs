@@ -1,51 +1,8 @@
 //! `belady mrc`: the curves against `belady sim` on the shared real traces, output forms, errors.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn belady(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_belady"))
-        .args(args)
-        .output()
-        .expect("run belady")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn json(out: &Output) -> Vec<serde_json::Value> {
-    serde_json::from_str(&ok(out)).unwrap()
-}
-
-/// Asserts a clean failure: non-zero exit, one line on stderr containing `needle`, no panic.
-fn assert_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "succeeded unexpectedly: {err}");
-    assert!(!err.contains("panicked"), "panicked: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    assert!(err.contains(needle), "expected '{needle}' in: {err}");
-}
-
-/// `rel` under the shared traces folder (BELADY_TRACES, else `../shared/traces` beside the
-/// checkout), or `None` with a message when it is absent.
-fn shared(rel: &str) -> Option<String> {
-    let traces = std::env::var_os("BELADY_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"));
-    let path = traces.join(rel);
-    if path.exists() {
-        Some(path.display().to_string())
-    } else {
-        eprintln!("skipping: {} not found (set BELADY_TRACES)", path.display());
-        None
-    }
-}
+use common::*;
 
 fn get_u64(row: &serde_json::Value, key: &str) -> u64 {
     row[key]
@@ -59,10 +16,10 @@ fn exact_lru_equals_sim_on_p3() {
         return;
     };
     let sizes = "1000,10000,100000";
-    let mrc = json(&belady(&[
+    let mrc = json_rows(&belady(&[
         "mrc", &p3, "--policy", "lru", "--sizes", sizes, "--json",
     ]));
-    let sim = json(&belady(&[
+    let sim = json_rows(&belady(&[
         "sim", "-t", &p3, "--policy", "lru", "-c", sizes, "--json",
     ]));
     assert_eq!(mrc.len(), 3);
@@ -86,7 +43,7 @@ fn sampled_error(trace: &str) -> f64 {
         .map(|i| ((unique * 0.01 * 50f64.powf(i as f64 / 9.0)) as u64).to_string())
         .collect();
     let sizes = sizes.join(",");
-    let mrc = json(&belady(&[
+    let mrc = json_rows(&belady(&[
         "mrc",
         trace,
         "--policy",
@@ -97,7 +54,7 @@ fn sampled_error(trace: &str) -> f64 {
         "0.01",
         "--json",
     ]));
-    let sim = json(&belady(&[
+    let sim = json_rows(&belady(&[
         "sim", "-t", trace, "--policy", policies, "-c", &sizes, "--json",
     ]));
     assert_eq!(mrc.len(), 30);

@@ -1,13 +1,8 @@
 //! `sim` grids over comma-separated `--prefetch` and `--disk`, and core errors phrased as flags.
 
-use std::process::{Command, Output};
+mod common;
 
-fn belady(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_belady"))
-        .args(args)
-        .output()
-        .expect("run belady")
-}
+use common::*;
 
 fn trace(dir: &std::path::Path) -> String {
     // Two sequential runs of 30 blocks read twice, then a loop over a few scattered blocks.
@@ -15,35 +10,27 @@ fn trace(dir: &std::path::Path) -> String {
     ids.extend(ids.clone());
     ids.extend([7, 900, 7, 901, 7, 900]);
     let text: String = ids.iter().map(|i| format!("{i}\n")).collect();
-    let p = dir.join("t.trace");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    write(dir, "t.trace", &text)
 }
 
 #[test]
 fn prefetch_and_disk_lists_multiply_the_grid() {
     let dir = tempfile::tempdir().unwrap();
     let t = trace(dir.path());
-    let out = belady(&[
-        "sim",
-        "-t",
+    let out = run_sim(
         &t,
-        "-f",
         "lirs",
-        "-p",
-        "lru,arc",
-        "-c",
-        "8,32",
-        "--prefetch",
-        "none,linux24",
-        "--json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        &[
+            "-p",
+            "lru,arc",
+            "-c",
+            "8,32",
+            "--prefetch",
+            "none,linux24",
+            "--json",
+        ],
     );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_rows(&out);
     assert_eq!(rows.len(), 8);
     // Read-ahead major, then policy, then size.
     let key: Vec<(Option<&str>, &str, u64)> = rows
@@ -72,20 +59,19 @@ fn prefetch_and_disk_lists_multiply_the_grid() {
     // Read-ahead over the sequential runs saves disk requests against one read per miss.
     let req = |i: usize| rows[i]["disk_requests"].as_u64().unwrap();
     assert!(req(4) < req(0), "{} vs {}", req(4), req(0));
-    let out = belady(&[
-        "sim",
-        "-t",
+    let out = run_sim(
         &t,
-        "-f",
         "lirs",
-        "-c",
-        "8",
-        "--prefetch",
-        "linux24",
-        "--disk",
-        "fixed,cheetah9lp",
-        "--json",
-    ]);
+        &[
+            "-c",
+            "8",
+            "--prefetch",
+            "linux24",
+            "--disk",
+            "fixed,cheetah9lp",
+            "--json",
+        ],
+    );
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows.len(), 2);
     assert!(rows

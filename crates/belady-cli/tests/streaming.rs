@@ -1,5 +1,9 @@
 //! Inputs that must end, and end cleanly: endless lines, huge requests, traces through pipes.
 
+mod common;
+
+use common::*;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -30,15 +34,6 @@ fn belady_bounded(args: &[&str], secs: u64) -> (Output, Duration) {
         std::thread::sleep(Duration::from_millis(20));
     }
     (child.wait_with_output().unwrap(), start.elapsed())
-}
-
-/// Asserts a clean failure: non-zero exit, one line on stderr containing `needle`, no panic.
-fn assert_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "succeeded unexpectedly: {err}");
-    assert!(!err.contains("panicked"), "panicked: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    assert!(err.contains(needle), "expected '{needle}' in: {err}");
 }
 
 #[test]
@@ -135,11 +130,7 @@ fn traces_through_a_fifo_are_detected_and_read_once() {
         .arg(&native)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(&out);
     for (name, bytes) in [
         ("native-fifo", std::fs::read(&native).unwrap()),
         ("text-fifo", std::fs::read(&text).unwrap()),

@@ -30,6 +30,7 @@
 //! page shared by every descriptor (a flag one descriptor consumed through a non-first block of
 //! its folio can still fire again for another descriptor reading that folio's first block).
 
+use super::ondemand::{follows, history_size, init_size, next_size};
 use super::{Desc, Lookup, Plan, ReadAhead, ReadCall};
 use rustc_hash::FxHashMap;
 
@@ -100,27 +101,6 @@ impl Linux6 {
         }
     }
 
-    fn init_size(&self, req: u64) -> u64 {
-        let r = req.max(1).next_power_of_two();
-        if r <= self.max / 32 {
-            4 * r
-        } else if r <= self.max / 4 {
-            2 * r
-        } else {
-            self.max
-        }
-    }
-
-    fn next_size(&self, cur: u64) -> u64 {
-        if cur < self.max / 16 {
-            4 * cur
-        } else if cur <= self.max / 2 {
-            2 * cur
-        } else {
-            self.max
-        }
-    }
-
     /// `page_cache_ra_order`: the window `[start, start + size)` is read (the engine skips cached
     /// blocks); returns the plan and remembers the folio holding the marker block.
     fn submit(&self, s: &mut State, cached: &dyn Fn(u64) -> bool) -> Plan {
@@ -185,9 +165,9 @@ impl Linux6 {
         let req = s.last_index.saturating_sub(index).max(1);
         // Before any call `prev_pos` is -1, whose block is far from any real one.
         let prev_index = s.prev_pos / self.block_size;
-        if index == 0 || req > self.max || index.wrapping_sub(prev_index) <= 1 {
+        if index == 0 || req > self.max || follows(index, prev_index) {
             s.start = index;
-            s.size = self.init_size(req);
+            s.size = init_size(self.max, req);
             s.async_size = if s.size > req {
                 s.size - req
             } else {
@@ -195,15 +175,11 @@ impl Linux6 {
             };
         } else {
             // Cached history right before the miss, as a sequential stream leaves it.
-            let scan = index.min(self.max);
-            let contig = (1..=scan).take_while(|&k| cached(index - k)).count() as u64;
-            if contig <= req {
+            let Some(size) = history_size(self.max, index, req, cached) else {
                 return Plan::read(index..index + req);
-            }
-            // Cached from the file's first block: a whole-file read.
-            let contig = if contig == index { 2 * contig } else { contig };
+            };
             s.start = index;
-            s.size = (contig + req).min(self.max);
+            s.size = size;
             s.async_size = 1;
         }
         s.order = 0;
@@ -216,7 +192,7 @@ impl Linux6 {
         let expected = (s.start + s.size - s.async_size) & !(len.max(1) - 1);
         if s.size > 0 && folio == expected {
             s.start += s.size;
-            s.size = s.size.max(self.next_size(s.size));
+            s.size = s.size.max(next_size(self.max, s.size));
         } else {
             // A marked folio without matching state (another stream): the window it belonged
             // to ends at the first uncached block after it. The kernel's scan
@@ -232,7 +208,7 @@ impl Linux6 {
                 return Plan::nothing();
             }
             s.start = start;
-            s.size = self.next_size(start - folio + req);
+            s.size = next_size(self.max, start - folio + req);
         }
         s.order += 2;
         let align = 1u64 << s.order.min(self.max.trailing_zeros());

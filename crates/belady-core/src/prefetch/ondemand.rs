@@ -12,6 +12,62 @@
 use super::{Desc, Lookup, Plan, ReadAhead, ReadCall};
 use rustc_hash::FxHashMap;
 
+/// The first window for a request of `req` blocks with windows of at most `max` blocks
+/// (`get_init_ra_size`): the request rounded up to a power of two, times 4 while small, times 2
+/// while under a quarter of `max`, else `max`.
+pub(super) fn init_size(max: u64, req: u64) -> u64 {
+    let r = req.max(1).next_power_of_two();
+    if r <= max / 32 {
+        4 * r
+    } else if r <= max / 4 {
+        2 * r
+    } else {
+        max
+    }
+}
+
+/// The window after one of `cur` blocks (`get_next_ra_size`): 4x while under a sixteenth of
+/// `max`, 2x up to half of it, then `max`.
+pub(super) fn next_size(max: u64, cur: u64) -> u64 {
+    if cur < max / 16 {
+        4 * cur
+    } else if cur <= max / 2 {
+        2 * cur
+    } else {
+        max
+    }
+}
+
+/// Whether a miss at block `index` is sequential after block `prev`. The kernel's test is
+/// unsigned (`index - prev_index <= 1`): only the same block or the next one is sequential; a
+/// backward jump wraps around and is not.
+pub(super) fn follows(index: u64, prev: u64) -> bool {
+    index.wrapping_sub(prev) <= 1
+}
+
+/// The window a random miss of `req` blocks at `index` opens from the cached history right
+/// before it (`try_context_readahead`), or `None` when that history is no longer than the
+/// request. History reaching back to the file's first block counts twice (a whole-file read).
+pub(super) fn history_size(
+    max: u64,
+    index: u64,
+    req: u64,
+    cached: &dyn Fn(u64) -> bool,
+) -> Option<u64> {
+    let history = (1..=index.min(max))
+        .take_while(|&k| cached(index - k))
+        .count() as u64;
+    if history <= req {
+        return None;
+    }
+    let count = if history == index {
+        2 * history
+    } else {
+        history
+    };
+    Some((count + req).min(max))
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Window {
     start: u64,
@@ -38,30 +94,9 @@ impl Ondemand {
         }
     }
 
-    fn init(&self, req: u64) -> u64 {
-        let r = req.next_power_of_two();
-        if r <= self.max / 32 {
-            4 * r
-        } else if r <= self.max / 4 {
-            2 * r
-        } else {
-            self.max
-        }
-    }
-
-    fn next(&self, cur: u64) -> u64 {
-        if cur < self.max / 16 {
-            4 * cur
-        } else if cur <= self.max / 2 {
-            2 * cur
-        } else {
-            self.max
-        }
-    }
-
     fn submit(&self, w: &mut Window, index: u64) -> Plan {
         if index == w.start && w.size == w.async_size {
-            let add = self.next(w.size);
+            let add = next_size(self.max, w.size);
             if w.size + add <= self.max {
                 w.async_size = add;
                 w.size += add;
@@ -111,7 +146,7 @@ impl ReadAhead for Ondemand {
             let req = w.last_index.saturating_sub(index) + 1;
             let initial = |w: &mut Window| {
                 w.start = index;
-                w.size = self.init(req);
+                w.size = init_size(self.max, req);
                 w.async_size = if w.size > req { w.size - req } else { w.size };
             };
             if index == 0 {
@@ -119,7 +154,7 @@ impl ReadAhead for Ondemand {
                 self.submit(&mut w, index)
             } else if index == w.start + w.size - w.async_size || index == w.start + w.size {
                 w.start += w.size;
-                w.size = self.next(w.size);
+                w.size = next_size(self.max, w.size);
                 w.async_size = w.size;
                 self.submit(&mut w, index)
             } else if marker {
@@ -127,33 +162,21 @@ impl ReadAhead for Ondemand {
                     None => Plan::nothing(),
                     Some(s) => {
                         w.start = s;
-                        w.size = self.next(s - index + req);
+                        w.size = next_size(self.max, s - index + req);
                         w.async_size = w.size;
                         self.submit(&mut w, index)
                     }
                 }
-            } else if req > self.max || w.prev_index.is_some_and(|p| index.wrapping_sub(p) <= 1) {
-                // The kernel's test is unsigned (`index - prev_index <= 1`): only the same block or
-                // the next one is sequential; a backward jump wraps around and is not.
+            } else if req > self.max || w.prev_index.is_some_and(|p| follows(index, p)) {
                 initial(&mut w);
                 self.submit(&mut w, index)
+            } else if let Some(size) = history_size(self.max, index, req, cached) {
+                w.start = index;
+                w.size = size;
+                w.async_size = 1;
+                self.submit(&mut w, index)
             } else {
-                let history = (1..=index.min(self.max))
-                    .take_while(|&k| cached(index - k))
-                    .count() as u64;
-                if history > req {
-                    let count = if history == index {
-                        2 * history
-                    } else {
-                        history
-                    };
-                    w.start = index;
-                    w.size = (count + req).min(self.max);
-                    w.async_size = 1;
-                    self.submit(&mut w, index)
-                } else {
-                    Plan::read(index..index + req)
-                }
+                Plan::read(index..index + req)
             }
         };
         w.prev_index = Some(index);
