@@ -4,7 +4,7 @@
 use belady_core::config::RunOptions;
 use belady_core::simulate::simulate;
 use belady_core::sweep::store::Store;
-use belady_core::sweep::{run_config, Experiment, Plan, RunConfig};
+use belady_core::sweep::{run_config, CellConfig, Experiment, Plan};
 use belady_core::trace::{detect_format, Format, OpFilter};
 use belady_core::{parse_policies, CacheSize, Error, RunResult};
 use pyo3::create_exception;
@@ -154,7 +154,7 @@ fn plan_json(py: Python<'_>, experiment: &str, base: PathBuf, name: &str) -> PyR
 #[pyfunction]
 fn run_config_json(py: Python<'_>, config: &str) -> PyResult<String> {
     py.allow_threads(|| -> belady_core::Result<String> {
-        let config: RunConfig = serde_json::from_str(config)
+        let config: CellConfig = serde_json::from_str(config)
             .map_err(|e| Error::config("run configuration", "JSON", e.to_string()))?;
         let result = run_config(&config)?;
         Ok(serde_json::to_string(&result).expect("results serialise"))
@@ -195,7 +195,7 @@ fn store_keys(store: PathBuf) -> PyResult<Vec<String>> {
 #[pyfunction]
 fn store_insert(store: PathBuf, experiment: &str, config: &str, result: &str) -> PyResult<()> {
     let bad = |e: serde_json::Error| to_py(Error::config("stored run", experiment, e.to_string()));
-    let config: RunConfig = serde_json::from_str(config).map_err(bad)?;
+    let config: CellConfig = serde_json::from_str(config).map_err(bad)?;
     let result: RunResult = serde_json::from_str(result).map_err(bad)?;
     let store = Store::open(&store).map_err(to_py)?;
     store.insert(experiment, &config, &result).map_err(to_py)
