@@ -251,9 +251,16 @@ impl RunConfig {
         RunConfig::parse(&text, &path.display().to_string())
     }
 
-    /// Whether any ClusterFetch or launch setting asks for the file engine.
+    /// Whether any ClusterFetch or launch setting asks for the file engine (where ClusterFetch's
+    /// settings without ClusterFetch are refused rather than ignored).
     pub fn clusterfetch_options(&self) -> bool {
-        self.needs_own_run() || self.layout != "contiguous"
+        self.needs_own_run()
+            || self.layout != "contiguous"
+            || self.cf_queue.is_some()
+            || self.cf_threshold.is_some()
+            || self.cf_min_burst.is_some()
+            || self.cf_store_limit.is_some()
+            || self.cf_bandwidth.is_some()
     }
 
     /// Whether the trace or the run is shaped for ClusterFetch: a warm start, a launch marker
