@@ -267,3 +267,42 @@ fn bad_experiments_name_the_file_and_line() {
     .to_string();
     assert!(err.contains("y.toml") && err.contains("[[trace]]"), "{err}");
 }
+
+#[test]
+fn cells_run_as_the_core_runs_the_same_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..2000)
+        .map(|i| format!("{}\n", (i * 13 + i / 9) % 300))
+        .collect();
+    let path = write(dir.path(), "s.trace", &ids);
+    // Untimed, on a disk with a scheduler, and under read-ahead: the block engine and the file
+    // engine, chosen for the plan's cells by the same rule as for a whole run.
+    let exp = Experiment::from_toml(
+        "policies = [\"lru\", \"arc\"]\nsizes = [\"30\", \"20%\"]\nprefetch = [\"none\", \"linux24\"]\n\
+         disks = [\"none\", \"hdd7200\"]\nscheduler = \"clook\"\n\
+         [[trace]]\npath = \"s.trace\"\nformat = \"lirs\"\n",
+        "s.toml",
+    )
+    .unwrap();
+    let plan = Plan::new(&exp, dir.path(), "s");
+    // A scheduler orders a device queue: without a disk the plan is refused before any run.
+    assert!(plan.is_err());
+    let exp = Experiment::from_toml(
+        "policies = [\"lru\", \"arc\"]\nsizes = [\"30\", \"20%\"]\nprefetch = [\"none\", \"linux24\"]\n\
+         disks = [\"none\", \"hdd7200\"]\n[[trace]]\npath = \"s.trace\"\nformat = \"lirs\"\n",
+        "s.toml",
+    )
+    .unwrap();
+    let plan = Plan::new(&exp, dir.path(), "s").unwrap();
+    assert_eq!(plan.runs.len(), 2 * 2 * 2 * 2);
+    for (i, (_, cell)) in plan.runs.iter().enumerate() {
+        let got = plan.run(i).unwrap();
+        // The same run through the one entry, sizes in blocks as the plan resolved them.
+        let whole = crate::run(&crate::RunConfig {
+            trace: path.clone(),
+            ..cell.run_config().unwrap()
+        })
+        .unwrap();
+        assert_eq!(whole.runs, vec![got], "{}", cell.policy);
+    }
+}
