@@ -410,7 +410,7 @@ fn run_with_store(
         out.saved_store = Some(SavedStore {
             path: path.clone(),
             triggers: learned.len(),
-            bytes: learned.bytes() as u64,
+            bytes: learned.bytes(),
         });
     }
     Ok(vec![run])

@@ -106,9 +106,11 @@ impl CellConfig {
             params,
             preset: self.preset.clone(),
             cache_sizes: vec![self.cache_blocks.to_string()],
-            levels: (!self.levels.is_empty())
-                .then(|| vec![self.levels.clone()])
-                .unwrap_or_default(),
+            levels: if self.levels.is_empty() {
+                Vec::new()
+            } else {
+                vec![self.levels.clone()]
+            },
             placement: if self.placement.is_empty() {
                 "access".into()
             } else {
