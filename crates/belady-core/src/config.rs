@@ -1,6 +1,8 @@
-//! How a run is set up besides its trace, policies and sizes: one serde type that the CLI
-//! (`sim`), Python (`belady.simulate`) and the sweep planner all build, and the one place that
-//! decides the engine, the preset and what `compat` implies.
+//! How a run is configured: [`RunConfig`], one serde type describing a whole run, which the CLI
+//! (`sim`, `--print-config`, `--config`), Python (`belady.simulate`, `belady.run`) and the sweep
+//! planner all build and [`crate::run::run`] performs; and [`RunOptions`], the engine settings of
+//! one (read-ahead, disk) setting of it, whose rules ([`RunOptions::preset`],
+//! [`RunOptions::uses_file_engine`]) [`crate::run::Engine::of`] applies.
 //!
 //! Errors name configuration keys (`max_request`, `read_ahead_kb`); the CLI phrases them as
 //! flags (`--max-request`) and Python as keyword arguments.
