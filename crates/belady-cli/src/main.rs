@@ -252,7 +252,8 @@ struct SimArgs {
     #[arg(long)]
     print_config: bool,
     /// Run the configuration in FILE (JSON, or TOML when the name ends in .toml), as
-    /// --print-config prints it. It holds the whole run: other run options are refused with it.
+    /// --print-config prints it; paths in it are relative to the working directory, as on the
+    /// command line. It holds the whole run: other run options are refused with it.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
