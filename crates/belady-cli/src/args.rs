@@ -54,10 +54,13 @@ impl Args for TraceArgs {
 
 impl FromArgMatches for TraceArgs {
     fn from_arg_matches(m: &ArgMatches) -> std::result::Result<Self, clap::Error> {
+        // `sim --config FILE` takes the trace from the file.
+        let from_config = matches!(m.try_get_one::<PathBuf>("config"), Ok(Some(_)));
         let trace = m
             .get_one::<PathBuf>(OPTION)
             .or_else(|| m.get_one::<PathBuf>(POSITIONAL))
             .cloned()
+            .or_else(|| from_config.then(PathBuf::new))
             .ok_or_else(|| {
                 clap::Error::raw(
                     clap::error::ErrorKind::MissingRequiredArgument,

@@ -11,7 +11,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use belady_core::filesim::{FileOptions, FileSimConfig};
-use belady_core::{parse_policies, CacheSize, Format, OpFilter, Preset};
+use belady_core::{CacheSize, RunConfig};
 use clap::Args;
 use std::ffi::CString;
 use std::fmt::Write as _;
@@ -240,24 +240,20 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
 /// Final resident pages of the model over the events trace at `events`: a cache larger than the
 /// file never evicts, so every block read from the device (on demand or ahead) stays.
 fn model_pages(events: &Path, prefetch: &str, kb: u64) -> Result<u64> {
-    let cfg = FileSimConfig::from_options(&FileOptions {
-        prefetch: Some(prefetch),
+    let config = RunConfig {
+        trace: events.to_path_buf(),
+        format: Some("events".into()),
+        prefetch: vec![prefetch.to_string()],
         read_ahead_kb: Some(kb),
-        ..FileOptions::default()
-    })?;
+        ..RunConfig::default()
+    };
     let trace = belady_core::trace::events::load(events)?;
     let bytes = trace.events.iter().map(|e| e.file_size).max().unwrap_or(0);
-    let blocks = bytes.div_ceil(cfg.block_size as u64) + 1;
-    let specs = parse_policies("lru", &[], Preset::parse("paper")?)?;
-    let sim = belady_core::simulate::simulate(
-        events,
-        &Format::Events,
-        cfg.block_size,
-        OpFilter::Read,
-        &specs,
-        &[CacheSize::Blocks(blocks)],
-        Some(&cfg),
-    )?;
+    let blocks = bytes.div_ceil(config.block_size as u64) + 1;
+    let sim = belady_core::run(&RunConfig {
+        cache_sizes: vec![blocks.to_string()],
+        ..config
+    })?;
     let run = sim.runs.first().ok_or_else(|| anyhow!("no run"))?;
     if run.evictions != 0 {
         bail!("the model's cache evicted {} blocks", run.evictions);

@@ -1,12 +1,8 @@
 //! `sim`'s ClusterFetch and launch options: `--prefetch ENGINE+clusterfetch`, its parameters,
-//! the persistent store (`--cf-store`), the launch marker and warm starts.
+//! the persistent store (`--cf-store`), the launch marker and warm starts; the core's
+//! [`belady_core::run`] performs them.
 
-use anyhow::{bail, Result};
-use belady_core::filesim::{FileSimConfig, Placement, PreparedFileTrace};
-use belady_core::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};
-use belady_core::simulate::Simulation;
-use belady_core::trace::{Format, OpFilter};
-use belady_core::{CacheSize, Error, RunResult};
+use belady_core::{RunConfig, RunResult};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -45,93 +41,18 @@ pub struct CfArgs {
     layout: String,
 }
 
-fn bytes(flag: &str, text: &str) -> Result<u64> {
-    let bad = || {
-        Error::config(
-            flag,
-            text,
-            "expected a byte size such as 3MB, 512KiB or 1048576",
-        )
-    };
-    match CacheSize::parse(text).map_err(|_| bad())? {
-        CacheSize::Bytes(b) | CacheSize::Blocks(b) => Ok(b),
-        CacheSize::Percent(_) => Err(bad().into()),
-    }
-}
-
 impl CfArgs {
-    /// ClusterFetch's parameters when `on`; an error when its options are given without it.
-    pub fn config(&self, on: bool) -> Result<Option<ClusterFetchConfig>> {
-        if !on {
-            let given = [
-                ("--cf-queue", self.cf_queue.is_some()),
-                ("--cf-threshold", self.cf_threshold.is_some()),
-                ("--cf-min-burst", self.cf_min_burst.is_some()),
-                ("--cf-store-limit", self.cf_store_limit.is_some()),
-                ("--cf-bandwidth", self.cf_bandwidth.is_some()),
-                ("--cf-store", self.cf_store.is_some()),
-            ];
-            if let Some((flag, _)) = given.iter().find(|g| g.1) {
-                bail!(Error::config(
-                    flag,
-                    "given",
-                    "is a ClusterFetch option: add +clusterfetch to --prefetch"
-                ));
-            }
-            return Ok(None);
-        }
-        let mut cf = ClusterFetchConfig::default();
-        if let Some(q) = self.cf_queue {
-            cf.queue_len = q;
-        }
-        if let Some(ms) = self.cf_threshold {
-            if !(ms.is_finite() && ms > 0.0 && ms < 1e12) {
-                bail!(Error::config(
-                    "--cf-threshold",
-                    ms,
-                    "expected a time in milliseconds above 0"
-                ));
-            }
-            cf.threshold_ns = (ms * 1e6).round() as u64;
-        }
-        if let Some(m) = self.cf_min_burst {
-            cf.min_burst = m;
-        }
-        if let Some(t) = &self.cf_store_limit {
-            cf.store_limit_bytes = bytes("--cf-store-limit", t)?;
-        }
-        if let Some(t) = &self.cf_bandwidth {
-            cf.bandwidth_bytes_per_s = bytes("--cf-bandwidth", t)?;
-        }
-        cf.validate()?;
-        Ok(Some(cf))
-    }
-
-    /// The trace as the run needs it: replayed twice for a warm start, with the launch marker.
-    pub fn prepare(&self, trace: PreparedFileTrace) -> Result<PreparedFileTrace> {
-        let mut trace = if self.warm {
-            PreparedFileTrace::warm(trace.trace, trace.block_size)?
-        } else {
-            trace
-        };
-        if let Some(name) = &self.launch_until_open {
-            trace.set_launch_until_open(name)?;
-        }
-        Ok(trace)
-    }
-
-    /// Saves the learned store to `--cf-store`, when given.
-    pub fn save_store(&self, store: Option<&PrefetchStore>) -> Result<()> {
-        if let (Some(path), Some(store)) = (&self.cf_store, store) {
-            store.save(path)?;
-            eprintln!(
-                "belady: ClusterFetch store saved to {} ({} triggers, {} bytes)",
-                path.display(),
-                store.len(),
-                store.bytes()
-            );
-        }
-        Ok(())
+    /// Writes these options into the run's configuration (the core checks them there).
+    pub fn apply(&self, config: &mut RunConfig) {
+        config.cf_queue = self.cf_queue;
+        config.cf_threshold = self.cf_threshold;
+        config.cf_min_burst = self.cf_min_burst;
+        config.cf_store_limit = self.cf_store_limit.clone();
+        config.cf_bandwidth = self.cf_bandwidth.clone();
+        config.cf_store = self.cf_store.clone();
+        config.launch_until_open = self.launch_until_open.clone();
+        config.warm = self.warm;
+        config.layout = self.layout.clone();
     }
 }
 
@@ -165,78 +86,4 @@ pub fn summary(results: &[RunResult]) -> String {
         }
     }
     out
-}
-
-impl CfArgs {
-    /// Whether these options need the file-level engine even on a block-level trace.
-    pub fn needs_file_engine(&self) -> bool {
-        self.needs_own_run() || self.layout != "contiguous"
-    }
-
-    /// Whether the trace or the run must be shaped here ([`simulate`]) rather than by
-    /// `belady_core::simulate`: a warm start, a launch marker or a persistent store.
-    pub fn needs_own_run(&self) -> bool {
-        self.warm || self.launch_until_open.is_some() || self.cf_store.is_some()
-    }
-
-    /// The `--layout` value.
-    pub fn placement(&self) -> Result<Placement> {
-        Ok(Placement::parse(&self.layout)?)
-    }
-}
-
-/// Runs the grid over a file-level trace. With `--cf-store`, the single run starts ClusterFetch
-/// from the store at that path (when the file exists) and saves the store it learned there.
-pub fn run_file(
-    args: &CfArgs,
-    specs: &[belady_core::PolicySpec],
-    sizes: &[CacheSize],
-    trace: &PreparedFileTrace,
-    cfg: &FileSimConfig,
-) -> Result<Vec<RunResult>> {
-    let (Some(path), Some(_)) = (&args.cf_store, &cfg.clusterfetch) else {
-        return Ok(belady_core::filesim::run_file_grid(
-            specs, sizes, trace, cfg,
-        )?);
-    };
-    let runs = specs.len() * sizes.len();
-    if runs != 1 {
-        bail!(Error::config(
-            "--cf-store",
-            path.display(),
-            format!(
-                "holds one run's store, but this call makes {runs} runs (give one policy and one cache size)"
-            )
-        ));
-    }
-    let store = PrefetchStore::load(path)?;
-    let capacity = sizes[0].resolve(trace.distinct, trace.block_size)?;
-    let (run, learned) = belady_core::filesim::run_file_one_with_store(
-        &specs[0],
-        trace,
-        capacity,
-        cfg,
-        store.as_ref(),
-    )?;
-    args.save_store(learned.as_ref())?;
-    Ok(vec![run])
-}
-
-/// `belady_core::simulate::simulate` on the file engine, with the trace shaped here
-/// ([`CfArgs::prepare`]: warm start, launch marker) and the store of `--cf-store` ([`run_file`]).
-#[allow(clippy::too_many_arguments)]
-pub fn simulate(
-    args: &CfArgs,
-    path: &std::path::Path,
-    format: &Format,
-    block_size: u32,
-    ops: OpFilter,
-    specs: &[belady_core::PolicySpec],
-    sizes: &[CacheSize],
-    cfg: &FileSimConfig,
-) -> Result<Simulation> {
-    let trace = belady_core::simulate::load_file_engine_trace(path, format, block_size, ops)?;
-    let trace = args.prepare(trace)?;
-    let runs = run_file(args, specs, sizes, &trace, cfg)?;
-    Ok(Simulation::of_file_runs(runs, &trace))
 }

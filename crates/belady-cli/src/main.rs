@@ -26,15 +26,12 @@ mod table;
 pub use args::TraceArgs;
 
 use anyhow::{Context, Result};
-use belady_core::config::RunOptions;
-use belady_core::filesim::{FileSimConfig, PreparedFileTrace};
 use belady_core::outfile::{refuse_overwrite, OutFile};
-use belady_core::simulate::simulate_with;
 use belady_core::trace::{
     accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
     Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
 };
-use belady_core::{parse_policies, CacheSize, PreparedTrace, Preset, RunResult, POLICIES};
+use belady_core::{RunConfig, POLICIES};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -149,6 +146,17 @@ enum Ops {
     All,
 }
 
+impl Ops {
+    /// The value as written (`read`, `write`, `all`).
+    fn name(self) -> &'static str {
+        match self {
+            Ops::Read => "read",
+            Ops::Write => "write",
+            Ops::All => "all",
+        }
+    }
+}
+
 impl From<Ops> for OpFilter {
     fn from(o: Ops) -> OpFilter {
         match o {
@@ -160,6 +168,7 @@ impl From<Ops> for OpFilter {
 }
 
 #[derive(Args)]
+#[command(mut_group("trace_input", |g| g.arg("config")))]
 struct SimArgs {
     #[command(flatten)]
     input: TraceArgs,
@@ -170,7 +179,7 @@ struct SimArgs {
     #[arg(
         long,
         short = 'c',
-        required_unless_present = "levels",
+        required_unless_present_any = ["levels", "config"],
         allow_hyphen_values = true
     )]
     cache_size: Option<String>,
@@ -240,6 +249,14 @@ struct SimArgs {
     /// With --levels and --disk: most reloads waiting for idle disk time; more are dropped.
     #[arg(long, default_value_t = 4096, requires = "levels")]
     reload_queue: usize,
+    /// Print the run's configuration as JSON (what --config reads) and exit without running.
+    #[arg(long)]
+    print_config: bool,
+    /// Run the configuration in FILE (JSON, or TOML when the name ends in .toml), as
+    /// --print-config prints it; paths in it are relative to the working directory, as on the
+    /// command line. It holds the whole run: other run options are refused with it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -282,231 +299,152 @@ struct ConvertArgs {
     ops: Ops,
 }
 
-/// One `sim` result as printed: the run plus how the trace was read.
-#[derive(serde::Serialize)]
-struct SimRow<'a> {
-    #[serde(flatten)]
-    run: &'a RunResult,
-    format: &'a str,
-    ops: OpFilter,
+/// A comma-separated `flag` value as a list; empty items are dropped, and a value that names
+/// nothing is an error.
+fn list(value: &str, flag: &str) -> Result<Vec<String>> {
+    let items: Vec<String> = value
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect();
+    if items.is_empty() {
+        anyhow::bail!("invalid {flag} '{value}': name at least one");
+    }
+    Ok(items)
 }
 
-/// The engine settings of one `sim` run with read-ahead `prefetch` and device `disk` (one value
-/// each of the comma-separated `--prefetch` and `--disk`).
-fn run_options(args: &SimArgs, prefetch: Option<&str>, disk: Option<&str>) -> RunOptions {
-    RunOptions {
-        block_size: args.input.how.block_size,
+/// The run `sim`'s flags describe.
+fn sim_config(args: &SimArgs) -> Result<RunConfig> {
+    let how = &args.input.how;
+    let mut config = RunConfig {
+        trace: args.input.trace.clone(),
+        format: how.format.clone(),
+        columns: how.columns.clone(),
+        header: if how.header {
+            Some(true)
+        } else if how.no_header {
+            Some(false)
+        } else {
+            None
+        },
+        block_size: how.block_size,
+        max_request_bytes: how.max_request_bytes,
+        ops: args.ops.name().to_string(),
+        policies: args
+            .policy
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .collect(),
+        params: args.params.clone(),
         preset: args.preset.clone(),
-        prefetch: prefetch.map(str::to_string),
-        disk: disk.map(str::to_string),
+        cache_sizes: match &args.cache_size {
+            Some(c) => c.split(',').map(|c| c.trim().to_string()).collect(),
+            None => Vec::new(),
+        },
+        levels: args.levels.clone(),
+        placement: args.placement.clone(),
+        prefetch: args
+            .prefetch
+            .as_deref()
+            .map(|p| list(p, "--prefetch"))
+            .transpose()?
+            .unwrap_or_default(),
+        disk: args
+            .disk
+            .as_deref()
+            .map(|d| list(d, "--disk"))
+            .transpose()?
+            .unwrap_or_default(),
         scheduler: args.scheduler.clone(),
         compat: args.compat.clone(),
         compat_rules: args.compat_rules.clone(),
         max_request: args.max_request.clone(),
         read_ahead_kb: args.read_ahead_kb,
-        clusterfetch_options: args.cf.needs_file_engine(),
-    }
-}
-
-/// One [`RunOptions`] per (read-ahead, device) pair of the comma-separated `--prefetch` and
-/// `--disk` lists, read-ahead major: the grid is their product with policies and sizes.
-fn option_grid(args: &SimArgs) -> Result<Vec<RunOptions>> {
-    let list = |v: &Option<String>, flag: &str| -> Result<Vec<Option<String>>> {
-        let Some(text) = v else {
-            return Ok(vec![None]);
-        };
-        let items: Vec<Option<String>> = text
-            .split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(|t| Some(t.to_string()))
-            .collect();
-        if items.is_empty() {
-            anyhow::bail!("invalid {flag} '{text}': name at least one");
-        }
-        Ok(items)
+        log_requests: args.log_requests,
+        link_latency_us: args.link_latency_us,
+        link_mbps: args.link_mbps,
+        think_us: args.think_us,
+        reload_queue: args.reload_queue,
+        ..RunConfig::default()
     };
-    let prefetches = list(&args.prefetch, "--prefetch")?;
-    let disks = list(&args.disk, "--disk")?;
-    Ok(prefetches
-        .iter()
-        .flat_map(|p| {
-            disks
-                .iter()
-                .map(move |d| run_options(args, p.as_deref(), d.as_deref()))
+    args.cf.apply(&mut config);
+    Ok(config)
+}
+
+/// Arguments `sim --config` allows besides the file: how to print and where to run, not what.
+const CONFIG_COMPANIONS: &[&str] = &["config", "trace_input", "print_config", "json", "threads"];
+
+/// `sim --config FILE`: the file holds the whole run, so run options given with it are refused
+/// (rather than silently overriding or being overridden).
+fn config_file(path: &Path, matches: &clap::ArgMatches) -> Result<RunConfig> {
+    let given: Vec<String> = matches
+        .ids()
+        .map(|id| id.as_str())
+        .filter(|id| !CONFIG_COMPANIONS.contains(id))
+        .filter(|id| {
+            matches!(
+                matches.value_source(id),
+                Some(clap::parser::ValueSource::CommandLine)
+            )
         })
-        .collect())
+        .map(|id| match id {
+            "trace_file" => "TRACE".to_string(),
+            id => belady_core::config::flag_name(id),
+        })
+        .collect();
+    if !given.is_empty() {
+        anyhow::bail!(
+            "--config {}: the file describes the whole run; give no run options with it (found {}); \
+             edit the file instead",
+            path.display(),
+            given.join(", ")
+        );
+    }
+    Ok(RunConfig::load(path)?)
 }
 
-/// The file-level settings of one run, validated in one place (the core's, plus ClusterFetch's
-/// and the request log from the command line).
-fn file_config(args: &SimArgs, opts: &RunOptions) -> Result<FileSimConfig> {
-    let mut cfg = opts.file_config()?;
-    cfg.log_requests = args.log_requests;
-    cfg.clusterfetch = args.cf.config(cfg.clusterfetch.is_some())?;
-    cfg.placement = args.cf.placement()?;
-    cfg.validate()?;
-    Ok(cfg)
-}
-
-fn sim(args: SimArgs) -> Result<()> {
-    let grid = option_grid(&args)?;
-    let preset = grid[0].preset()?;
-    let format = args.input.format()?;
-    let ops = OpFilter::from(args.ops);
+fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
+    let config = match &args.config {
+        Some(path) => config_file(path, matches)?,
+        None => sim_config(&args)?,
+    };
+    if args.print_config {
+        return emit(&format!("{}\n", serde_json::to_string_pretty(&config)?));
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    if !args.levels.is_empty() {
-        return sim_levels(&args, &grid, preset, &format, ops, &pool);
-    }
-    let specs = parse_policies(&args.policy, &args.params, preset)?;
-    let sizes = CacheSize::parse_list(args.cache_size.as_deref().unwrap_or_default())?;
-    let mut runs = Vec::new();
-    let mut read = None;
-    for opts in &grid {
-        let cfg = opts
-            .uses_file_engine(&format)
-            .then(|| file_config(&args, opts))
-            .transpose()?;
-        let sim = pool.install(|| match &cfg {
-            // Warm starts, launch markers and a persistent store shape the trace and the run.
-            Some(cfg) if args.cf.needs_own_run() => clusterfetch::simulate(
-                &args.cf,
-                &args.input.trace,
-                &format,
-                args.input.how.block_size,
-                ops,
-                &specs,
-                &sizes,
-                cfg,
-            ),
-            _ => simulate_with(
-                &args.input.trace,
-                &format,
-                &args.input.how.read_options(),
-                ops,
-                &specs,
-                &sizes,
-                cfg.as_ref(),
-            )
-            .map_err(anyhow::Error::from),
-        })?;
-        read.get_or_insert((sim.references, sim.unique, sim.source));
-        runs.extend(sim.runs);
-    }
-    let (references, unique, source) = read.expect("at least one run setting");
-    print_runs(&args, &runs, &format, ops, references, unique, &source)
-}
-
-/// `sim --levels`: hierarchies. With read-ahead, a device queue scheduler, compat rules or a
-/// file-level trace the client level runs on the file engine (the levels below see every block
-/// it reads); otherwise on the block-level hierarchy engine (with its link timing under `--disk`).
-fn sim_levels(
-    args: &SimArgs,
-    grid: &[RunOptions],
-    preset: Preset,
-    format: &Format,
-    ops: OpFilter,
-    pool: &rayon::ThreadPool,
-) -> Result<()> {
-    let specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
-    // A block-level trace with only --disk keeps the hierarchy's own timing (links between the
-    // levels, low-priority reloads on the disk); anything the file engine adds runs there.
-    let block_engine = |o: &RunOptions| !o.levels_on_file_engine(format);
-    if grid.iter().all(block_engine) {
-        let trace = PreparedTrace::new(args.input.load(ops)?);
-        let mut results = Vec::new();
-        for opts in grid {
-            let timing = levels::timing(args, opts.disk.as_deref())?;
-            results.extend(pool.install(|| {
-                belady_core::hierarchy::run_hierarchies(&specs, &trace, timing.as_ref())
-            })?);
-        }
-        if args.json {
-            return emit(&levels::json(&results, format.name(), ops)?);
-        }
-        return emit(&format!(
-            "trace {} ({} {}, {} references, {} unique blocks)\n{}",
-            trace.trace.source,
-            format.name(),
-            ops.noun(),
-            trace.trace.refs.len(),
-            trace.unique(),
-            levels::text(&results)
-        ));
-    }
-    let trace = if format.is_file_level() {
-        PreparedFileTrace::new(
-            belady_core::trace::load_file_trace(&args.input.trace, format)?,
-            args.input.how.block_size,
-        )?
-    } else {
-        PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?
-    };
-    let mut runs = Vec::new();
-    for opts in grid {
-        let cfg = file_config(args, opts)?;
-        runs.extend(
-            pool.install(|| belady_core::filesim::run_file_hierarchies(&specs, &trace, &cfg))?,
+    let out = pool.install(|| belady_core::run(&config))?;
+    if let Some(s) = &out.saved_store {
+        eprintln!(
+            "belady: ClusterFetch store saved to {} ({} triggers, {} bytes)",
+            s.path.display(),
+            s.triggers,
+            s.bytes
         );
     }
     if args.json {
-        return print_runs(
-            args,
-            &runs,
-            format,
-            ops,
-            trace.refs.len(),
-            trace.distinct,
-            &trace.trace.source,
-        );
+        return emit(&format!("{}\n", out.rows_json(true)));
     }
-    emit(&format!(
-        "trace {} ({} {}, {} references, {} unique blocks)\n{}{}",
-        trace.trace.source,
-        format.name(),
+    let ops = OpFilter::parse(&config.ops)?;
+    let head = format!(
+        "trace {} ({} {}, {} references, {} unique blocks)\n",
+        out.source,
+        out.format,
         ops.noun(),
-        trace.refs.len(),
-        trace.distinct,
-        table::runs(&runs),
-        levels::run_levels(&runs)
-    ))
-}
-
-fn print_runs(
-    args: &SimArgs,
-    results: &[RunResult],
-    format: &Format,
-    ops: OpFilter,
-    references: usize,
-    unique: usize,
-    source: &str,
-) -> Result<()> {
-    if args.json {
-        let rows: Vec<SimRow> = results
-            .iter()
-            .map(|run| SimRow {
-                run,
-                format: format.name(),
-                ops,
-            })
-            .collect();
-        emit(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
+        out.references,
+        out.unique
+    );
+    let body = if !out.hierarchies.is_empty() {
+        levels::text(&out.hierarchies)
+    } else if !config.levels.is_empty() {
+        table::runs(&out.runs) + &levels::run_levels(&out.runs)
     } else {
-        emit(&format!(
-            "trace {} ({} {}, {} references, {} unique blocks)\n{}{}",
-            source,
-            format.name(),
-            ops.noun(),
-            references,
-            unique,
-            table::runs(results),
-            clusterfetch::summary(results)
-        ))?;
-    }
-    Ok(())
+        table::runs(&out.runs) + &clusterfetch::summary(&out.runs)
+    };
+    emit(&(head + &body))
 }
 
 /// A block-level stream of `path`, with the block size and source name it carries.
@@ -807,9 +745,16 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
-        Command::Sim(args) => sim(*args),
+        Command::Sim(args) => {
+            let sub = matches
+                .subcommand_matches("sim")
+                .expect("the sim subcommand matched");
+            sim(*args, sub)
+        }
         Command::Convert(args) => convert(args),
         Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),

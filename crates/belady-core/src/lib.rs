@@ -21,6 +21,7 @@ pub mod outfile;
 pub mod policy;
 pub mod prefetch;
 pub mod report;
+pub mod run;
 pub mod simulate;
 pub mod size;
 pub mod stats;
@@ -29,8 +30,10 @@ pub mod sweep;
 pub mod trace;
 pub mod workload;
 
+pub use config::RunConfig;
 pub use engine::{run_grid, run_one, PreparedTrace, RunResult};
 pub use error::{Error, Result};
 pub use policy::registry::{parse_policies, PolicySpec, Preset, POLICIES};
+pub use run::{run, Outcome};
 pub use size::CacheSize;
 pub use trace::{BlockTrace, Format, OpFilter, ReadOptions};

@@ -1,5 +1,6 @@
-//! One call that simulates policies × sizes over a trace with whichever engine the trace and the
-//! options need: what `belady sim` and `belady.simulate` (Python) both do.
+//! Policies × sizes over a trace on the block engine, or on the file engine when its configuration
+//! is given, and the file engine's form of a trace: building blocks of [`crate::run::run`], which
+//! decides the engine.
 
 use crate::engine::RunResult;
 use crate::error::Result;

@@ -1,12 +1,10 @@
 //! PyO3 glue: converts Python arguments to the core's types and core errors to Python exceptions.
 //! No simulation logic lives here.
 
-use belady_core::config::RunOptions;
-use belady_core::simulate::simulate;
 use belady_core::sweep::store::Store;
-use belady_core::sweep::{run_config, Experiment, Plan, RunConfig};
+use belady_core::sweep::{run_config, CellConfig, Experiment, Plan};
 use belady_core::trace::{detect_format, Format, OpFilter};
-use belady_core::{parse_policies, CacheSize, Error, RunResult};
+use belady_core::{parse_policies, Error, RunConfig, RunResult};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -43,90 +41,23 @@ fn to_py(e: Error) -> PyErr {
     }
 }
 
-/// One run as `belady sim --json` prints it (same keys, same order).
-#[derive(serde::Serialize)]
-struct Row<'a> {
-    #[serde(flatten)]
-    run: &'a RunResult,
-    format: &'a str,
-    ops: OpFilter,
-}
-
-/// Runs every policy at every cache size over one trace; returns the runs as JSON (the rows of
-/// `belady sim --json`).
+/// Performs one run configuration (JSON, the keys of `belady sim --print-config`) and returns its
+/// rows as JSON (the rows of `belady sim --json`). What `belady.run` and `belady.simulate` call.
 #[pyfunction]
-#[pyo3(signature = (trace, policies, cache_sizes, format=None, block_size=4096, ops="read", params=Vec::new(), preset="paper", columns=None, header=None, prefetch=None, disk=None, scheduler="fcfs", compat=None, max_request="64KiB", read_ahead_kb=None, threads=None))]
-#[allow(clippy::too_many_arguments)]
-fn simulate_json(
-    py: Python<'_>,
-    trace: PathBuf,
-    policies: Vec<String>,
-    cache_sizes: Vec<String>,
-    format: Option<String>,
-    block_size: u32,
-    ops: &str,
-    params: Vec<String>,
-    preset: &str,
-    columns: Option<String>,
-    header: Option<bool>,
-    prefetch: Option<String>,
-    disk: Option<String>,
-    scheduler: &str,
-    compat: Option<String>,
-    max_request: &str,
-    read_ahead_kb: Option<u64>,
-    threads: Option<usize>,
-) -> PyResult<String> {
+#[pyo3(signature = (config, threads=None))]
+fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<String> {
+    let config = RunConfig::parse(config, "config").map_err(|e| match e {
+        // A bad key or value in the dict: the caller's configuration, not a trace, is wrong.
+        Error::Parse { msg, .. } => ConfigError::new_err(format!("invalid config: {msg}")),
+        e => to_py(e),
+    })?;
     py.allow_threads(|| -> belady_core::Result<String> {
-        let opts = RunOptions {
-            block_size,
-            preset: preset.to_string(),
-            prefetch,
-            disk,
-            scheduler: scheduler.to_string(),
-            compat,
-            compat_rules: Vec::new(),
-            max_request: max_request.to_string(),
-            read_ahead_kb,
-            clusterfetch_options: false,
-        };
-        let preset = opts.preset()?;
-        let specs = parse_policies(&policies.join(","), &params, preset)?;
-        let sizes = CacheSize::parse_list(&cache_sizes.join(","))?;
-        let filter = OpFilter::parse(ops)?;
-        let format = match &format {
-            Some(name) => Format::parse(name, columns.as_deref(), header)?,
-            None => detect_format(&trace)?,
-        };
-        let cfg = opts
-            .uses_file_engine(&format)
-            .then(|| opts.file_config())
-            .transpose()?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
             .build()
             .map_err(|e| Error::config("threads", threads.unwrap_or(0), e.to_string()))?;
-        let sim = pool.install(|| {
-            simulate(
-                &trace,
-                &format,
-                block_size,
-                filter,
-                &specs,
-                &sizes,
-                cfg.as_ref(),
-            )
-        })?;
-        let rows: Vec<Row> = sim
-            .runs
-            .iter()
-            .map(|run| Row {
-                run,
-                format: format.name(),
-                ops: filter,
-            })
-            .collect();
-        Ok(serde_json::to_string(&rows).expect("rows serialise"))
+        let out = pool.install(|| belady_core::run(&config))?;
+        Ok(out.rows_json(false))
     })
     .map_err(to_py)
 }
@@ -154,7 +85,7 @@ fn plan_json(py: Python<'_>, experiment: &str, base: PathBuf, name: &str) -> PyR
 #[pyfunction]
 fn run_config_json(py: Python<'_>, config: &str) -> PyResult<String> {
     py.allow_threads(|| -> belady_core::Result<String> {
-        let config: RunConfig = serde_json::from_str(config)
+        let config: CellConfig = serde_json::from_str(config)
             .map_err(|e| Error::config("run configuration", "JSON", e.to_string()))?;
         let result = run_config(&config)?;
         Ok(serde_json::to_string(&result).expect("results serialise"))
@@ -195,7 +126,7 @@ fn store_keys(store: PathBuf) -> PyResult<Vec<String>> {
 #[pyfunction]
 fn store_insert(store: PathBuf, experiment: &str, config: &str, result: &str) -> PyResult<()> {
     let bad = |e: serde_json::Error| to_py(Error::config("stored run", experiment, e.to_string()));
-    let config: RunConfig = serde_json::from_str(config).map_err(bad)?;
+    let config: CellConfig = serde_json::from_str(config).map_err(bad)?;
     let result: RunResult = serde_json::from_str(result).map_err(bad)?;
     let store = Store::open(&store).map_err(to_py)?;
     store.insert(experiment, &config, &result).map_err(to_py)
@@ -289,7 +220,7 @@ fn mrc_json(
 /// The extension module `belady._belady`.
 #[pymodule]
 fn _belady(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(plan_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_config_json, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_file, m)?)?;

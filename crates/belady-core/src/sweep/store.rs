@@ -3,7 +3,7 @@
 //! Each result is written in its own transaction, so a writer killed at any moment leaves only
 //! whole rows; WAL journaling lets readers (progress checks, reports) look while a sweep writes.
 
-use super::RunConfig;
+use super::CellConfig;
 use crate::engine::RunResult;
 use crate::error::{Error, Result};
 use rusqlite::{params, Connection};
@@ -22,7 +22,7 @@ pub struct StoredRun {
     /// The experiment that produced it.
     pub experiment: String,
     /// Its configuration.
-    pub config: RunConfig,
+    pub config: CellConfig,
     /// Its result.
     pub result: RunResult,
 }
@@ -120,7 +120,7 @@ impl Store {
     }
 
     /// Stores one run (its own transaction); a run already stored is left as it is.
-    pub fn insert(&self, experiment: &str, config: &RunConfig, r: &RunResult) -> Result<()> {
+    pub fn insert(&self, experiment: &str, config: &CellConfig, r: &RunResult) -> Result<()> {
         let io = r.io.as_ref();
         let config_json = serde_json::to_string(config).expect("configurations serialise");
         let result_json = serde_json::to_string(r).expect("results serialise");

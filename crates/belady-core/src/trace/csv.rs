@@ -229,7 +229,7 @@ impl CsvSpec {
         spec.apply_columns(columns)?;
         if spec.address.is_none() {
             return Err(Error::config(
-                "--columns",
+                "columns",
                 columns,
                 "needs an address column: offset=N[:unit] or block=N",
             ));
@@ -239,7 +239,7 @@ impl CsvSpec {
 
     /// Overrides parts of this mapping with a `--columns` string.
     pub fn apply_columns(&mut self, columns: &str) -> Result<()> {
-        let bad = |msg: String| Error::config("--columns", columns, msg);
+        let bad = |msg: String| Error::config("columns", columns, msg);
         let mut reads: Option<Vec<String>> = None;
         let mut writes: Option<Vec<String>> = None;
         for item in columns.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -363,7 +363,7 @@ impl CsvReader {
     ) -> Result<Self> {
         let address = spec.address.ok_or_else(|| {
             Error::config(
-                "--columns",
+                "columns",
                 "",
                 "needs an address column: offset=N[:unit] or block=N",
             )

@@ -160,7 +160,7 @@ impl Format {
         if let Some(format) = preset {
             if columns.is_some() {
                 return Err(Error::config(
-                    "--columns",
+                    "columns",
                     columns.unwrap_or_default(),
                     format!("column mappings apply to csv formats, not to '{name}'"),
                 ));
@@ -171,7 +171,7 @@ impl Format {
             "csv" => {
                 let Some(cols) = columns else {
                     return Err(Error::config(
-                        "--format",
+                        "format",
                         name,
                         "csv needs --columns, e.g. 'offset=4,size=5,op=3' (or a preset: cloudphysics, msr, systor, tencent)",
                     ));
@@ -181,7 +181,7 @@ impl Format {
             _ => {
                 let mut spec = csv::CsvSpec::preset(name).ok_or_else(|| {
                     Error::config(
-                        "--format",
+                        "format",
                         name,
                         format!(
                             "unknown trace format{}; expected one of {}",
@@ -263,7 +263,7 @@ impl ReadOptions {
 /// Opens `path` as a stream of block requests in `format`.
 pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result<RequestStream> {
     if opts.block_size == 0 {
-        return Err(Error::config("--block-size", 0, "must be at least 1 byte"));
+        return Err(Error::config("block_size", 0, "must be at least 1 byte"));
     }
     match format {
         Format::Accusim => {
@@ -397,7 +397,7 @@ pub fn load_file_trace(path: &Path, format: &Format) -> Result<file::FileTrace> 
         Format::AccusimText => accusim::load(path, false),
         Format::Events => events::load(path),
         other => Err(Error::config(
-            "--format",
+            "format",
             other.name(),
             "is a block-level format; read-ahead needs a file-level trace (accusim, accusim-text, events)",
         )),

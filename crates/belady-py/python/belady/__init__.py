@@ -1,6 +1,6 @@
 """belady: buffer-cache and prefetching simulation (Rust core, Python front end).
 
-``simulate`` and ``sweep`` return pandas DataFrames with the columns of ``belady sim --json`` (one
+``simulate``, ``run`` and ``sweep`` return pandas DataFrames with the columns of ``belady sim --json`` (one
 row per run); ``plot`` draws them in the shape of the prefetching study's figures.
 """
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "simulate",
+    "run",
     "mrc",
     "sweep",
     "results",
@@ -56,11 +57,11 @@ def _params(params: dict[str, object] | str | Iterable[str] | None) -> list[str]
     return [str(p) for p in params]
 
 
-def _options(value: str | Iterable[str] | None) -> list[str | None]:
+def _options(value: str | Iterable[str] | None) -> list[str]:
     """A ``prefetch`` or ``disk`` value as the list of settings to run: ``None`` (not set), a
     comma-separated string, or a list."""
     if value is None:
-        return [None]
+        return []
     items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
     items = [i.strip() for i in items if i.strip()]
     if not items:
@@ -103,15 +104,37 @@ def simulate(
     if cache_sizes is None:
         raise ConfigError("invalid cache_sizes 'None': name at least one cache size (blocks, bytes or a percentage)")
     names = policies.split(",") if isinstance(policies, str) else [str(p) for p in policies]
-    rows: list[dict] = []
-    for pf in _options(prefetch):
-        for dk in _options(disk):
-            text = _belady.simulate_json(
-                str(trace), names, _as_list(cache_sizes), format, block_size, ops, _params(params), preset,
-                columns, header, pf, dk, scheduler, compat, max_request, read_ahead_kb, threads,
-            )
-            rows.extend(json.loads(text))
-    return _frame(rows)
+    config = {
+        "trace": str(trace),
+        "format": format,
+        "columns": columns,
+        "header": header,
+        "block_size": block_size,
+        "ops": ops,
+        "policies": names,
+        "params": _params(params),
+        "preset": preset,
+        "cache_sizes": _as_list(cache_sizes),
+        "prefetch": _options(prefetch),
+        "disk": _options(disk),
+        "scheduler": scheduler,
+        "compat": compat,
+        "max_request": max_request,
+        "read_ahead_kb": read_ahead_kb,
+    }
+    return run(config, threads=threads)
+
+
+def run(config: dict, *, threads: int | None = None) -> pd.DataFrame:
+    """Performs one run configuration: a dict with the keys ``belady sim --print-config`` prints
+    (``trace``, ``policies``, ``cache_sizes``, ``levels``, ``prefetch``, ``disk``, ...; absent keys
+    take ``belady sim``'s defaults). One DataFrame row per run, the rows of ``belady sim --json``.
+    An unknown key raises ConfigError naming it."""
+    config = dict(config)
+    for key in ("trace", "cf_store"):
+        if isinstance(config.get(key), PathLike):
+            config[key] = str(config[key])
+    return _frame(json.loads(_belady.run_json(json.dumps(config), threads)))
 
 
 def mrc(

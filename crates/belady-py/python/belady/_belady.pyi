@@ -7,25 +7,7 @@ class ConfigError(BeladyError): ...
 class TraceError(BeladyError): ...
 
 def policies() -> list[str]: ...
-def simulate_json(
-    trace: str,
-    policies: list[str],
-    cache_sizes: list[str],
-    format: str | None = ...,
-    block_size: int = ...,
-    ops: str = ...,
-    params: list[str] = ...,
-    preset: str = ...,
-    columns: str | None = ...,
-    header: bool | None = ...,
-    prefetch: str | None = ...,
-    disk: str | None = ...,
-    scheduler: str = ...,
-    compat: str | None = ...,
-    max_request: str = ...,
-    read_ahead_kb: int | None = ...,
-    threads: int | None = ...,
-) -> str: ...
+def run_json(config: str, threads: int | None = ...) -> str: ...
 def plan_json(experiment: str, base: str, name: str) -> str: ...
 def run_config_json(config: str) -> str: ...
 def sweep_file(experiment: str, store: str, threads: int | None = ...) -> None: ...

@@ -1,0 +1,308 @@
+//! The sweep's planning and execution, against direct runs.
+
+use super::*;
+use crate::config::RunOptions;
+use crate::engine::{run_one, PreparedTrace};
+use crate::filesim::run_file_hierarchy;
+use crate::policy::registry::{PolicySpec, Preset};
+use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
+use std::path::{Path, PathBuf};
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn a_plan_lists_the_grid_and_runs_match_their_configs() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..400).map(|i| format!("{}\n", (i * 7) % 90)).collect();
+    write(dir.path(), "t.trace", &ids);
+    let exp = Experiment::from_toml(
+            "policies = [\"lru\", \"arc\"]\nsizes = [\"10\", \"50%\"]\nprefetch = [\"none\", \"linux24\"]\n\
+             [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+            "e.toml",
+        )
+        .unwrap();
+    let plan = Plan::new(&exp, dir.path(), "e").unwrap();
+    assert_eq!(plan.runs.len(), 2 * 2 * 2);
+    assert_eq!(plan.runs[1].1.cache_blocks, 45, "50% of 90 unique blocks");
+    let keys: std::collections::HashSet<String> = plan.runs.iter().map(|(_, c)| c.key()).collect();
+    assert_eq!(
+        keys.len(),
+        plan.runs.len(),
+        "every configuration has its own key"
+    );
+    for i in 0..plan.runs.len() {
+        let here = plan.run(i).unwrap();
+        let remote = run_config(&plan.runs[i].1).unwrap();
+        assert_eq!(here, remote);
+    }
+    // The key ignores where this machine keeps the trace.
+    let mut moved = plan.runs[0].1.clone();
+    moved.trace_path = "/elsewhere/t.trace".into();
+    assert_eq!(moved.key(), plan.runs[0].1.key());
+    // A changed trace is refused rather than silently simulated.
+    write(dir.path(), "t.trace", "1\n2\n");
+    let err = run_config(&plan.runs[0].1).unwrap_err().to_string();
+    assert!(err.contains("SHA-256"), "{err}");
+}
+
+#[test]
+fn read_ahead_kb_reaches_the_runs_and_their_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..600).map(|i| format!("{}\n", i % 300)).collect();
+    write(dir.path(), "t.trace", &ids);
+    let plan = |extra: &str| {
+        let text = format!(
+            "policies = [\"lru\"]\nsizes = [\"100\"]\nprefetch = [\"linux24\"]\n{extra}\
+                 [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n"
+        );
+        Plan::new(
+            &Experiment::from_toml(&text, "e.toml").unwrap(),
+            dir.path(),
+            "e",
+        )
+        .unwrap()
+    };
+    let (default, small) = (plan(""), plan("read_ahead_kb = 16\n"));
+    let (d, s) = (&default.runs[0].1, &small.runs[0].1);
+    assert_eq!((d.read_ahead_kb, s.read_ahead_kb), (None, Some(16)));
+    // Unset, the setting stays out of the configuration, so older stores keep their keys.
+    assert!(!serde_json::to_string(d).unwrap().contains("read_ahead_kb"));
+    assert_ne!(d.key(), s.key());
+    // 16 KiB windows (4 blocks) read the 300-block loop in more, smaller requests.
+    let requests = |p: &Plan| p.run(0).unwrap().io.unwrap().disk_requests;
+    assert!(requests(&small) > requests(&default));
+}
+
+#[test]
+fn each_run_gets_the_settings_of_its_own_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..3000)
+        .map(|i| format!("{}\n", (i * 31 + i / 7) % 400))
+        .collect();
+    write(dir.path(), "t.trace", &ids);
+    let trace_toml = "[[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n";
+    let plan = |head: &str| {
+        let text = format!("sizes = [\"40\", \"120\"]\n{head}\n{trace_toml}");
+        Plan::new(&Experiment::from_toml(&text, "e.toml")?, dir.path(), "e")
+    };
+    let read_ahead = "prefetch = [\"none\", \"linux24\"]";
+    let plain = plan(&format!("policies = [\"lru\", \"lirs\"]\n{read_ahead}")).unwrap();
+    let tuned = plan(&format!(
+            "policies = [\"lru\", \"lirs\", \"LIRS(hir=0.3)\"]\nparams = [\"lirs.hir=0.1\"]\n{read_ahead}"
+        ))
+        .unwrap();
+    assert_eq!(tuned.runs.len(), 2 * 3 * 2);
+    // Runs of a policy without settings keep the configuration, hence the key, they had in
+    // a sweep without `params`: a store filled by that sweep counts them as done.
+    let lru = |p: &Plan| -> Vec<CellConfig> {
+        p.runs
+            .iter()
+            .filter(|(_, c)| c.policy == "lru")
+            .map(|(_, c)| c.clone())
+            .collect()
+    };
+    assert_eq!(lru(&tuned).len(), 4);
+    assert_eq!(lru(&tuned), lru(&plain));
+    let trace = PreparedTrace::new(
+        BlockTrace::load(
+            &dir.path().join("t.trace"),
+            &Format::Lirs,
+            &ReadOptions::default(),
+            OpFilter::Read,
+        )
+        .unwrap(),
+    );
+    let mut lirs_hits = std::collections::BTreeMap::new();
+    for (i, (_, config)) in tuned.runs.iter().enumerate() {
+        let got = tuned.run(i).unwrap();
+        assert_eq!(got, run_config(config).unwrap(), "a worker gets the same");
+        let (label, params): (&str, &[&str]) = match config.policy.as_str() {
+            "lru" => ("lru", &[]),
+            "lirs" => ("lirs(hir=0.1)", &["lirs.hir=0.1"]),
+            _ => ("lirs(hir=0.3)", &["lirs.hir=0.1"]),
+        };
+        assert_eq!(got.policy, label);
+        assert_eq!(config.params, params);
+        if config.prefetch == "none" {
+            let mut spec = PolicySpec::parse(label.split('(').next().unwrap()).unwrap();
+            if let Some(hir) = label.strip_prefix("lirs(hir=") {
+                spec.set("hir", hir.trim_end_matches(')')).unwrap();
+            }
+            let direct = run_one(&spec, &trace, config.cache_blocks as usize).unwrap();
+            assert_eq!(got, direct, "{label}");
+            lirs_hits.insert((label, config.cache_blocks), got.hits);
+        }
+    }
+    assert_ne!(
+        lirs_hits[&("lirs(hir=0.1)", 40)],
+        lirs_hits[&("lirs(hir=0.3)", 40)],
+        "the entry's own setting wins over the experiment's"
+    );
+    // Hierarchies get the settings of their levels' policies, single policies theirs.
+    let mixed = plan(
+        "policies = [\"lirs\"]\nparams = [\"lirs.hir=0.1\", \"lru-k.k=3\"]\n\
+             levels = [\"client:lru-k:40,storage:lru:80\"]",
+    )
+    .unwrap();
+    let params: Vec<&[String]> = mixed.runs.iter().map(|(_, c)| &c.params[..]).collect();
+    assert_eq!(
+        params,
+        [&["lru-k.k=3"][..], &["lirs.hir=0.1"], &["lirs.hir=0.1"]]
+    );
+    for i in 0..mixed.runs.len() {
+        mixed.run(i).unwrap();
+    }
+    // A setting for a policy no run uses is refused once, before any trace is read.
+    let exp = Experiment::from_toml(
+        "policies = [\"lru\", \"lirs\"]\nparams = [\"arc.p=1\"]\nsizes = [\"4\"]\n\
+             [[trace]]\npath = \"absent.trace\"\n",
+        "x.toml",
+    )
+    .unwrap();
+    let err = Plan::new(&exp, dir.path(), "x").err().unwrap().to_string();
+    assert!(
+        err.contains("arc.p=1") && err.contains("in none of the experiment's policies"),
+        "{err}"
+    );
+    for (entry, wanted) in [
+        ("lirs(hir=0.1", "expected NAME or NAME(KEY=VALUE,...)"),
+        ("lirs(hir)", "expected NAME or NAME(KEY=VALUE,...)"),
+        ("lirs((hir=1))", "expected NAME or NAME(KEY=VALUE,...)"),
+        ("lirs(bogus=1)", "has no parameter 'bogus'"),
+        ("lru,fifo", "unknown policy"),
+    ] {
+        let err = plan(&format!("policies = [\"{entry}\"]"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains(wanted), "{entry}: {err}");
+    }
+}
+
+#[test]
+fn experiments_sweep_hierarchies_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..3000)
+        .map(|i| format!("{}\n", (i * 31 + i / 7) % 400))
+        .collect();
+    write(dir.path(), "h.trace", &ids);
+    let exp = Experiment::from_toml(
+        "levels = [\"client:lru:40,storage:lru:80\", \"client:lru:40,storage:mq:80\"]\n\
+             placements = [\"access\", \"eviction\"]\n\
+             [[trace]]\npath = \"h.trace\"\nformat = \"lirs\"\n",
+        "h.toml",
+    )
+    .unwrap();
+    let plan = Plan::new(&exp, dir.path(), "h").unwrap();
+    assert_eq!(plan.runs.len(), 2 * 2);
+    let trace = PreparedTrace::new(
+        BlockTrace::load(
+            &dir.path().join("h.trace"),
+            &Format::Lirs,
+            &ReadOptions::default(),
+            OpFilter::Read,
+        )
+        .unwrap(),
+    );
+    for (i, (_, config)) in plan.runs.iter().enumerate() {
+        let got = plan.run(i).unwrap();
+        let spec = crate::hierarchy::HierarchySpec::parse(
+            &config.levels,
+            &[],
+            Preset::Paper,
+            crate::hierarchy::Placement::parse(&config.placement).unwrap(),
+        )
+        .unwrap();
+        let direct = crate::hierarchy::run_hierarchy(&spec, &trace, None).unwrap();
+        assert_eq!(got.levels.as_ref(), Some(&direct.levels));
+        assert_eq!((got.hits, got.requests), (direct.hits, direct.requests));
+        assert_eq!(got, run_config(config).unwrap());
+    }
+    // Hierarchies compose with read-ahead: each setting runs every hierarchy, on the file
+    // engine, with the same result as a direct run.
+    let exp = Experiment::from_toml(
+        "levels = [\"client:lru:40,storage:lru:80\"]\nprefetch = [\"none\", \"linux24\"]\n\
+             [[trace]]\npath = \"h.trace\"\nformat = \"lirs\"\n",
+        "ra.toml",
+    )
+    .unwrap();
+    let plan = Plan::new(&exp, dir.path(), "ra").unwrap();
+    assert_eq!(plan.runs.len(), 2);
+    let with_ra = plan.run(1).unwrap();
+    assert_eq!(with_ra.prefetch.as_deref(), Some("linux24"));
+    assert_eq!(with_ra.levels.as_ref().map(Vec::len), Some(2));
+    let files = crate::filesim::PreparedFileTrace::from_block_trace(&trace.trace).unwrap();
+    let spec = crate::hierarchy::HierarchySpec::parse(
+        "client:lru:40,storage:lru:80",
+        &[],
+        Preset::Paper,
+        crate::hierarchy::Placement::Access,
+    )
+    .unwrap();
+    let cfg = RunOptions {
+        prefetch: Some("linux24".into()),
+        ..RunOptions::default()
+    }
+    .file_config()
+    .unwrap();
+    assert_eq!(with_ra, run_file_hierarchy(&spec, &files, &cfg).unwrap());
+    assert_eq!(with_ra, run_config(&plan.runs[1].1).unwrap());
+}
+
+#[test]
+fn bad_experiments_name_the_file_and_line() {
+    let err = Experiment::from_toml("policies = [\"lru\"]\nsizes = 3\n", "x.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("x.toml:2:"), "{err}");
+    let err = Experiment::from_toml(
+        "policies = [\"lru\"]\nsizes = [\"1\"]\ntrace = []\n",
+        "y.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("y.toml") && err.contains("[[trace]]"), "{err}");
+}
+
+#[test]
+fn cells_run_as_the_core_runs_the_same_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..2000)
+        .map(|i| format!("{}\n", (i * 13 + i / 9) % 300))
+        .collect();
+    let path = write(dir.path(), "s.trace", &ids);
+    // Untimed, on a disk with a scheduler, and under read-ahead: the block engine and the file
+    // engine, chosen for the plan's cells by the same rule as for a whole run.
+    let exp = Experiment::from_toml(
+        "policies = [\"lru\", \"arc\"]\nsizes = [\"30\", \"20%\"]\nprefetch = [\"none\", \"linux24\"]\n\
+         disks = [\"none\", \"hdd7200\"]\nscheduler = \"clook\"\n\
+         [[trace]]\npath = \"s.trace\"\nformat = \"lirs\"\n",
+        "s.toml",
+    )
+    .unwrap();
+    let plan = Plan::new(&exp, dir.path(), "s");
+    // A scheduler orders a device queue: without a disk the plan is refused before any run.
+    assert!(plan.is_err());
+    let exp = Experiment::from_toml(
+        "policies = [\"lru\", \"arc\"]\nsizes = [\"30\", \"20%\"]\nprefetch = [\"none\", \"linux24\"]\n\
+         disks = [\"none\", \"hdd7200\"]\n[[trace]]\npath = \"s.trace\"\nformat = \"lirs\"\n",
+        "s.toml",
+    )
+    .unwrap();
+    let plan = Plan::new(&exp, dir.path(), "s").unwrap();
+    assert_eq!(plan.runs.len(), 2 * 2 * 2 * 2);
+    for (i, (_, cell)) in plan.runs.iter().enumerate() {
+        let got = plan.run(i).unwrap();
+        // The same run through the one entry, sizes in blocks as the plan resolved them.
+        let whole = crate::run(&crate::RunConfig {
+            trace: path.clone(),
+            ..cell.run_config().unwrap()
+        })
+        .unwrap();
+        assert_eq!(whole.runs, vec![got], "{}", cell.policy);
+    }
+}
