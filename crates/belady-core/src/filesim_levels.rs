@@ -1,21 +1,217 @@
 //! Hierarchies on the file engine: the client level is the file engine's cache, with its
 //! read-ahead, clustering, device and scheduler; the levels below are [`Below`]. A hierarchy of
-//! one level is exactly the plain file-level run.
+//! one level is exactly the plain file-level run. Every hierarchy runs here, block- or
+//! file-level trace, timed or not.
+//!
+//! With a device the event loop consults the hierarchy's timing component
+//! ([`crate::hierarchy::BelowTiming`]): requests cross the links to the deepest level they reach
+//! and back, the client waits for its demotions before its requests leave, and reloads are the
+//! device's low-priority requests, offered one at a time from their FIFO so the device starts the
+//! head only when idle with no foreground request waiting. Whether a reload is still needed is
+//! decided when the device would start it, with the caches as they are then.
 
 use super::{FileSim, FileSimConfig, IoStats, PreparedFileTrace};
+use crate::disk::queue::Dispatched;
+use crate::disk::DiskAccess;
 use crate::engine::RunResult;
 use crate::error::Result;
 use crate::hierarchy::{Below, HierarchySpec, LevelReport};
 use crate::level::LevelStats;
 use crate::policy::registry::{self, PolicyVisitor};
-use crate::policy::Policy;
+use crate::policy::{Block, Policy};
+use crate::trace::file::{FileEvent, FileEventKind};
 use rayon::prelude::*;
+
+/// The device queue id of the reload offered to the device (one at a time, outside the request
+/// ids, which index the run's requests).
+const RELOAD_ID: u32 = u32::MAX - 2;
+
+impl<P: Policy> FileSim<'_, P> {
+    /// Whether levels below with a timing model are set.
+    fn timed_below(&self) -> bool {
+        self.disk.is_some() && self.below.as_ref().is_some_and(|b| b.timing().is_some())
+    }
+
+    /// The hierarchy's client think time before a read call (0 without a timed hierarchy).
+    pub(super) fn client_think_ns(&self, ev: &FileEvent) -> u64 {
+        match (&self.below, &ev.kind) {
+            (Some(b), FileEventKind::Read { .. }) => b.timing().map_or(0, |t| t.links.think_ns),
+            _ => 0,
+        }
+    }
+
+    /// The client waits until the blocks it sent down since the last call have crossed the
+    /// first link.
+    pub(super) fn wait_for_demotions(&mut self) {
+        if !self.timed_below() {
+            return;
+        }
+        let below = self.below.as_mut().expect("timed below");
+        let ns = below.timing_mut().expect("timed").take_demotion_wait();
+        self.now_ns += ns;
+        self.wait_ns += ns;
+    }
+
+    /// Time down to the deepest level a request for `blocks` reaches, and back up with them.
+    pub(super) fn link_delays(&self, blocks: &[Block]) -> (u64, u64) {
+        if !self.timed_below() {
+            return (0, 0);
+        }
+        let below = self.below.as_ref().expect("timed below");
+        let t = below.timing().expect("timed");
+        let hops = blocks.iter().map(|&b| below.hops(b)).max().unwrap_or(0);
+        (t.down_ns(hops), t.up_ns(hops, blocks.len() as u64))
+    }
+
+    /// Notes the time device request `id` takes back up the links once the device is done.
+    pub(super) fn note_link_up(&mut self, id: u32, up_ns: u64) {
+        if up_ns > 0 {
+            if let Some(t) = self.below.as_mut().and_then(|b| b.timing_mut()) {
+                t.up_of.insert(id, up_ns);
+            }
+        }
+    }
+
+    /// The time device request `id` takes back up the links (forgotten once asked).
+    pub(super) fn link_up_ns(&mut self, id: u32) -> u64 {
+        self.below
+            .as_mut()
+            .and_then(|b| b.timing_mut())
+            .and_then(|t| t.up_of.remove(&id))
+            .unwrap_or(0)
+    }
+
+    /// Lets the device start what it would start strictly before `t` (the reloads included);
+    /// `t == u64::MAX` is the end of the run, where queued reloads stay pending.
+    pub(super) fn dispatch_before(&mut self, t: u64) {
+        if !self.timed_below() {
+            if let Some(disk) = &mut self.disk {
+                disk.dispatch_before(t, &mut self.dispatched);
+                self.record_dispatches();
+            }
+            return;
+        }
+        while let Some(d) = self.next_dispatch(t, t != u64::MAX) {
+            self.dispatched.push(d);
+            self.record_dispatches();
+        }
+        self.withdraw_reload();
+    }
+
+    /// Starts the device's next foreground request (the program waits for one), running the
+    /// reloads that come before it.
+    pub(super) fn dispatch_next(&mut self) -> Option<Dispatched> {
+        if !self.timed_below() {
+            return self.disk.as_mut()?.dispatch_next();
+        }
+        let d = self.next_dispatch(u64::MAX, true);
+        self.withdraw_reload();
+        d
+    }
+
+    /// The offered reload goes back to its queue: whether it starts is decided when the device
+    /// would start it, with the caches as they are then.
+    fn withdraw_reload(&mut self) {
+        let (Some(disk), Some(below)) = (self.disk.as_mut(), self.below.as_mut()) else {
+            return;
+        };
+        if let Some(t) = below.timing_mut() {
+            if t.offered {
+                disk.withdraw(RELOAD_ID);
+                t.offered = false;
+            }
+        }
+    }
+
+    /// Runs the device's decisions strictly before `t` until it starts a foreground request
+    /// (returned): completes the reload in service, offers the next reload, and starts, cancels
+    /// or serves from below each reload whose turn comes. `offer`: reloads may still start.
+    fn next_dispatch(&mut self, t: u64, offer: bool) -> Option<Dispatched> {
+        let spb = self.sectors_per_block();
+        // Unbounded with reloads on: the program is blocked on a foreground request.
+        let blocked = offer && t == u64::MAX;
+        loop {
+            let disk = self.disk.as_mut()?;
+            let below = self.below.as_mut()?;
+            let tm = below.timing_mut()?;
+            if offer && !tm.offered {
+                if let Some(p) = tm.head() {
+                    let access = DiskAccess {
+                        lba: p.block as u64 * spb,
+                        sectors: spb as u32,
+                        write: false,
+                    };
+                    disk.submit_background(RELOAD_ID, access, p.at);
+                    tm.offered = true;
+                }
+            }
+            let next = disk.peek_next();
+            if let Some(p) = tm.in_service.filter(|p| offer && p.at <= t) {
+                // The block is placed at the next moment the run looks: before the next
+                // decision, or for a blocked program when its request reaches the device.
+                let due = match next {
+                    Some((id, arrival, _)) if blocked && id != RELOAD_ID => p.at <= arrival,
+                    _ => true,
+                };
+                if due {
+                    tm.in_service = None;
+                    below.complete_reload(&p);
+                    continue;
+                }
+            }
+            let (id, _, start) = next?;
+            if start >= t {
+                return None;
+            }
+            if id != RELOAD_ID {
+                let d = disk.dispatch_next().expect("peeked");
+                if tm.reload_done_ns > d.arrival_ns {
+                    tm.report.reload_wait_ns += d.start_ns.min(tm.reload_done_ns) - d.arrival_ns;
+                }
+                tm.report.demand_disk_ns += d.done_ns - d.start_ns;
+                return Some(d);
+            }
+            let p = tm.head().expect("an offered reload");
+            let needless = below.reload_needless(&p);
+            if needless || below.reload_served_below(&p) {
+                disk.withdraw(RELOAD_ID);
+                let tm = below.timing_mut().expect("timed");
+                tm.pop();
+                if needless {
+                    tm.report.reloads_cancelled += 1;
+                } else {
+                    // An exclusive level below hands the block up: no device time.
+                    below.complete_reload(&p);
+                }
+                continue;
+            }
+            let d = disk.dispatch_next().expect("peeked");
+            tm_started(below, &p, &d);
+        }
+    }
+}
+
+/// The device started reload `p` as `d`.
+fn tm_started(below: &mut Below, p: &crate::hierarchy::timing::Pending, d: &Dispatched) {
+    below.reload_started();
+    let tm = below.timing_mut().expect("timed");
+    tm.pop();
+    tm.in_service = Some(crate::hierarchy::timing::Pending {
+        at: d.done_ns,
+        ..*p
+    });
+    tm.report.reloads_started += 1;
+    tm.report.reload_disk_ns += d.done_ns - d.start_ns;
+    tm.reload_done_ns = d.done_ns;
+}
 
 struct Run<'a> {
     spec: &'a HierarchySpec,
     trace: &'a PreparedFileTrace,
     capacity: usize,
     cfg: &'a FileSimConfig,
+    /// The device's name in the timing report.
+    disk_name: &'a str,
 }
 
 /// What a run yields: the client's counters, the I/O counters and every level's report.
@@ -31,15 +227,25 @@ impl PolicyVisitor for Run<'_> {
             self.trace.layout.universe(),
             self.trace.block_size,
         )?;
-        if let Some(below) = below {
+        if let Some(mut below) = below {
+            if self.cfg.disk.is_some() {
+                below = below.with_timing(self.spec, self.disk_name)?;
+            }
             sim.set_below(below);
         }
         for ev in &self.trace.trace.events {
             sim.step(ev);
         }
         let resident = sim.level().frames().len() as u64;
+        // The end of the run with the levels still below (what is left queued goes down first).
+        let exec_ns = sim.drain();
+        let timing = sim.below.as_ref().and_then(|b| {
+            b.timing()
+                .map(|t| t.report(exec_ns, sim.proc_ns, sim.level.stats().requests))
+        });
         let below = sim.below.take();
-        let (stats, io, _) = sim.finish_with_store();
+        let (stats, mut io, _) = sim.finish_with_store();
+        io.timing = timing;
         let levels = below.map(|b| {
             let top = &self.spec.levels[0];
             let client = LevelReport {
@@ -58,6 +264,25 @@ impl PolicyVisitor for Run<'_> {
         });
         Ok((stats, io, levels))
     }
+}
+
+/// The device's name for the timing report: its preset's when it is one, else its model.
+fn disk_name(cfg: &FileSimConfig) -> String {
+    let Some(disk) = &cfg.disk else {
+        return String::new();
+    };
+    crate::disk::PRESETS
+        .iter()
+        .find(|(name, _)| crate::disk::DiskConfig::preset(name).as_ref() == Some(disk))
+        .map(|(name, _)| name.to_string())
+        .unwrap_or_else(|| {
+            match disk {
+                crate::disk::DiskConfig::Hdd(_) => "hdd",
+                crate::disk::DiskConfig::Ssd(_) => "ssd",
+                crate::disk::DiskConfig::Fixed(_) => "fixed",
+            }
+            .to_string()
+        })
 }
 
 /// Runs the hierarchy `spec` over a file-level trace: the client with the read-ahead, clustering
@@ -85,6 +310,7 @@ pub fn run_file_hierarchy(
             trace,
             capacity,
             cfg,
+            disk_name: &disk_name(cfg),
         },
     )??;
     let (levels, below_hits, reloads) = levels.expect("a hierarchy of two or more levels");
@@ -126,4 +352,225 @@ pub fn run_file_hierarchies(
         .par_iter()
         .map(|s| run_file_hierarchy(s, trace, cfg))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::fixed::FixedParams;
+    use crate::disk::DiskConfig;
+    use crate::hierarchy::{Hierarchy, HierarchyTiming, Links, Placement, TimingReport};
+    use crate::policy::registry::Preset;
+    use crate::policy::NEVER;
+    use crate::trace::BlockTrace;
+
+    /// A block trace whose block numbers are its dense ids, so the file engine's layout (one
+    /// run of consecutive blocks per file) keeps every id.
+    fn files(refs: &[Block]) -> PreparedFileTrace {
+        let universe = refs.iter().max().map_or(1, |&m| m + 1);
+        let mut seen = vec![false; universe as usize];
+        // Dense ids in order of first reference; make them the identity by referencing every
+        // block once first would change the trace, so number the blocks by first use instead.
+        let mut order = Vec::new();
+        for &b in refs {
+            if !std::mem::replace(&mut seen[b as usize], true) {
+                order.push(b);
+            }
+        }
+        let mut id = vec![0u32; universe as usize];
+        for (i, &b) in order.iter().enumerate() {
+            id[b as usize] = i as u32;
+        }
+        let trace = BlockTrace {
+            source: "t".into(),
+            block_size: 4096,
+            refs: refs.iter().map(|&b| id[b as usize]).collect(),
+            originals: (0..order.len() as u64).collect(),
+            write_mask: None,
+            times: None,
+        };
+        PreparedFileTrace::from_block_trace(&trace).unwrap()
+    }
+
+    /// The same trace as `files`, as the reference model numbers it.
+    fn dense_refs(refs: &[Block]) -> (Vec<Block>, usize) {
+        let t = files(refs);
+        let ids: Vec<Block> = t.refs.clone();
+        (ids, t.distinct)
+    }
+
+    fn links(think_us: u64, queue: usize) -> Links {
+        Links {
+            link_latency_ns: 10_000,
+            link_bytes_per_s: 1.024e8,
+            think_ns: think_us * 1000,
+            reload_queue: queue,
+        }
+    }
+
+    fn spec(levels: &str, placement: &str, links: &Links) -> HierarchySpec {
+        let mut s = HierarchySpec::parse(
+            levels,
+            &[],
+            Preset::Paper,
+            Placement::parse(placement).unwrap(),
+        )
+        .unwrap();
+        s.links = links.clone();
+        s
+    }
+
+    /// No read-ahead, a constant 1 ms disk (`fixed`), or none.
+    fn config(disk: Option<&str>) -> FileSimConfig {
+        crate::config::RunOptions {
+            disk: disk.map(str::to_string),
+            ..Default::default()
+        }
+        .file_config()
+        .unwrap()
+    }
+
+    /// The block hierarchy with its own clock (the section-5 model as first written), kept as
+    /// the reference the file engine's timing must reproduce.
+    fn reference(
+        spec: &HierarchySpec,
+        refs: &[Block],
+    ) -> (Vec<LevelReport>, TimingReport, u64, u64) {
+        let (ids, unique) = dense_refs(refs);
+        let cfg = HierarchyTiming {
+            link_latency_ns: spec.links.link_latency_ns,
+            link_bytes_per_s: spec.links.link_bytes_per_s,
+            think_ns: spec.links.think_ns,
+            reload_queue: spec.links.reload_queue,
+            ..HierarchyTiming::new(DiskConfig::Fixed(FixedParams::default()), "fixed")
+        };
+        let originals: Vec<u64> = (0..unique as u64).collect();
+        let mut h = Hierarchy::new(spec, unique, 4096)
+            .unwrap()
+            .with_timing(&cfg, &originals)
+            .unwrap();
+        for &b in &ids {
+            h.reference(b, NEVER);
+        }
+        let r = h.result("t", spec.label(), unique);
+        (r.levels, r.timing.unwrap(), r.hits, r.disk_requests)
+    }
+
+    fn engine(spec: &HierarchySpec, refs: &[Block]) -> RunResult {
+        run_file_hierarchy(spec, &files(refs), &config(Some("fixed"))).unwrap()
+    }
+
+    /// The lower levels' counters, the timing report and the row's hits and disk requests agree
+    /// with the reference clock.
+    fn assert_matches_reference(spec: &HierarchySpec, refs: &[Block]) {
+        let (levels, timing, hits, disk_requests) = reference(spec, refs);
+        let r = engine(spec, refs);
+        let got = r.levels.as_ref().unwrap();
+        let io = r.io.as_ref().unwrap();
+        let label = spec.label();
+        assert_eq!(&got[1..], &levels[1..], "{label}");
+        assert_eq!(
+            (got[0].hits, got[0].misses, got[0].evictions),
+            (levels[0].hits, levels[0].misses, levels[0].evictions),
+            "{label}"
+        );
+        assert_eq!(io.timing.as_ref(), Some(&timing), "{label}");
+        assert_eq!((r.hits, io.disk_requests), (hits, disk_requests), "{label}");
+        assert_eq!(
+            io.exec_time_s,
+            Some(timing.run_time_ns as f64 / 1e9),
+            "{label}"
+        );
+    }
+
+    const TRACE: [Block; 8] = [0, 1, 2, 0, 1, 3, 2, 0];
+
+    #[test]
+    fn reloads_fill_idle_time_by_hand() {
+        // Think 5 ms, a 1 ms disk. A miss everywhere: 10 µs down, 1 ms disk, 50 µs up = 1060 µs;
+        // a storage hit: 60 µs. Each reload the client's evictions ask for starts when the
+        // disk is idle and completes within the next think time, so the caches evolve as
+        // untimed: storage hits at references 3, 4 and 6, disk reads at 0, 1, 2, 5 and 7; the
+        // reload queued by reference 7 starts once its demand read is done and is still in
+        // service at the end.
+        let s = spec("c:lru:2,s:lru:2", "eviction", &links(5000, 4096));
+        let r = engine(&s, &TRACE);
+        let t = r.io.as_ref().unwrap().timing.clone().unwrap();
+        assert_eq!(r.levels.as_ref().unwrap()[1].hits, 3);
+        assert_eq!(r.io.as_ref().unwrap().disk_requests, 5 + 6);
+        assert_eq!(t.run_time_ns, (8 * 5000 + 5 * 1060 + 3 * 60) * 1000);
+        assert_eq!((t.demand_disk_ns, t.reload_disk_ns), (5_000_000, 6_000_000));
+        assert_eq!(
+            (t.reloads_queued, t.reloads_started, t.reloads_pending),
+            (6, 6, 1)
+        );
+        assert_matches_reference(&s, &TRACE);
+        // Access-based placement: every reference misses both levels.
+        let r = engine(
+            &spec("c:lru:2,s:lru:2", "access", &links(5000, 4096)),
+            &TRACE,
+        );
+        let t = r.io.unwrap().timing.unwrap();
+        assert_eq!(t.run_time_ns, (8 * 5000 + 8 * 1060) * 1000);
+    }
+
+    #[test]
+    fn demotions_delay_the_misses_that_evict() {
+        // The six client evictions (references 2 to 7) each send a block down first: 50 µs more
+        // on each of those misses, and no reloads.
+        let s = spec("c:lru:2,s:lru:2", "demote", &links(5000, 4096));
+        let r = engine(&s, &TRACE);
+        let t = r.io.as_ref().unwrap().timing.clone().unwrap();
+        assert_eq!(t.demotion_wait_ns, 6 * 50_000);
+        assert_eq!(
+            t.run_time_ns,
+            (8 * 5000 + 5 * 1060 + 3 * 60 + 6 * 50) * 1000
+        );
+        assert_matches_reference(&s, &TRACE);
+    }
+
+    #[test]
+    fn without_idle_time_reloads_delay_demands_as_the_reference_does() {
+        for placement in ["eviction", "eviction:2", "exclusive"] {
+            assert_matches_reference(&spec("c:lru:2,s:lru:2", placement, &links(0, 4096)), &TRACE);
+            // A queue with no room drops every reload.
+            assert_matches_reference(&spec("c:lru:2,s:lru:2", placement, &links(0, 0)), &TRACE);
+        }
+        let r = engine(
+            &spec("c:lru:2,s:lru:2", "eviction", &links(0, 4096)),
+            &TRACE,
+        );
+        assert!(r.io.unwrap().timing.unwrap().reload_wait_ns > 0);
+    }
+
+    const POLICIES: &[&str] = &["lru", "fifo", "clock", "arc", "2q", "mq", "lirs"];
+    const PLACEMENTS: &[&str] = &["access", "eviction", "eviction:2", "demote", "exclusive"];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Whatever the levels, placements, think time and reload queue: on a block trace with a
+        /// constant-time disk the file engine's hierarchy gives the reference clock's counters
+        /// and times exactly.
+        #[test]
+        fn timed_runs_equal_the_reference_clock(
+            levels in proptest::collection::vec((0..POLICIES.len(), 1usize..6, 0..PLACEMENTS.len()), 2..4),
+            refs in proptest::collection::vec(0u32..14, 1..150),
+            think_us in 0u64..3000,
+            queue in 0usize..5,
+        ) {
+            let text: Vec<String> = levels
+                .iter()
+                .enumerate()
+                .map(|(i, &(p, c, pl))| {
+                    if i == 0 {
+                        format!("l{i}:{}:{c}", POLICIES[p])
+                    } else {
+                        format!("l{i}:{}:{c}:{}", POLICIES[p], PLACEMENTS[pl])
+                    }
+                })
+                .collect();
+            assert_matches_reference(&spec(&text.join(","), "access", &links(think_us, queue)), &refs);
+        }
+    }
 }

@@ -1,16 +1,16 @@
-//! The levels below a client that another engine simulates: the file engine's cache (with
+//! The levels below a client that the file engine simulates: the file engine's cache (with
 //! read-ahead, clustering and the device queue) is level 0, and every block it reads goes down
 //! through these levels before it may reach the disk.
 //!
 //! The client tells this stack about each block it places (a demand miss or a read-ahead block)
-//! and the block that placement evicted, exactly what a recorded client passes down in
-//! [`super::run_hierarchies`]: the lower levels apply their own placement (access, eviction,
-//! demote, exclusive) and report whether the read reached the disk. Documented choices:
-//! - A block a lower level serves costs no device time; the file engine's device sees only the
-//!   blocks that missed every level.
-//! - Reloads of eviction-based levels are counted as disk requests but do not occupy the device
-//!   (the file engine's device queue serves the client's requests only).
+//! and the block that placement evicted: the lower levels apply their own placement (access,
+//! eviction, demote, exclusive) and report whether the read reached the disk and how many links
+//! it crossed. Without a device every reload completes at once. With one, [`BelowTiming`] holds
+//! the links and the reload queue that the engine's event loop consults (see `timing.rs`): reloads
+//! wait for idle device time and are placed when they complete.
 
+use super::state::Notify;
+use super::timing::{BelowTiming, Pending};
 use super::{Hierarchy, HierarchySpec, LevelReport};
 use crate::error::Result;
 use crate::policy::Block;
@@ -20,6 +20,10 @@ pub struct Below {
     h: Hierarchy,
     /// Demand reads a lower level served.
     demand_hits: u64,
+    /// Links each block's latest read crossed (the level that served it; the depth for the disk).
+    hops: Vec<u8>,
+    /// The timing component, with a device.
+    timing: Option<Box<BelowTiming>>,
 }
 
 impl Below {
@@ -39,20 +43,93 @@ impl Below {
         Ok(Some(Below {
             h: Hierarchy::with_universe(spec, unique, universe, block_size)?,
             demand_hits: 0,
+            hops: vec![0; universe],
+            timing: None,
         }))
     }
 
-    /// The client read `b` into its cache (on demand when `demand`), evicting `victim`. Returns
-    /// whether the read reached the disk.
-    pub fn read(&mut self, b: Block, victim: Option<Block>, demand: bool) -> bool {
+    /// Turns on the timing model of `spec.links` over the device called `disk`: reloads are
+    /// deferred to the device, reads cross links, demotions make the client wait.
+    pub fn with_timing(mut self, spec: &HierarchySpec, disk: &str) -> Result<Below> {
+        spec.links.validate()?;
+        self.h.deferred = Some(Vec::new());
+        self.timing = Some(Box::new(BelowTiming::new(
+            &spec.links,
+            self.h.block_size,
+            disk,
+        )));
+        Ok(self)
+    }
+
+    /// The timing component, when on.
+    pub fn timing(&self) -> Option<&BelowTiming> {
+        self.timing.as_deref()
+    }
+
+    pub(crate) fn timing_mut(&mut self) -> Option<&mut BelowTiming> {
+        self.timing.as_deref_mut()
+    }
+
+    /// The client read `b` into its cache at `now_ns` (on demand when `demand`), evicting
+    /// `victim`. Returns whether the read reached the disk.
+    pub fn read(&mut self, b: Block, victim: Option<Block>, demand: bool, now_ns: u64) -> bool {
         let before = self.h.disk_reads;
         self.h.served = None;
+        if let Some(t) = &mut self.timing {
+            t.read_at(now_ns);
+            if victim.is_some() && self.h.levels[0].notify == Notify::Demoted {
+                t.demoted();
+            }
+        }
         self.h.replay_client_miss(b, victim);
+        self.queue_deferred();
         let from_disk = self.h.disk_reads != before;
+        let depth = self.h.levels.len() - 1;
+        self.hops[b as usize] = self.h.served.unwrap_or(depth).min(u8::MAX as usize) as u8;
         if demand && !from_disk {
             self.demand_hits += 1;
         }
         from_disk
+    }
+
+    /// Moves the reloads the levels asked for into the timing component's queue.
+    fn queue_deferred(&mut self) {
+        if let (Some(t), Some(d)) = (&mut self.timing, &mut self.h.deferred) {
+            for (level, block) in d.drain(..) {
+                t.queue_reload(level, block);
+            }
+        }
+    }
+
+    /// Links the latest read of `b` crossed.
+    pub fn hops(&self, b: Block) -> u64 {
+        self.hops[b as usize] as u64
+    }
+
+    /// Whether the reload `p` is not needed any more (its level holds the block).
+    pub(crate) fn reload_needless(&self, p: &Pending) -> bool {
+        self.h.holds(p.level, p.block)
+    }
+
+    /// Whether an exclusive level below `p`'s holds its block (and serves it without the disk).
+    pub(crate) fn reload_served_below(&self, p: &Pending) -> bool {
+        self.h.exclusive_below_holds(p.level, p.block)
+    }
+
+    /// The device started a reload.
+    pub(crate) fn reload_started(&mut self) {
+        self.h.disk_reloads += 1;
+    }
+
+    /// Reload `p` has its data: places it (or counts it cancelled); what that evicts may queue
+    /// further reloads.
+    pub(crate) fn complete_reload(&mut self, p: &Pending) {
+        if !self.h.complete_reload(p.level, p.block) {
+            if let Some(t) = &mut self.timing {
+                t.report.reloads_cancelled += 1;
+            }
+        }
+        self.queue_deferred();
     }
 
     /// Demand reads a lower level served.

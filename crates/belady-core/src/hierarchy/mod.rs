@@ -41,6 +41,7 @@
 pub use crate::report::LevelReport;
 
 pub mod below;
+mod clock;
 mod reference;
 mod result;
 mod slots;
@@ -48,12 +49,13 @@ mod spec;
 mod state;
 pub mod timing;
 pub use below::Below;
+pub use clock::HierarchyTiming;
 pub use reference::{run_hierarchies, run_hierarchy};
 pub use result::HierarchyResult;
 pub use slots::ContentTable;
 pub use spec::{HierarchySpec, LevelSpec, Placement};
 pub use state::{Hierarchy, Source, Step};
-pub use timing::{HierarchyTiming, TimingReport};
+pub use timing::{BelowTiming, Links, TimingReport};
 
 #[cfg(test)]
 mod tests;

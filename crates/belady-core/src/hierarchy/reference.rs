@@ -50,6 +50,7 @@ struct ClientRun {
 fn record_client(spec: &HierarchySpec, trace: &PreparedTrace) -> Result<ClientRun> {
     let top = HierarchySpec {
         levels: vec![spec.levels[0].clone()],
+        links: spec.links.clone(),
     };
     let mut h = Hierarchy::new(&top, trace.unique(), trace.trace.block_size)?;
     let mut misses = Vec::new();

@@ -1,5 +1,6 @@
 //! A hierarchy as configured: its levels, their policies, sizes and placements.
 
+use super::Links;
 use crate::error::{Error, Result};
 use crate::policy::registry::{parse_policies, PolicySpec, Preset};
 use crate::size::CacheSize;
@@ -78,6 +79,8 @@ pub struct LevelSpec {
 pub struct HierarchySpec {
     /// The levels, top first.
     pub levels: Vec<LevelSpec>,
+    /// The links between the levels and the reload queue, for runs with a device.
+    pub links: Links,
 }
 
 impl HierarchySpec {
@@ -141,7 +144,10 @@ impl HierarchySpec {
                 placement: if i == 0 { Placement::Access } else { placement },
             })
             .collect();
-        Ok(HierarchySpec { levels })
+        Ok(HierarchySpec {
+            levels,
+            links: Links::default(),
+        })
     }
 
     /// A short description: `client:lru:1000 > storage:mq:2000:eviction`.

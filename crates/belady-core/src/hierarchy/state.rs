@@ -144,7 +144,9 @@ pub struct Hierarchy {
     /// The client sent a block down while handling the current reference.
     pub(super) client_demoted: bool,
     /// The timing model, when on.
-    pub(super) timing: Option<Box<super::timing::Clock>>,
+    pub(super) timing: Option<Box<super::clock::Clock>>,
+    /// Reloads waiting for a device the caller runs (level, block), when it defers them.
+    pub(super) deferred: Option<Vec<(usize, Block)>>,
 }
 
 impl Hierarchy {
@@ -224,6 +226,7 @@ impl Hierarchy {
             served: None,
             client_demoted: false,
             timing: None,
+            deferred: None,
         })
     }
 
@@ -420,8 +423,13 @@ impl Hierarchy {
         };
         if how == Source::Reload {
             if let Some(clock) = &mut self.timing {
-                // With the timing model the reload waits for idle disk time (timing.rs).
+                // With the reference clock the reload waits for idle disk time (clock.rs).
                 clock.queue_reload(i, v);
+                return;
+            }
+            if let Some(d) = &mut self.deferred {
+                // The file engine's device runs it in idle time and completes it later.
+                d.push((i, v));
                 return;
             }
         }
@@ -444,7 +452,7 @@ impl Hierarchy {
                 level.report.reloads_issued += 1;
                 if from_below {
                     level.report.reloads_from_below += 1;
-                } else if self.timing.is_none() {
+                } else if self.timing.is_none() && self.deferred.is_none() {
                     // Timed reloads count as disk requests when the disk starts them.
                     self.disk_reloads += 1;
                 }
@@ -474,6 +482,26 @@ impl Hierarchy {
             level: i + 1,
             block: b,
         });
+        true
+    }
+
+    /// Whether the level below `i` is exclusive and holds `b` (it would serve a reload of `b`).
+    pub(super) fn exclusive_below_holds(&self, i: usize, b: Block) -> bool {
+        self.levels.get(i + 1).is_some_and(|low| {
+            low.placement == Placement::Exclusive && low.cache.frames().is_resident(b)
+        })
+    }
+
+    /// A timed reload of `v` for level `i` has its data: places it and passes on what it
+    /// evicts. Returns false when `v` is resident already (the reload is then cancelled).
+    pub(super) fn complete_reload(&mut self, i: usize, v: Block) -> bool {
+        if self.levels[i].cache.frames().is_resident(v) {
+            return false;
+        }
+        self.below.clear();
+        self.place_by(i, v, Source::Reload);
+        std::mem::swap(&mut self.current, &mut self.below);
+        self.descend(i + 1, NEVER);
         true
     }
 
