@@ -2,10 +2,8 @@
 
 use crate::table::aligned;
 use anyhow::Result;
-use belady_core::hierarchy::{
-    HierarchyResult, HierarchySpec, HierarchyTiming, LevelReport, Placement,
-};
-use belady_core::{OpFilter, Preset};
+use belady_core::hierarchy::{HierarchySpec, LevelReport, Links, Placement};
+use belady_core::Preset;
 
 /// The hierarchies `--levels` (repeatable) × `--placement` (comma-separated) ask for, in that
 /// order: each `--levels` value once per placement, the placement applying to every lower level
@@ -38,11 +36,9 @@ pub fn specs(
     Ok(out)
 }
 
-/// The timing model `--disk` and the link options ask for (none without `--disk`).
-pub fn timing(args: &crate::SimArgs, disk: Option<&str>) -> Result<Option<HierarchyTiming>> {
-    let Some(disk) = disk.filter(|d| *d != "none") else {
-        return Ok(None);
-    };
+/// The links between levels and the reload queue the link options ask for (they time runs with
+/// `--disk`).
+pub fn links(args: &crate::SimArgs) -> Result<Links> {
     let us = |v: f64, flag: &str| -> Result<u64> {
         if v.is_finite() && v >= 0.0 {
             Ok((v * 1000.0).round() as u64)
@@ -50,50 +46,14 @@ pub fn timing(args: &crate::SimArgs, disk: Option<&str>) -> Result<Option<Hierar
             Err(belady_core::Error::config(flag, v, "expected microseconds, 0 or more").into())
         }
     };
-    let cfg = HierarchyTiming {
+    let links = Links {
         link_latency_ns: us(args.link_latency_us, "--link-latency-us")?,
         link_bytes_per_s: args.link_mbps * 1e6 / 8.0,
         think_ns: us(args.think_us, "--think-us")?,
         reload_queue: args.reload_queue,
-        ..HierarchyTiming::new(belady_core::disk::load_config(disk)?, disk)
     };
-    cfg.validate()?;
-    Ok(Some(cfg))
-}
-
-/// One `sim --levels --json` result: the common row (the hierarchy as `policy`, hits at any
-/// level, disk requests and, with `--disk`, `exec_time_s` and the other timed keys), the levels,
-/// the hierarchy's own counters and timing detail, and how the trace was read.
-#[derive(serde::Serialize)]
-struct Row<'a> {
-    #[serde(flatten)]
-    run: belady_core::RunResult,
-    hierarchy: &'a str,
-    disk_reads: u64,
-    disk_reloads: u64,
-    demotion_bytes: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timing: &'a Option<belady_core::hierarchy::TimingReport>,
-    format: &'a str,
-    ops: OpFilter,
-}
-
-/// The results as JSON (an array, one object per hierarchy).
-pub fn json(results: &[HierarchyResult], format: &str, ops: OpFilter) -> Result<String> {
-    let rows: Vec<Row> = results
-        .iter()
-        .map(|r| Row {
-            run: r.summary(),
-            hierarchy: &r.hierarchy,
-            disk_reads: r.disk_reads,
-            disk_reloads: r.disk_reloads,
-            demotion_bytes: r.demotion_bytes,
-            timing: &r.timing,
-            format,
-            ops,
-        })
-        .collect();
-    Ok(format!("{}\n", serde_json::to_string_pretty(&rows)?))
+    links.validate()?;
+    Ok(links)
 }
 
 /// Each file-engine hierarchy run's levels as a table (nothing for one-level runs).
@@ -103,6 +63,9 @@ pub fn run_levels(runs: &[belady_core::RunResult]) -> String {
         if let Some(levels) = &r.levels {
             out.push_str(&format!("\nhierarchy {}\n", r.policy));
             out.push_str(&level_table(levels));
+            if let Some(t) = r.io.as_ref().and_then(|io| io.timing.as_ref()) {
+                out.push_str(&timing_line(t));
+            }
         }
     }
     out
@@ -151,23 +114,9 @@ fn level_table(levels: &[LevelReport]) -> String {
     )
 }
 
-/// The results as text: per hierarchy a table of its levels and a line about the disk.
-pub fn text(results: &[HierarchyResult]) -> String {
-    let mut out = String::new();
-    for r in results {
-        out.push_str(&format!("\nhierarchy {}\n", r.hierarchy));
-        out.push_str(&level_table(&r.levels));
-        out.push_str(&format!(
-            "all levels: {} of {} references hit ({:.2}%); disk requests {} = {} demand reads + {} reloads\n",
-            r.hits,
-            r.requests,
-            100.0 * r.hit_ratio,
-            r.disk_requests,
-            r.disk_reads,
-            r.disk_reloads
-        ));
-        if let Some(t) = &r.timing {
-            out.push_str(&format!(
+/// The line about the hierarchy's time on the disk.
+fn timing_line(t: &belady_core::hierarchy::TimingReport) -> String {
+    format!(
                 "time on {}: run {:.3} s, mean response {:.3} ms; disk busy {:.3} s on demand reads, \
                  {:.3} s on reloads; demand reads waited {:.3} s for reloads, misses {:.3} s for demotions; \
                  reloads queued {}, started {}, cancelled {}, dropped {}, pending {}\n",
@@ -183,8 +132,5 @@ pub fn text(results: &[HierarchyResult]) -> String {
                 t.reloads_cancelled,
                 t.reloads_dropped,
                 t.reloads_pending
-            ));
-        }
-    }
-    out
+            )
 }

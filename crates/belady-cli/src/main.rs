@@ -33,7 +33,7 @@ use belady_core::trace::{
     accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
     Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
 };
-use belady_core::{parse_policies, CacheSize, PreparedTrace, Preset, RunResult, POLICIES};
+use belady_core::{parse_policies, CacheSize, Preset, RunResult, POLICIES};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -399,9 +399,9 @@ fn sim(args: SimArgs) -> Result<()> {
     print_runs(&args, &runs, &format, ops, references, unique, &source)
 }
 
-/// `sim --levels`: hierarchies. With read-ahead, a device queue scheduler, compat rules or a
-/// file-level trace the client level runs on the file engine (the levels below see every block
-/// it reads); otherwise on the block-level hierarchy engine (with its link timing under `--disk`).
+/// `sim --levels`: hierarchies, on the file engine (its client level with read-ahead, clustering
+/// and the device queue; the levels below see every block it reads, with the links' timing
+/// under `--disk`).
 fn sim_levels(
     args: &SimArgs,
     grid: &[RunOptions],
@@ -410,31 +410,10 @@ fn sim_levels(
     ops: OpFilter,
     pool: &rayon::ThreadPool,
 ) -> Result<()> {
-    let specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
-    // A block-level trace with only --disk keeps the hierarchy's own timing (links between the
-    // levels, low-priority reloads on the disk); anything the file engine adds runs there.
-    let block_engine = |o: &RunOptions| !o.levels_on_file_engine(format);
-    if grid.iter().all(block_engine) {
-        let trace = PreparedTrace::new(args.input.load(ops)?);
-        let mut results = Vec::new();
-        for opts in grid {
-            let timing = levels::timing(args, opts.disk.as_deref())?;
-            results.extend(pool.install(|| {
-                belady_core::hierarchy::run_hierarchies(&specs, &trace, timing.as_ref())
-            })?);
-        }
-        if args.json {
-            return emit(&levels::json(&results, format.name(), ops)?);
-        }
-        return emit(&format!(
-            "trace {} ({} {}, {} references, {} unique blocks)\n{}",
-            trace.trace.source,
-            format.name(),
-            ops.noun(),
-            trace.trace.refs.len(),
-            trace.unique(),
-            levels::text(&results)
-        ));
+    let mut specs = levels::specs(&args.levels, &args.placement, &args.params, preset)?;
+    let links = levels::links(args)?;
+    for s in &mut specs {
+        s.links = links.clone();
     }
     let trace = if format.is_file_level() {
         PreparedFileTrace::new(
@@ -442,7 +421,11 @@ fn sim_levels(
             args.input.how.block_size,
         )?
     } else {
-        PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?
+        // Every reference of a hierarchy's client is a read of its block (as the block
+        // hierarchy always counted them).
+        let mut blocks = args.input.load(ops)?;
+        blocks.write_mask = None;
+        PreparedFileTrace::from_block_trace(&blocks)?
     };
     let mut runs = Vec::new();
     for opts in grid {

@@ -77,16 +77,12 @@ impl RunOptions {
             || self.clusterfetch_options
     }
 
-    /// Whether a hierarchy (`levels`) over a trace in `format` runs on the file engine (its
-    /// client with read-ahead, clustering, the device queue and compat rules). A block-level trace
-    /// with nothing but a disk keeps the block hierarchy engine and its own timing model (links
-    /// between levels, low-priority reloads on the disk).
-    pub fn levels_on_file_engine(&self, format: &Format) -> bool {
-        RunOptions {
-            disk: None,
-            ..self.clone()
-        }
-        .uses_file_engine(format)
+    /// Whether a hierarchy (`levels`) over a trace in `format` runs on the file engine: always.
+    /// Every hierarchy, block- or file-level, timed or not, runs there (its client with
+    /// read-ahead, clustering, the device queue and compat rules; the link and reload timing
+    /// of the levels below is part of that engine's clock).
+    pub fn levels_on_file_engine(&self, _format: &Format) -> bool {
+        true
     }
 
     /// The file engine's configuration, checked.

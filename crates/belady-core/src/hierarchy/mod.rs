@@ -42,7 +42,7 @@ pub use crate::report::LevelReport;
 
 pub mod below;
 mod clock;
-mod reference;
+pub mod reference;
 mod result;
 mod slots;
 mod spec;
@@ -50,7 +50,6 @@ mod state;
 pub mod timing;
 pub use below::Below;
 pub use clock::HierarchyTiming;
-pub use reference::{run_hierarchies, run_hierarchy};
 pub use result::HierarchyResult;
 pub use slots::ContentTable;
 pub use spec::{HierarchySpec, LevelSpec, Placement};

@@ -1,5 +1,8 @@
-//! Block-level runs of the hierarchy model on its own: every reference of a block trace through
-//! [`Hierarchy`], and grids that share a client replay what it passes down.
+//! The reference model: block-level runs of the hierarchy model on its own, every reference of a
+//! block trace through [`Hierarchy`] (timed by its own clock, `clock.rs`), and grids that share a
+//! client replay what it passes down. Not a run path: the CLI, Python and sweeps run every
+//! hierarchy on the file engine ([`crate::filesim::run_file_hierarchies`]); tests compare that
+//! engine against these runs.
 
 use super::slots::NO_SLOT;
 use super::{Hierarchy, HierarchyResult, HierarchySpec, HierarchyTiming, LevelReport};

@@ -1,5 +1,6 @@
 //! Exact and property tests of the level model.
 
+use super::reference::{run_hierarchies, run_hierarchy};
 use super::state::Boxed;
 use super::*;
 use crate::level::CacheLevel;

@@ -359,27 +359,10 @@ impl LoadedTrace {
             let placement = Placement::parse(&config.placement)?;
             let spec =
                 HierarchySpec::parse(&config.levels, &config.params, opts.preset()?, placement)?;
-            if opts.levels_on_file_engine(&self.format) {
-                let files = self.files.as_ref().ok_or_else(|| {
-                    Error::config("trace", &self.label, "was not prepared for the file engine")
-                })?;
-                return run_file_hierarchy(&spec, files, &opts.file_config()?);
-            }
-            let blocks = self.blocks.as_ref().ok_or_else(|| {
-                Error::config(
-                    "trace",
-                    &self.label,
-                    "was not prepared for the block engine",
-                )
+            let files = self.files.as_ref().ok_or_else(|| {
+                Error::config("trace", &self.label, "was not prepared for the file engine")
             })?;
-            let timing = match opts.disk.as_deref().filter(|d| *d != "none") {
-                Some(disk) => Some(crate::hierarchy::HierarchyTiming::new(
-                    crate::disk::load_config(disk)?,
-                    disk,
-                )),
-                None => None,
-            };
-            return Ok(crate::hierarchy::run_hierarchy(&spec, blocks, timing.as_ref())?.summary());
+            return run_file_hierarchy(&spec, files, &opts.file_config()?);
         }
         let spec = config.spec()?;
         let capacity = config.cache_blocks as usize;
@@ -507,7 +490,8 @@ impl Plan {
         }
         let plain = |p: &str, d: &str| p == "none" && d == "none" && exp.compat.is_none();
         let need_blocks = settings.iter().any(|(p, d)| plain(p, d)) || !exp.levels.is_empty();
-        let need_files = settings.iter().any(|(p, d)| !plain(p, d));
+        // Hierarchies run on the file engine whatever the setting.
+        let need_files = settings.iter().any(|(p, d)| !plain(p, d)) || !exp.levels.is_empty();
         let mut traces = Vec::new();
         for t in &exp.traces {
             let path = base.join(&t.path);
@@ -970,7 +954,7 @@ mod tests {
                 crate::hierarchy::Placement::parse(&config.placement).unwrap(),
             )
             .unwrap();
-            let direct = crate::hierarchy::run_hierarchy(&spec, &trace, None).unwrap();
+            let direct = crate::hierarchy::reference::run_hierarchy(&spec, &trace, None).unwrap();
             assert_eq!(got.levels.as_ref(), Some(&direct.levels));
             assert_eq!((got.hits, got.requests), (direct.hits, direct.requests));
             assert_eq!(got, run_config(config).unwrap());
