@@ -1,5 +1,11 @@
 //! Multi-level caches: a client cache over one or more lower caches (a storage server's), each
-//! level with its own policy, size and placement rule, in one block-level simulation.
+//! level with its own policy, size and placement rule.
+//!
+//! Every hierarchy runs on the file engine ([`crate::filesim::run_file_hierarchies`]): its cache
+//! is the client and [`Below`] holds the lower levels' state (`state.rs`), with, on a device, the
+//! links, reload queue and demotion waits its event loop consults ([`timing`]). The block-level
+//! [`Hierarchy`] with its own clock (`clock.rs`) and [`mod@reference`] runs are kept as the reference
+//! model the tests compare that engine with; no command runs them.
 //!
 //! Level 0 is the client: every demand reference reaches it and a miss places the block there.
 //! A reference that misses level `i` goes on to level `i + 1`, and one that misses every level is
@@ -24,8 +30,8 @@
 //!
 //! Order of events for one demand reference: the read goes down level by level first; then the
 //! eviction notices and demotions it caused are handled, level by level from the top, each placed
-//! block possibly evicting another and notifying the level below in turn. In this untimed model a
-//! reload completes at once; the timing model decides when it would really run.
+//! block possibly evicting another and notifying the level below in turn. Untimed, a reload
+//! completes at once; on a device it waits for idle device time and completes later.
 //!
 //! Documented choices:
 //! - A notice for a block the level already holds places nothing and leaves the policy's order as

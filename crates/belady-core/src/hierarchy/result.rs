@@ -7,7 +7,7 @@ use super::{LevelReport, TimingReport};
 pub struct HierarchyResult {
     /// Trace source (path).
     pub trace: String,
-    /// The hierarchy, as [`HierarchySpec::label`] prints it.
+    /// The hierarchy, as [`super::HierarchySpec::label`] prints it.
     pub hierarchy: String,
     /// Bytes per block.
     pub block_size: u32,
