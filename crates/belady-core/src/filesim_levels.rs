@@ -483,6 +483,26 @@ mod tests {
         );
     }
 
+    /// Untimed, the file engine's hierarchy gives the reference model's counters at every level.
+    fn assert_untimed_matches_reference(spec: &HierarchySpec, refs: &[Block]) {
+        let (ids, unique) = dense_refs(refs);
+        let mut h = Hierarchy::new(spec, unique, 4096).unwrap();
+        for &b in &ids {
+            h.reference(b, NEVER);
+        }
+        let want = h.result("t", spec.label(), unique);
+        let r = run_file_hierarchy(spec, &files(refs), &config(None)).unwrap();
+        let got = r.levels.as_ref().unwrap();
+        assert_eq!(&got[1..], &want.levels[1..], "{}", spec.label());
+        assert_eq!(
+            (got[0].hits, got[0].misses),
+            (want.levels[0].hits, want.levels[0].misses)
+        );
+        let io = r.io.as_ref().unwrap();
+        assert_eq!((r.hits, io.disk_requests), (want.hits, want.disk_requests));
+        assert!(io.timing.is_none() && io.exec_time_s.is_none());
+    }
+
     const TRACE: [Block; 8] = [0, 1, 2, 0, 1, 3, 2, 0];
 
     #[test]
@@ -551,7 +571,7 @@ mod tests {
 
         /// Whatever the levels, placements, think time and reload queue: on a block trace with a
         /// constant-time disk the file engine's hierarchy gives the reference clock's counters
-        /// and times exactly.
+        /// and times exactly, and untimed the reference model's counters.
         #[test]
         fn timed_runs_equal_the_reference_clock(
             levels in proptest::collection::vec((0..POLICIES.len(), 1usize..6, 0..PLACEMENTS.len()), 2..4),
@@ -570,7 +590,9 @@ mod tests {
                     }
                 })
                 .collect();
-            assert_matches_reference(&spec(&text.join(","), "access", &links(think_us, queue)), &refs);
+            let s = spec(&text.join(","), "access", &links(think_us, queue));
+            assert_matches_reference(&s, &refs);
+            assert_untimed_matches_reference(&s, &refs);
         }
     }
 }
