@@ -499,6 +499,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     .count() as u64,
                 None => n,
             };
+            if let Some(below) = &mut self.below {
+                below.note_request(&r.blocks, r.sync);
+            }
             // Links down to the deepest level the request reaches, and back (0 untimed).
             let (down_ns, up_ns) = self.link_delays(&r.blocks);
             if disk_blocks == 0 {

@@ -15,7 +15,7 @@ use crate::disk::queue::Dispatched;
 use crate::disk::DiskAccess;
 use crate::engine::RunResult;
 use crate::error::Result;
-use crate::hierarchy::{Below, HierarchySpec, LevelReport};
+use crate::hierarchy::{Below, ClientLog, HierarchySpec, LevelReport};
 use crate::level::LevelStats;
 use crate::policy::registry::{self, PolicyVisitor};
 use crate::policy::{Block, Policy};
@@ -212,27 +212,38 @@ struct Run<'a> {
     cfg: &'a FileSimConfig,
     /// The device's name in the timing report.
     disk_name: &'a str,
+    /// Only record what the client passes down (untimed), for hierarchies sharing it.
+    record: bool,
 }
 
-/// What a run yields: the client's counters, the I/O counters and every level's report.
-type Output = Result<(LevelStats, IoStats, Option<(Vec<LevelReport>, u64, u64)>)>;
+/// The client's side of a run: its counters, the I/O counters and its resident blocks at the end.
+struct ClientSide {
+    stats: LevelStats,
+    io: IoStats,
+    resident: u64,
+}
+
+/// A run's client side and the levels below as they ended.
+struct Client {
+    side: ClientSide,
+    below: Below,
+}
 
 impl PolicyVisitor for Run<'_> {
-    type Output = Output;
-    fn visit<P: Policy + 'static>(self, policy: P) -> Output {
+    type Output = Result<Client>;
+    fn visit<P: Policy + 'static>(self, policy: P) -> Result<Client> {
         let mut sim = FileSim::new(policy, self.trace, self.capacity, self.cfg);
-        let below = Below::new(
-            self.spec,
-            self.trace.distinct,
-            self.trace.layout.universe(),
-            self.trace.block_size,
-        )?;
-        if let Some(mut below) = below {
-            if self.cfg.disk.is_some() {
-                below = below.with_timing(self.spec, self.disk_name)?;
-            }
-            sim.set_below(below);
+        let (unique, universe) = (self.trace.distinct, self.trace.layout.universe());
+        let mut below = if self.record {
+            Below::recorder(self.spec, unique, universe, self.trace.block_size)?
+        } else {
+            Below::new(self.spec, unique, universe, self.trace.block_size)?
+                .expect("a hierarchy of two or more levels")
+        };
+        if self.cfg.disk.is_some() {
+            below = below.with_timing(self.spec, self.disk_name)?;
         }
+        sim.set_below(below);
         for ev in &self.trace.trace.events {
             sim.step(ev);
         }
@@ -243,26 +254,69 @@ impl PolicyVisitor for Run<'_> {
             b.timing()
                 .map(|t| t.report(exec_ns, sim.proc_ns, sim.level.stats().requests))
         });
-        let below = sim.below.take();
+        let below = *sim.below.take().expect("set above");
         let (stats, mut io, _) = sim.finish_with_store();
         io.timing = timing;
-        let levels = below.map(|b| {
-            let top = &self.spec.levels[0];
-            let client = LevelReport {
-                policy: top.policy.label(),
-                cache_blocks: self.capacity as u64,
-                requests: stats.requests,
-                hits: stats.hits,
-                misses: stats.misses,
-                hit_ratio: stats.hit_ratio(),
-                evictions: stats.evictions,
-                placed_on_access: stats.misses - stats.bypassed,
+        Ok(Client {
+            side: ClientSide {
+                stats,
+                io,
                 resident,
-                ..LevelReport::default()
-            };
-            (b.reports(client), b.demand_hits(), b.disk_reloads())
-        });
-        Ok((stats, io, levels))
+            },
+            below,
+        })
+    }
+}
+
+/// The row of hierarchy `spec` whose client is `c` (with its `capacity`) and whose lower levels
+/// ended as `below`: hits at any level, the lower levels' reloads added to the disk requests
+/// (as asynchronous ones), every level in `levels`.
+fn row(
+    spec: &HierarchySpec,
+    trace: &PreparedFileTrace,
+    cfg: &FileSimConfig,
+    capacity: usize,
+    c: &ClientSide,
+    mut io: IoStats,
+    below: &Below,
+) -> RunResult {
+    let stats = &c.stats;
+    let client = LevelReport {
+        policy: spec.levels[0].policy.label(),
+        cache_blocks: capacity as u64,
+        requests: stats.requests,
+        hits: stats.hits,
+        misses: stats.misses,
+        hit_ratio: stats.hit_ratio(),
+        evictions: stats.evictions,
+        placed_on_access: stats.misses - stats.bypassed,
+        resident: c.resident,
+        ..LevelReport::default()
+    };
+    let levels = below.reports(client);
+    let reloads = below.disk_reloads();
+    io.disk_requests += reloads;
+    io.async_requests += reloads;
+    io.async_blocks += reloads;
+    let hits = stats.hits + below.demand_hits();
+    RunResult {
+        trace: trace.trace.source.clone(),
+        policy: spec.label(),
+        cache_blocks: levels.iter().map(|l| l.cache_blocks).sum(),
+        block_size: trace.block_size,
+        unique_blocks: trace.distinct as u64,
+        requests: stats.requests,
+        hits,
+        misses: stats.requests - hits,
+        hit_ratio: if stats.requests == 0 {
+            0.0
+        } else {
+            hits as f64 / stats.requests as f64
+        },
+        evictions: levels.iter().map(|l| l.evictions).sum(),
+        prefetch: Some(cfg.prefetch_name()),
+        io: Some(io),
+        levels: Some(levels),
     }
 }
 
@@ -285,6 +339,31 @@ fn disk_name(cfg: &FileSimConfig) -> String {
         })
 }
 
+/// Runs the client of `spec` with its levels below (or only recording what it passes down).
+fn run_client(
+    spec: &HierarchySpec,
+    trace: &PreparedFileTrace,
+    cfg: &FileSimConfig,
+    record: bool,
+) -> Result<(usize, Client)> {
+    let top = &spec.levels[0];
+    let capacity = top.size.resolve(trace.distinct, trace.block_size)?;
+    let client = registry::build(
+        &top.policy,
+        capacity,
+        trace.layout.universe(),
+        Run {
+            spec,
+            trace,
+            capacity,
+            cfg,
+            disk_name: &disk_name(cfg),
+            record,
+        },
+    )??;
+    Ok((capacity, client))
+}
+
 /// Runs the hierarchy `spec` over a file-level trace: the client with the read-ahead, clustering
 /// and device of `cfg`, and the levels below it. One level gives the plain run's row; more add
 /// `levels`, count demand reads a lower level served as hits, and add the lower levels' reloads to
@@ -300,57 +379,110 @@ pub fn run_file_hierarchy(
         let capacity = top.size.resolve(trace.distinct, trace.block_size)?;
         return super::run_file_one(&top.policy, trace, capacity, cfg);
     }
-    let capacity = top.size.resolve(trace.distinct, trace.block_size)?;
-    let (stats, mut io, levels) = registry::build(
-        &top.policy,
+    let (capacity, c) = run_client(spec, trace, cfg, false)?;
+    Ok(row(
+        spec,
+        trace,
+        cfg,
         capacity,
-        trace.layout.universe(),
-        Run {
-            spec,
-            trace,
-            capacity,
-            cfg,
-            disk_name: &disk_name(cfg),
-        },
-    )??;
-    let (levels, below_hits, reloads) = levels.expect("a hierarchy of two or more levels");
-    io.disk_requests += reloads;
-    io.async_requests += reloads;
-    io.async_blocks += reloads;
-    let hits = stats.hits + below_hits;
-    Ok(RunResult {
-        trace: trace.trace.source.clone(),
-        policy: spec.label(),
-        cache_blocks: levels.iter().map(|l| l.cache_blocks).sum(),
-        block_size: trace.block_size,
-        unique_blocks: trace.distinct as u64,
-        requests: stats.requests,
-        hits,
-        misses: stats.requests - hits,
-        hit_ratio: if stats.requests == 0 {
-            0.0
-        } else {
-            hits as f64 / stats.requests as f64
-        },
-        evictions: levels.iter().map(|l| l.evictions).sum(),
-        prefetch: Some(cfg.prefetch_name()),
-        io: Some(io),
-        levels: Some(levels),
-    })
+        &c.side,
+        c.side.io.clone(),
+        &c.below,
+    ))
 }
 
-/// Runs each hierarchy over a file-level trace, in parallel, in the order given.
+/// Runs `spec` below a recorded client: replays what it passed down, and counts the requests
+/// that reach the device.
+fn replay(
+    spec: &HierarchySpec,
+    trace: &PreparedFileTrace,
+    cfg: &FileSimConfig,
+    capacity: usize,
+    c: &ClientSide,
+    log: &ClientLog,
+) -> Result<RunResult> {
+    let mut below = Below::new(
+        spec,
+        trace.distinct,
+        trace.layout.universe(),
+        trace.block_size,
+    )?
+    .expect("a hierarchy of two or more levels");
+    let r = below.replay(log);
+    let per = |blocks: u64, requests: u64| match requests {
+        0 => 0.0,
+        n => blocks as f64 / n as f64,
+    };
+    let io = IoStats {
+        disk_requests: r.disk_requests,
+        sync_requests: r.sync_requests,
+        sync_blocks: r.sync_blocks,
+        async_requests: r.async_requests,
+        async_blocks: r.async_blocks,
+        sync_blocks_per_request: per(r.sync_blocks, r.sync_requests),
+        async_blocks_per_request: per(r.async_blocks, r.async_requests),
+        ..c.io.clone()
+    };
+    Ok(row(spec, trace, cfg, capacity, c, io, &below))
+}
+
+/// Runs each hierarchy over a file-level trace, in parallel, in the order given. Untimed (no
+/// device, ClusterFetch, request log or AccuSim departures) the client does not depend on the
+/// levels below it, so hierarchies sharing a client (policy, parameters, size) simulate it once
+/// and replay what it passed down.
 pub fn run_file_hierarchies(
     specs: &[HierarchySpec],
     trace: &PreparedFileTrace,
     cfg: &FileSimConfig,
 ) -> Result<Vec<RunResult>> {
+    cfg.validate()?;
     if specs.iter().any(|s| s.levels[0].policy.info.name == "opt") {
         trace.oracle();
     }
+    let shareable = cfg.disk.is_none()
+        && cfg.clusterfetch.is_none()
+        && !cfg.log_requests
+        && cfg.departures == super::Departures::default();
+    let key = |s: &HierarchySpec| -> Result<Option<String>> {
+        if !shareable || s.levels.len() < 2 {
+            return Ok(None);
+        }
+        let top = &s.levels[0];
+        let blocks = top.size.resolve(trace.distinct, trace.block_size)?;
+        Ok(Some(format!(
+            "{}|{:?}|{:?}|{blocks}",
+            top.policy.info.name, top.policy.params, top.policy.preset
+        )))
+    };
+    let keys: Vec<Option<String>> = specs.iter().map(key).collect::<Result<_>>()?;
+    let mut shared: Vec<&String> = keys
+        .iter()
+        .flatten()
+        .filter(|k| keys.iter().flatten().filter(|x| x == k).count() > 1)
+        .collect();
+    shared.sort();
+    shared.dedup();
+    let clients: Vec<(&String, usize, ClientSide, ClientLog)> = shared
+        .par_iter()
+        .map(|&k| {
+            let first = keys
+                .iter()
+                .position(|x| x.as_ref() == Some(k))
+                .expect("key of a spec");
+            let (capacity, mut c) = run_client(&specs[first], trace, cfg, true)?;
+            let log = c.below.take_log().expect("a recorder");
+            Ok((k, capacity, c.side, log))
+        })
+        .collect::<Result<_>>()?;
     specs
         .par_iter()
-        .map(|s| run_file_hierarchy(s, trace, cfg))
+        .zip(&keys)
+        .map(
+            |(s, k)| match clients.iter().find(|c| Some(c.0) == k.as_ref()) {
+                Some((_, capacity, c, log)) => replay(s, trace, cfg, *capacity, c, log),
+                None => run_file_hierarchy(s, trace, cfg),
+            },
+        )
         .collect()
 }
 
@@ -561,6 +693,54 @@ mod tests {
             &TRACE,
         );
         assert!(r.io.unwrap().timing.unwrap().reload_wait_ns > 0);
+    }
+
+    #[test]
+    fn grids_sharing_a_client_match_separate_runs() {
+        // Scans (so read-ahead has something to do), a hot set and noise.
+        let mut x = 88172645463325252u64;
+        let refs: Vec<Block> = (0..4000u32)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match x % 4 {
+                    0 => (x >> 8) as Block % 40,
+                    1 | 2 => 100 + i % 300,
+                    _ => 500 + (x >> 8) as Block % 200,
+                }
+            })
+            .collect();
+        let trace = files(&refs);
+        let mut specs = Vec::new();
+        for client in ["c:lru:30", "c:opt:30", "c:arc:45"] {
+            for low in ["s:mq:60", "s:lru:20,d:fbr:90:exclusive"] {
+                for p in ["access", "eviction", "eviction:2", "demote", "exclusive"] {
+                    specs.push(spec(&format!("{client},{low}"), p, &Links::default()));
+                }
+            }
+        }
+        for prefetch in ["none", "ondemand", "linux24"] {
+            let cfg = crate::config::RunOptions {
+                prefetch: Some(prefetch.into()),
+                ..Default::default()
+            }
+            .file_config()
+            .unwrap();
+            let shared = run_file_hierarchies(&specs, &trace, &cfg).unwrap();
+            let mut lower_hits = 0;
+            for (s, got) in specs.iter().zip(&shared) {
+                let alone = run_file_hierarchy(s, &trace, &cfg).unwrap();
+                assert_eq!(got, &alone, "{prefetch} {}", s.label());
+                lower_hits += usize::from(got.levels.as_ref().unwrap()[1].hits > 0);
+            }
+            assert!(lower_hits > specs.len() / 2, "{prefetch}: {lower_hits}");
+            if prefetch != "none" {
+                assert!(shared
+                    .iter()
+                    .all(|r| r.io.as_ref().unwrap().prefetched_blocks > 0));
+            }
+        }
     }
 
     const POLICIES: &[&str] = &["lru", "fifo", "clock", "arc", "2q", "mq", "lirs"];

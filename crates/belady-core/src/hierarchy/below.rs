@@ -15,6 +15,33 @@ use super::{Hierarchy, HierarchySpec, LevelReport};
 use crate::error::Result;
 use crate::policy::Block;
 
+/// What an untimed client passed down, in order: the blocks it read (and evicted) and the
+/// requests it issued, so hierarchies sharing that client replay it instead of simulating it
+/// again (untimed, the client does not depend on the levels below it).
+#[derive(Clone, Debug, Default)]
+pub struct ClientLog {
+    /// Reads: (block, evicted block or `u32::MAX`, demand); requests: (`u32::MAX`, index into
+    /// `requests`, sync).
+    events: Vec<(Block, Block, bool)>,
+    /// Each request's blocks.
+    requests: Vec<Vec<Block>>,
+}
+
+/// The disk counters of a replay: what reached the device of the requests the client issued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplayIo {
+    /// Requests with a block that missed every level.
+    pub disk_requests: u64,
+    /// Of those, synchronous ones.
+    pub sync_requests: u64,
+    /// Their blocks that missed every level.
+    pub sync_blocks: u64,
+    /// Asynchronous (read-ahead) requests that reached the device.
+    pub async_requests: u64,
+    /// Their blocks that missed every level.
+    pub async_blocks: u64,
+}
+
 /// Lower levels of a hierarchy fed by a client simulated elsewhere.
 pub struct Below {
     h: Hierarchy,
@@ -24,6 +51,8 @@ pub struct Below {
     hops: Vec<u8>,
     /// The timing component, with a device.
     timing: Option<Box<BelowTiming>>,
+    /// Recording only (no levels run): what the client passes down.
+    log: Option<ClientLog>,
 }
 
 impl Below {
@@ -45,7 +74,70 @@ impl Below {
             demand_hits: 0,
             hops: vec![0; universe],
             timing: None,
+            log: None,
         }))
+    }
+
+    /// Records what an untimed client passes down instead of running levels (every read then
+    /// reaches the disk); `spec` is any hierarchy with that client.
+    pub fn recorder(
+        spec: &HierarchySpec,
+        unique: usize,
+        universe: usize,
+        block_size: u32,
+    ) -> Result<Below> {
+        let top = HierarchySpec {
+            levels: vec![spec.levels[0].clone()],
+            links: spec.links.clone(),
+        };
+        Ok(Below {
+            h: Hierarchy::with_universe(&top, unique, universe, block_size)?,
+            demand_hits: 0,
+            hops: Vec::new(),
+            timing: None,
+            log: Some(ClientLog::default()),
+        })
+    }
+
+    /// The client issued a request for `blocks` (recorded when recording).
+    pub(crate) fn note_request(&mut self, blocks: &[Block], sync: bool) {
+        if let Some(log) = &mut self.log {
+            log.events
+                .push((u32::MAX, log.requests.len() as Block, sync));
+            log.requests.push(blocks.to_vec());
+        }
+    }
+
+    /// The recording, when this is a recorder.
+    pub fn take_log(&mut self) -> Option<ClientLog> {
+        self.log.take()
+    }
+
+    /// Replays what a recorded client passed down; returns the disk counters its requests get.
+    pub fn replay(&mut self, log: &ClientLog) -> ReplayIo {
+        let mut from_disk = vec![true; self.hops.len()];
+        let mut io = ReplayIo::default();
+        for &(b, x, demand) in &log.events {
+            if b != u32::MAX {
+                let victim = (x != u32::MAX).then_some(x);
+                from_disk[b as usize] = self.read(b, victim, demand, 0);
+                continue;
+            }
+            let blocks = &log.requests[x as usize];
+            let n = blocks.iter().filter(|&&b| from_disk[b as usize]).count() as u64;
+            if n == 0 {
+                continue;
+            }
+            io.disk_requests += 1;
+            if demand {
+                io.sync_requests += 1;
+                io.sync_blocks += n;
+            } else {
+                io.async_requests += 1;
+                io.async_blocks += n;
+            }
+        }
+        io
     }
 
     /// Turns on the timing model of `spec.links` over the device called `disk`: reloads are
@@ -73,6 +165,10 @@ impl Below {
     /// The client read `b` into its cache at `now_ns` (on demand when `demand`), evicting
     /// `victim`. Returns whether the read reached the disk.
     pub fn read(&mut self, b: Block, victim: Option<Block>, demand: bool, now_ns: u64) -> bool {
+        if let Some(log) = &mut self.log {
+            log.events.push((b, victim.unwrap_or(u32::MAX), demand));
+            return true;
+        }
         let before = self.h.disk_reads;
         self.h.served = None;
         if let Some(t) = &mut self.timing {

@@ -54,7 +54,7 @@ mod slots;
 mod spec;
 mod state;
 pub mod timing;
-pub use below::Below;
+pub use below::{Below, ClientLog, ReplayIo};
 pub use clock::HierarchyTiming;
 pub use result::HierarchyResult;
 pub use slots::ContentTable;
