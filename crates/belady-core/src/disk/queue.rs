@@ -141,9 +141,14 @@ impl DeviceQueue {
         let Some(i) = self.background.iter().position(|w| w.id == id) else {
             return false;
         };
-        let mut w = self.background.remove(i);
-        w.arrival_ns = now_ns;
-        self.submit(w.id, w.access, now_ns);
+        let w = self.background.remove(i);
+        // Foreground requests may arrive later than they were issued (links to a hierarchy's
+        // lower levels); the promoted one queues behind those already submitted.
+        let arrival = self
+            .waiting
+            .last()
+            .map_or(now_ns, |l| l.arrival_ns.max(now_ns));
+        self.submit(w.id, w.access, arrival);
         true
     }
 
