@@ -1,7 +1,7 @@
 //! `belady sim --levels`: multi-level cache hierarchies, printed per level.
 
 use crate::table::aligned;
-use belady_core::hierarchy::{HierarchyResult, LevelReport};
+use belady_core::hierarchy::LevelReport;
 
 /// Each file-engine hierarchy run's levels as a table (nothing for one-level runs).
 pub fn run_levels(runs: &[belady_core::RunResult]) -> String {
@@ -10,6 +10,9 @@ pub fn run_levels(runs: &[belady_core::RunResult]) -> String {
         if let Some(levels) = &r.levels {
             out.push_str(&format!("\nhierarchy {}\n", r.policy));
             out.push_str(&level_table(levels));
+            if let Some(t) = r.io.as_ref().and_then(|io| io.timing.as_ref()) {
+                out.push_str(&timing_line(t));
+            }
         }
     }
     out
@@ -58,23 +61,9 @@ fn level_table(levels: &[LevelReport]) -> String {
     )
 }
 
-/// The results as text: per hierarchy a table of its levels and a line about the disk.
-pub fn text(results: &[HierarchyResult]) -> String {
-    let mut out = String::new();
-    for r in results {
-        out.push_str(&format!("\nhierarchy {}\n", r.hierarchy));
-        out.push_str(&level_table(&r.levels));
-        out.push_str(&format!(
-            "all levels: {} of {} references hit ({:.2}%); disk requests {} = {} demand reads + {} reloads\n",
-            r.hits,
-            r.requests,
-            100.0 * r.hit_ratio,
-            r.disk_requests,
-            r.disk_reads,
-            r.disk_reloads
-        ));
-        if let Some(t) = &r.timing {
-            out.push_str(&format!(
+/// The line about the hierarchy's time on the disk.
+fn timing_line(t: &belady_core::hierarchy::TimingReport) -> String {
+    format!(
                 "time on {}: run {:.3} s, mean response {:.3} ms; disk busy {:.3} s on demand reads, \
                  {:.3} s on reloads; demand reads waited {:.3} s for reloads, misses {:.3} s for demotions; \
                  reloads queued {}, started {}, cancelled {}, dropped {}, pending {}\n",
@@ -90,8 +79,5 @@ pub fn text(results: &[HierarchyResult]) -> String {
                 t.reloads_cancelled,
                 t.reloads_dropped,
                 t.reloads_pending
-            ));
-        }
-    }
-    out
+            )
 }

@@ -437,9 +437,7 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
         out.references,
         out.unique
     );
-    let body = if !out.hierarchies.is_empty() {
-        levels::text(&out.hierarchies)
-    } else if !config.levels.is_empty() {
+    let body = if !config.levels.is_empty() {
         table::runs(&out.runs) + &levels::run_levels(&out.runs)
     } else {
         table::runs(&out.runs) + &clusterfetch::summary(&out.runs)

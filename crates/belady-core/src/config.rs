@@ -80,18 +80,6 @@ impl RunOptions {
             || self.clusterfetch_options
     }
 
-    /// Whether a hierarchy (`levels`) over a trace in `format` runs on the file engine (its
-    /// client with read-ahead, clustering, the device queue and compat rules). A block-level trace
-    /// with nothing but a disk keeps the block hierarchy engine and its own timing model (links
-    /// between levels, low-priority reloads on the disk).
-    pub fn levels_on_file_engine(&self, format: &Format) -> bool {
-        RunOptions {
-            disk: None,
-            ..self.clone()
-        }
-        .uses_file_engine(format)
-    }
-
     /// The file engine's configuration, checked.
     pub fn file_config(&self) -> Result<FileSimConfig> {
         FileSimConfig::from_options(&FileOptions {

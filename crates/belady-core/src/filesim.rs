@@ -177,7 +177,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
     fn send_down(&mut self, b: Block, demand: bool) {
         if let Some(below) = &mut self.below {
             let victim = self.level.last_victim().map(|v| v.block);
-            self.from_disk[b as usize] = below.read(b, victim, demand);
+            self.from_disk[b as usize] = below.read(b, victim, demand, self.now_ns);
         }
     }
 
@@ -200,9 +200,10 @@ impl<'a, P: Policy> FileSim<'a, P> {
             FileEventKind::Read { .. } | FileEventKind::Write { .. }
         );
         if !self.cfg.departures.accusim_clock {
-            self.unplug_by_timer(self.now_ns + ev.think_ns);
-            self.now_ns += ev.think_ns;
-            self.proc_ns += ev.think_ns;
+            let think_ns = ev.think_ns + self.client_think_ns(ev);
+            self.unplug_by_timer(self.now_ns + think_ns);
+            self.now_ns += think_ns;
+            self.proc_ns += think_ns;
         } else if is_io && ev.think_ns > 0 && (self.now_ns > 0 || self.disk_event_before(ev)) {
             // AccuSim: a read or write record adds its compute time and 1 µs once its clock is
             // non-zero. The clock follows the disk simulator's events, so it starts at the first
@@ -382,10 +383,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// Lets the device start what it would start before `t`, then completes every request done
     /// by `t`. Decisions at `t` itself wait: the program may still submit requests at `t`.
     fn complete_until(&mut self, t: u64) {
-        if let Some(disk) = &mut self.disk {
-            disk.dispatch_before(t, &mut self.dispatched);
-            self.record_dispatches();
-        }
+        self.dispatch_before(t);
         while let Some(&Reverse((done, req))) = self.completions.peek() {
             if done > t {
                 break;
@@ -443,13 +441,17 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     /// Notes the completion times of requests the device has just started.
     fn record_dispatches(&mut self) {
-        for d in self.dispatched.drain(..) {
+        let mut dispatched = std::mem::take(&mut self.dispatched);
+        for d in dispatched.drain(..) {
             #[cfg(test)]
             self.service_log.push(d);
-            self.requests[d.id as usize].done_ns = d.done_ns;
+            // The data then travels up the links to the client (nothing without levels below).
+            let done_ns = d.done_ns + self.link_up_ns(d.id);
+            self.requests[d.id as usize].done_ns = done_ns;
             self.responses_ns.push(d.done_ns - d.arrival_ns);
-            self.completions.push(Reverse((d.done_ns, d.id)));
+            self.completions.push(Reverse((done_ns, d.id)));
         }
+        self.dispatched = dispatched;
     }
 
     /// When request `id` completes, letting the device run until it has started it. Only valid
@@ -457,11 +459,8 @@ impl<'a, P: Policy> FileSim<'a, P> {
     fn done_of(&mut self, id: u32) -> u64 {
         self.promote(id);
         while self.requests[id as usize].done_ns == NOT_STARTED {
-            let disk = self
-                .disk
-                .as_mut()
-                .expect("only device requests wait to start");
-            let d = disk
+            debug_assert!(self.disk.is_some(), "only device requests wait to start");
+            let d = self
                 .dispatch_next()
                 .expect("a request not started is waiting");
             self.dispatched.push(d);
@@ -500,8 +499,16 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     .count() as u64,
                 None => n,
             };
+            if let Some(below) = &mut self.below {
+                below.note_request(&r.blocks, r.sync);
+            }
+            // Links down to the deepest level the request reaches, and back (0 untimed).
+            let (down_ns, up_ns) = self.link_delays(&r.blocks);
             if disk_blocks == 0 {
-                self.serve_from_below(id, r);
+                if r.sync {
+                    sync.push(id);
+                }
+                self.serve_from_below(id, r, down_ns + up_ns);
                 continue;
             }
             let n = disk_blocks;
@@ -541,7 +548,8 @@ impl<'a, P: Policy> FileSim<'a, P> {
             });
             let done_ns = match (&mut self.disk, access) {
                 (Some(disk), Some(access)) => {
-                    disk.submit(id, access, self.now_ns);
+                    disk.submit(id, access, self.now_ns + down_ns);
+                    self.note_link_up(id, up_ns);
                     NOT_STARTED
                 }
                 _ => {
@@ -562,17 +570,18 @@ impl<'a, P: Policy> FileSim<'a, P> {
         sync
     }
 
-    /// A request every block of which a level below holds: it completes at once, without the
-    /// device (a lower level's hit costs no time in this model).
-    fn serve_from_below(&mut self, id: u32, r: DiskRequest) {
+    /// A request every block of which a level below holds: it completes without the device,
+    /// after `links_ns` on the links (0 untimed).
+    fn serve_from_below(&mut self, id: u32, r: DiskRequest, links_ns: u64) {
         for &b in &r.blocks {
             if self.io_of[b as usize] == QUEUED {
                 self.io_of[b as usize] = id;
             }
         }
-        self.completions.push(Reverse((self.now_ns, id)));
+        let done_ns = self.now_ns + links_ns;
+        self.completions.push(Reverse((done_ns, id)));
         self.requests.push(Request {
-            done_ns: self.now_ns,
+            done_ns,
             completed: false,
             background: false,
             sector: u32::MAX,
@@ -758,6 +767,8 @@ impl<'a, P: Policy> FileSim<'a, P> {
             // The program blocks, which unplugs the device queue: what is open goes too.
             reqs.extend(self.cluster.flush());
         }
+        // Blocks the client sent down leave first (demote, exclusive placement below).
+        self.wait_for_demotions();
         let mut awaited = std::mem::take(&mut self.awaited);
         awaited.extend(self.issue(reqs));
         self.plugged = match self.plugged {

@@ -105,6 +105,9 @@ pub struct IoStats {
     /// ClusterFetch's counters, when it is on.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub clusterfetch: Option<CfStats>,
+    /// A multi-level run's link, reload and demotion times, with a disk model.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub timing: Option<TimingReport>,
     /// Every disk request in issue order, when `log_requests` is set.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub request_log: Vec<LoggedRequest>,

@@ -1,6 +1,6 @@
 //! The one run entry: [`run`] performs a [`RunConfig`]. This module is the only place that
-//! decides which engine runs what (the streaming block grid, the file engine, the block
-//! hierarchy, the file engine's hierarchy, ClusterFetch's shaped runs) and what `compat` implies;
+//! decides which engine runs what (the streaming block grid, the file engine, hierarchies on
+//! the file engine, ClusterFetch's shaped runs) and what `compat` implies;
 //! `belady sim`, `belady.simulate`/`belady.run`, the sweep planner and the Dask worker all come
 //! here ([`run_cell`] is the sweep's per-cell form over a trace read once).
 
@@ -11,9 +11,7 @@ use crate::filesim::{
     run_file_grid, run_file_hierarchies, run_file_hierarchy, run_file_one, run_file_one_with_store,
     FileSimConfig, Placement as Layout, PreparedFileTrace,
 };
-use crate::hierarchy::{
-    run_hierarchies, run_hierarchy, HierarchyResult, HierarchySpec, HierarchyTiming, Placement,
-};
+use crate::hierarchy::{HierarchySpec, Links, Placement};
 use crate::policy::registry::{parse_policies, PolicySpec};
 use crate::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};
 use crate::simulate::{load_file_engine_trace_with, simulate_with};
@@ -29,9 +27,7 @@ pub enum Engine {
     BlockGrid,
     /// The file engine: read-ahead, clustering, a device, AccuSim's rules, ClusterFetch.
     FileGrid,
-    /// The block-level hierarchy engine (with its own link timing under a disk).
-    BlockHierarchy,
-    /// Hierarchies under the file engine's client.
+    /// Hierarchies under the file engine's client (the links' timing under a disk).
     FileHierarchy,
 }
 
@@ -40,8 +36,7 @@ impl Engine {
     /// run is of `levels`.
     pub fn of(opts: &RunOptions, format: &Format, hierarchy: bool) -> Engine {
         match hierarchy {
-            true if opts.levels_on_file_engine(format) => Engine::FileHierarchy,
-            true => Engine::BlockHierarchy,
+            true => Engine::FileHierarchy,
             false if opts.uses_file_engine(format) => Engine::FileGrid,
             false => Engine::BlockGrid,
         }
@@ -69,8 +64,6 @@ pub struct SavedStore {
 pub struct Outcome {
     /// One result per setting, policy and size (or hierarchy), setting-major, policy-major.
     pub runs: Vec<RunResult>,
-    /// The block hierarchy engine's results, with its own counters (then `runs` is empty).
-    pub hierarchies: Vec<HierarchyResult>,
     /// Block references simulated.
     pub references: usize,
     /// Distinct blocks among them.
@@ -94,21 +87,6 @@ struct Row<'a> {
     ops: OpFilter,
 }
 
-/// One block-hierarchy row: the common row, the hierarchy's own counters and timing detail.
-#[derive(Serialize)]
-struct HierarchyRow<'a> {
-    #[serde(flatten)]
-    run: RunResult,
-    hierarchy: &'a str,
-    disk_reads: u64,
-    disk_reloads: u64,
-    demotion_bytes: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timing: &'a Option<crate::hierarchy::TimingReport>,
-    format: &'a str,
-    ops: OpFilter,
-}
-
 impl Outcome {
     /// The rows as a JSON array (`belady sim --json`, `belady.simulate`), indented when `pretty`.
     pub fn rows_json(&self, pretty: bool) -> String {
@@ -119,23 +97,6 @@ impl Outcome {
                 serde_json::to_string(rows)
             };
             s.expect("rows serialise")
-        }
-        if !self.hierarchies.is_empty() {
-            let rows: Vec<HierarchyRow> = self
-                .hierarchies
-                .iter()
-                .map(|r| HierarchyRow {
-                    run: r.summary(),
-                    hierarchy: &r.hierarchy,
-                    disk_reads: r.disk_reads,
-                    disk_reloads: r.disk_reloads,
-                    demotion_bytes: r.demotion_bytes,
-                    timing: &r.timing,
-                    format: &self.format,
-                    ops: self.ops,
-                })
-                .collect();
-            return text(&rows, pretty);
         }
         let rows: Vec<Row> = self
             .runs
@@ -192,17 +153,16 @@ impl RunConfig {
                 if named_everywhere && k > 0 {
                     break;
                 }
-                out.push(HierarchySpec::parse(text, &self.params, preset, p)?);
+                let mut spec = HierarchySpec::parse(text, &self.params, preset, p)?;
+                spec.links = self.links()?;
+                out.push(spec);
             }
         }
         Ok(out)
     }
 
-    /// The block hierarchy's timing model for device `disk` (none when untimed).
-    fn hierarchy_timing(&self, disk: Option<&str>) -> Result<Option<HierarchyTiming>> {
-        let Some(disk) = disk.filter(|d| *d != "none") else {
-            return Ok(None);
-        };
+    /// The links between levels and the reload queue (they time hierarchies under a disk).
+    fn links(&self) -> Result<Links> {
         let us = |v: f64, key: &str| -> Result<u64> {
             if v.is_finite() && v >= 0.0 {
                 Ok((v * 1000.0).round() as u64)
@@ -210,15 +170,14 @@ impl RunConfig {
                 Err(Error::config(key, v, "expected microseconds, 0 or more"))
             }
         };
-        let cfg = HierarchyTiming {
+        let links = Links {
             link_latency_ns: us(self.link_latency_us, "link_latency_us")?,
             link_bytes_per_s: self.link_mbps * 1e6 / 8.0,
             think_ns: us(self.think_us, "think_us")?,
             reload_queue: self.reload_queue,
-            ..HierarchyTiming::new(crate::disk::load_config(disk)?, disk)
         };
-        cfg.validate()?;
-        Ok(Some(cfg))
+        links.validate()?;
+        Ok(links)
     }
 
     /// ClusterFetch's parameters when `on`; an error when its settings are given without it.
@@ -342,7 +301,6 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let read = config.read_options();
     let mut out = Outcome {
         runs: Vec::new(),
-        hierarchies: Vec::new(),
         references: 0,
         unique: 0,
         source: String::new(),
@@ -416,9 +374,8 @@ fn run_with_store(
     Ok(vec![run])
 }
 
-/// Hierarchies: on the block hierarchy engine when every setting allows it (a block-level trace
-/// with at most a disk), else all on the file engine's client (the levels below see every block
-/// it reads).
+/// Hierarchies, all on the file engine's client (the levels below see every block it reads,
+/// with the links' timing under a disk).
 fn run_levels(
     config: &RunConfig,
     grid: &[RunOptions],
@@ -428,7 +385,6 @@ fn run_levels(
     let specs = config.hierarchy_specs(&grid[0])?;
     let mut out = Outcome {
         runs: Vec::new(),
-        hierarchies: Vec::new(),
         references: 0,
         unique: 0,
         source: String::new(),
@@ -437,23 +393,15 @@ fn run_levels(
         saved_store: None,
     };
     let path = config.trace.as_path();
-    if grid
-        .iter()
-        .all(|o| Engine::of(o, format, true) == Engine::BlockHierarchy)
-    {
-        let trace =
-            PreparedTrace::new(BlockTrace::load(path, format, &config.read_options(), ops)?);
-        for opts in grid {
-            let timing = config.hierarchy_timing(opts.disk.as_deref())?;
-            out.hierarchies
-                .extend(run_hierarchies(&specs, &trace, timing.as_ref())?);
-        }
-        out.references = trace.trace.refs.len();
-        out.unique = trace.unique();
-        out.source = trace.trace.source.clone();
-        return Ok(out);
-    }
-    let trace = load_file_engine_trace_with(path, format, &config.read_options(), ops)?;
+    let trace = if format.is_file_level() {
+        load_file_engine_trace_with(path, format, &config.read_options(), ops)?
+    } else {
+        // Every reference of a hierarchy's client is a read of its block (as the block
+        // hierarchy model always counted them).
+        let mut blocks = BlockTrace::load(path, format, &config.read_options(), ops)?;
+        blocks.write_mask = None;
+        PreparedFileTrace::from_block_trace(&blocks)?
+    };
     for opts in grid {
         let cfg = config.file_config(opts)?;
         out.runs.extend(run_file_hierarchies(&specs, &trace, &cfg)?);
@@ -552,16 +500,9 @@ pub fn run_cell(cell: &RunConfig, loaded: &Loaded, label: &str) -> Result<RunRes
     let format = &loaded.format;
     if let Some(levels) = cell.levels.first() {
         let placement = Placement::parse(&cell.placement)?;
-        let spec = HierarchySpec::parse(levels, &cell.params, opts.preset()?, placement)?;
-        return match Engine::of(opts, format, true) {
-            Engine::FileHierarchy => {
-                run_file_hierarchy(&spec, loaded.files(label)?, &cell.file_config(opts)?)
-            }
-            _ => {
-                let timing = cell.hierarchy_timing(opts.disk.as_deref())?;
-                Ok(run_hierarchy(&spec, loaded.blocks(label)?, timing.as_ref())?.summary())
-            }
-        };
+        let mut spec = HierarchySpec::parse(levels, &cell.params, opts.preset()?, placement)?;
+        spec.links = cell.links()?;
+        return run_file_hierarchy(&spec, loaded.files(label)?, &cell.file_config(opts)?);
     }
     let spec = cell
         .policy_specs(opts)?
@@ -590,7 +531,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compat_accusim_picks_the_file_engine_and_levels_keep_the_block_hierarchy_under_a_disk() {
+    fn compat_accusim_picks_the_file_engine_and_levels_run_on_it_under_a_disk() {
         let accusim = RunOptions {
             compat: Some("accusim".into()),
             ..RunOptions::default()
@@ -606,7 +547,7 @@ mod tests {
         assert_eq!(Engine::of(&disk, &Format::Lirs, false), Engine::FileGrid);
         assert_eq!(
             Engine::of(&disk, &Format::Lirs, true),
-            Engine::BlockHierarchy
+            Engine::FileHierarchy
         );
     }
 

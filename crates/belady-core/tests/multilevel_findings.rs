@@ -6,7 +6,9 @@
 //! on P3), the measured relation is asserted instead and the README says so.
 
 mod common;
-use belady_core::hierarchy::{run_hierarchies, HierarchySpec, Placement};
+use belady_core::config::RunOptions;
+use belady_core::filesim::{run_file_hierarchies, PreparedFileTrace};
+use belady_core::hierarchy::{HierarchySpec, Placement};
 use belady_core::{Format, PreparedTrace, Preset};
 use common::trace;
 
@@ -37,9 +39,12 @@ impl Grid {
                 }
             }
         }
-        // One parallel batch: every (policy, size, placement) on the rayon pool.
-        let results = run_hierarchies(&specs, t, None).unwrap();
-        let ratio = |i: usize| results[i].levels[1].hit_ratio;
+        // One parallel batch: every (policy, size, placement) on the rayon pool, on the one
+        // engine every hierarchy runs on (untimed, no read-ahead).
+        let files = PreparedFileTrace::from_block_trace(&t.trace).unwrap();
+        let cfg = RunOptions::default().file_config().unwrap();
+        let results = run_file_hierarchies(&specs, &files, &cfg).unwrap();
+        let ratio = |i: usize| results[i].levels.as_ref().unwrap()[1].hit_ratio;
         let n = sizes.len();
         let at = |p: usize, k: usize, e: usize| ratio((p * n + k) * 2 + e);
         let grid = Grid {

@@ -141,9 +141,14 @@ impl DeviceQueue {
         let Some(i) = self.background.iter().position(|w| w.id == id) else {
             return false;
         };
-        let mut w = self.background.remove(i);
-        w.arrival_ns = now_ns;
-        self.submit(w.id, w.access, now_ns);
+        let w = self.background.remove(i);
+        // Foreground requests may arrive later than they were issued (links to a hierarchy's
+        // lower levels); the promoted one queues behind those already submitted.
+        let arrival = self
+            .waiting
+            .last()
+            .map_or(now_ns, |l| l.arrival_ns.max(now_ns));
+        self.submit(w.id, w.access, arrival);
         true
     }
 
@@ -171,19 +176,11 @@ impl DeviceQueue {
     /// Starts the next request the scheduler picks, if any is waiting: a foreground request
     /// whenever one has arrived, otherwise a released background one.
     pub fn dispatch_next(&mut self) -> Option<Dispatched> {
-        let start = self.next_start_ns()?;
-        let w = match self.pick(&self.waiting, self.scheduler, start) {
-            Some(i) => self.waiting.remove(i),
-            None => {
-                let sweep = match self.scheduler {
-                    Scheduler::Fcfs => Scheduler::Clook,
-                    seek_aware => seek_aware,
-                };
-                let i = self
-                    .pick(&self.background, sweep, start)
-                    .expect("a request has arrived by its start time");
-                self.background.remove(i)
-            }
+        let (foreground, i, start) = self.choose()?;
+        let w = if foreground {
+            self.waiting.remove(i)
+        } else {
+            self.background.remove(i)
         };
         let service = self.model.service_ns(&w.access, start);
         self.free_ns = start + service;
@@ -195,6 +192,44 @@ impl DeviceQueue {
             start_ns: start,
             done_ns: self.free_ns,
         })
+    }
+
+    /// The request [`DeviceQueue::dispatch_next`] would start, without starting it: its id,
+    /// arrival (release) time and start time.
+    pub fn peek_next(&self) -> Option<(u32, u64, u64)> {
+        let (foreground, i, start) = self.choose()?;
+        let queue = if foreground {
+            &self.waiting
+        } else {
+            &self.background
+        };
+        Some((queue[i].id, queue[i].arrival_ns, start))
+    }
+
+    /// Takes background request `id` back if it has not started; returns whether it did.
+    pub fn withdraw(&mut self, id: u32) -> bool {
+        let Some(i) = self.background.iter().position(|w| w.id == id) else {
+            return false;
+        };
+        self.background.remove(i);
+        true
+    }
+
+    /// The next request to start: whether it is a foreground one, its index in its queue, and
+    /// its start time.
+    fn choose(&self) -> Option<(bool, usize, u64)> {
+        let start = self.next_start_ns()?;
+        if let Some(i) = self.pick(&self.waiting, self.scheduler, start) {
+            return Some((true, i, start));
+        }
+        let sweep = match self.scheduler {
+            Scheduler::Fcfs => Scheduler::Clook,
+            seek_aware => seek_aware,
+        };
+        let i = self
+            .pick(&self.background, sweep, start)
+            .expect("a request has arrived by its start time");
+        Some((false, i, start))
     }
 
     /// Starts, in order, every request the device would start strictly before `t`.

@@ -1,25 +1,58 @@
-//! The levels below a client that another engine simulates: the file engine's cache (with
+//! The levels below a client that the file engine simulates: the file engine's cache (with
 //! read-ahead, clustering and the device queue) is level 0, and every block it reads goes down
 //! through these levels before it may reach the disk.
 //!
 //! The client tells this stack about each block it places (a demand miss or a read-ahead block)
-//! and the block that placement evicted, exactly what a recorded client passes down in
-//! [`super::run_hierarchies`]: the lower levels apply their own placement (access, eviction,
-//! demote, exclusive) and report whether the read reached the disk. Documented choices:
-//! - A block a lower level serves costs no device time; the file engine's device sees only the
-//!   blocks that missed every level.
-//! - Reloads of eviction-based levels are counted as disk requests but do not occupy the device
-//!   (the file engine's device queue serves the client's requests only).
+//! and the block that placement evicted: the lower levels apply their own placement (access,
+//! eviction, demote, exclusive) and report whether the read reached the disk and how many links
+//! it crossed. Without a device every reload completes at once. With one, [`BelowTiming`] holds
+//! the links and the reload queue that the engine's event loop consults (see `timing.rs`): reloads
+//! wait for idle device time and are placed when they complete.
 
+use super::state::Notify;
+use super::timing::{BelowTiming, Pending};
 use super::{Hierarchy, HierarchySpec, LevelReport};
 use crate::error::Result;
 use crate::policy::Block;
+
+/// What an untimed client passed down, in order: the blocks it read (and evicted) and the
+/// requests it issued, so hierarchies sharing that client replay it instead of simulating it
+/// again (untimed, the client does not depend on the levels below it).
+#[derive(Clone, Debug, Default)]
+pub struct ClientLog {
+    /// Reads: (block, evicted block or `u32::MAX`, demand); requests: (`u32::MAX`, index into
+    /// `requests`, sync).
+    events: Vec<(Block, Block, bool)>,
+    /// Each request's blocks.
+    requests: Vec<Vec<Block>>,
+}
+
+/// The disk counters of a replay: what reached the device of the requests the client issued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplayIo {
+    /// Requests with a block that missed every level.
+    pub disk_requests: u64,
+    /// Of those, synchronous ones.
+    pub sync_requests: u64,
+    /// Their blocks that missed every level.
+    pub sync_blocks: u64,
+    /// Asynchronous (read-ahead) requests that reached the device.
+    pub async_requests: u64,
+    /// Their blocks that missed every level.
+    pub async_blocks: u64,
+}
 
 /// Lower levels of a hierarchy fed by a client simulated elsewhere.
 pub struct Below {
     h: Hierarchy,
     /// Demand reads a lower level served.
     demand_hits: u64,
+    /// Links each block's latest read crossed (the level that served it; the depth for the disk).
+    hops: Vec<u8>,
+    /// The timing component, with a device.
+    timing: Option<Box<BelowTiming>>,
+    /// Recording only (no levels run): what the client passes down.
+    log: Option<ClientLog>,
 }
 
 impl Below {
@@ -39,20 +72,160 @@ impl Below {
         Ok(Some(Below {
             h: Hierarchy::with_universe(spec, unique, universe, block_size)?,
             demand_hits: 0,
+            hops: vec![0; universe],
+            timing: None,
+            log: None,
         }))
     }
 
-    /// The client read `b` into its cache (on demand when `demand`), evicting `victim`. Returns
-    /// whether the read reached the disk.
-    pub fn read(&mut self, b: Block, victim: Option<Block>, demand: bool) -> bool {
+    /// Records what an untimed client passes down instead of running levels (every read then
+    /// reaches the disk); `spec` is any hierarchy with that client.
+    pub fn recorder(
+        spec: &HierarchySpec,
+        unique: usize,
+        universe: usize,
+        block_size: u32,
+    ) -> Result<Below> {
+        let top = HierarchySpec {
+            levels: vec![spec.levels[0].clone()],
+            links: spec.links.clone(),
+        };
+        Ok(Below {
+            h: Hierarchy::with_universe(&top, unique, universe, block_size)?,
+            demand_hits: 0,
+            hops: Vec::new(),
+            timing: None,
+            log: Some(ClientLog::default()),
+        })
+    }
+
+    /// The client issued a request for `blocks` (recorded when recording).
+    pub(crate) fn note_request(&mut self, blocks: &[Block], sync: bool) {
+        if let Some(log) = &mut self.log {
+            log.events
+                .push((u32::MAX, log.requests.len() as Block, sync));
+            log.requests.push(blocks.to_vec());
+        }
+    }
+
+    /// The recording, when this is a recorder.
+    pub fn take_log(&mut self) -> Option<ClientLog> {
+        self.log.take()
+    }
+
+    /// Replays what a recorded client passed down; returns the disk counters its requests get.
+    pub fn replay(&mut self, log: &ClientLog) -> ReplayIo {
+        let mut from_disk = vec![true; self.hops.len()];
+        let mut io = ReplayIo::default();
+        for &(b, x, demand) in &log.events {
+            if b != u32::MAX {
+                let victim = (x != u32::MAX).then_some(x);
+                from_disk[b as usize] = self.read(b, victim, demand, 0);
+                continue;
+            }
+            let blocks = &log.requests[x as usize];
+            let n = blocks.iter().filter(|&&b| from_disk[b as usize]).count() as u64;
+            if n == 0 {
+                continue;
+            }
+            io.disk_requests += 1;
+            if demand {
+                io.sync_requests += 1;
+                io.sync_blocks += n;
+            } else {
+                io.async_requests += 1;
+                io.async_blocks += n;
+            }
+        }
+        io
+    }
+
+    /// Turns on the timing model of `spec.links` over the device called `disk`: reloads are
+    /// deferred to the device, reads cross links, demotions make the client wait.
+    pub fn with_timing(mut self, spec: &HierarchySpec, disk: &str) -> Result<Below> {
+        spec.links.validate()?;
+        self.h.deferred = Some(Vec::new());
+        self.timing = Some(Box::new(BelowTiming::new(
+            &spec.links,
+            self.h.block_size,
+            disk,
+        )));
+        Ok(self)
+    }
+
+    /// The timing component, when on.
+    pub fn timing(&self) -> Option<&BelowTiming> {
+        self.timing.as_deref()
+    }
+
+    pub(crate) fn timing_mut(&mut self) -> Option<&mut BelowTiming> {
+        self.timing.as_deref_mut()
+    }
+
+    /// The client read `b` into its cache at `now_ns` (on demand when `demand`), evicting
+    /// `victim`. Returns whether the read reached the disk.
+    pub fn read(&mut self, b: Block, victim: Option<Block>, demand: bool, now_ns: u64) -> bool {
+        if let Some(log) = &mut self.log {
+            log.events.push((b, victim.unwrap_or(u32::MAX), demand));
+            return true;
+        }
         let before = self.h.disk_reads;
         self.h.served = None;
+        if let Some(t) = &mut self.timing {
+            t.read_at(now_ns);
+            if victim.is_some() && self.h.levels[0].notify == Notify::Demoted {
+                t.demoted();
+            }
+        }
         self.h.replay_client_miss(b, victim);
+        self.queue_deferred();
         let from_disk = self.h.disk_reads != before;
+        let depth = self.h.levels.len() - 1;
+        self.hops[b as usize] = self.h.served.unwrap_or(depth).min(u8::MAX as usize) as u8;
         if demand && !from_disk {
             self.demand_hits += 1;
         }
         from_disk
+    }
+
+    /// Moves the reloads the levels asked for into the timing component's queue.
+    fn queue_deferred(&mut self) {
+        if let (Some(t), Some(d)) = (&mut self.timing, &mut self.h.deferred) {
+            for (level, block) in d.drain(..) {
+                t.queue_reload(level, block);
+            }
+        }
+    }
+
+    /// Links the latest read of `b` crossed.
+    pub fn hops(&self, b: Block) -> u64 {
+        self.hops[b as usize] as u64
+    }
+
+    /// Whether the reload `p` is not needed any more (its level holds the block).
+    pub(crate) fn reload_needless(&self, p: &Pending) -> bool {
+        self.h.holds(p.level, p.block)
+    }
+
+    /// Whether an exclusive level below `p`'s holds its block (and serves it without the disk).
+    pub(crate) fn reload_served_below(&self, p: &Pending) -> bool {
+        self.h.exclusive_below_holds(p.level, p.block)
+    }
+
+    /// The device started a reload.
+    pub(crate) fn reload_started(&mut self) {
+        self.h.disk_reloads += 1;
+    }
+
+    /// Reload `p` has its data: places it (or counts it cancelled); what that evicts may queue
+    /// further reloads.
+    pub(crate) fn complete_reload(&mut self, p: &Pending) {
+        if !self.h.complete_reload(p.level, p.block) {
+            if let Some(t) = &mut self.timing {
+                t.report.reloads_cancelled += 1;
+            }
+        }
+        self.queue_deferred();
     }
 
     /// Demand reads a lower level served.

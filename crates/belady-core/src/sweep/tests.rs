@@ -217,7 +217,7 @@ fn experiments_sweep_hierarchies_too() {
             crate::hierarchy::Placement::parse(&config.placement).unwrap(),
         )
         .unwrap();
-        let direct = crate::hierarchy::run_hierarchy(&spec, &trace, None).unwrap();
+        let direct = crate::hierarchy::reference::run_hierarchy(&spec, &trace, None).unwrap();
         assert_eq!(got.levels.as_ref(), Some(&direct.levels));
         assert_eq!((got.hits, got.requests), (direct.hits, direct.requests));
         assert_eq!(got, run_config(config).unwrap());
