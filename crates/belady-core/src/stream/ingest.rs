@@ -114,9 +114,9 @@ impl Ingested {
 /// Maps original block ids to dense ids in order of first reference.
 ///
 /// An open-addressing table (linear probing, one 16-byte slot per entry, at most three quarters
-/// full) rather than a general hash map, so that [`Mapper::map_batch`] can prefetch the slots of
-/// a whole batch before looking any up: with a million distinct ids the table is far bigger
-/// than the caches, and one memory miss per reference is what mapping costs.
+/// full) rather than a general hash map, so that [`Mapper::map_all`] can prefetch each slot a
+/// few lookups ahead: with a million distinct ids the table is far bigger than the caches, and
+/// one memory miss per reference is what mapping costs.
 pub(crate) struct Mapper {
     slots: Vec<Slot>,
     /// `slots.len() - 1` (a power of two minus one).
@@ -183,16 +183,48 @@ impl Mapper {
         id
     }
 
-    /// Maps a batch, pushing each dense id to `spool`: every slot is prefetched first, so the
-    /// batch's memory misses overlap instead of following one another.
-    pub(crate) fn map_batch(&mut self, originals: &[u64], spool: &mut Spool) -> Result<()> {
-        for &o in originals {
+    /// Maps `originals` in order, pushing each dense id to `spool`. The slot of the id
+    /// [`AHEAD`] places on is prefetched before each lookup, so memory misses overlap instead of
+    /// following one another; the spool's room is checked once per stretch, not per id.
+    pub(crate) fn map_all(&mut self, originals: &[u64], spool: &mut Spool) -> Result<()> {
+        for &o in originals.iter().take(AHEAD) {
             prefetch(&self.slots[self.home(o)]);
         }
-        for &o in originals {
-            spool.push(self.map(o))?;
+        let mut done = 0;
+        while done < originals.len() {
+            let end = done + spool.room().min(originals.len() - done);
+            for i in done..end {
+                if let Some(&next) = originals.get(i + AHEAD) {
+                    prefetch(&self.slots[self.home(next)]);
+                }
+                let id = self.map(originals[i]);
+                spool.ids.push(id);
+            }
+            spool.settle()?;
+            done = end;
         }
         Ok(())
+    }
+
+    /// Maps the blocks `starts[i] .. starts[i] + counts[i]` of every request in order (ARC's
+    /// ranges), a batch of consecutive blocks at a time through [`Mapper::map_all`].
+    pub(crate) fn map_ranges(
+        &mut self,
+        starts: &[u64],
+        counts: &[u32],
+        spool: &mut Spool,
+    ) -> Result<()> {
+        let mut batch: Vec<u64> = Vec::with_capacity(BATCH);
+        for (&start, &count) in starts.iter().zip(counts) {
+            for k in 0..count as u64 {
+                batch.push(start + k);
+                if batch.len() == BATCH {
+                    self.map_all(&batch, spool)?;
+                    batch.clear();
+                }
+            }
+        }
+        self.map_all(&batch, spool)
     }
 
     fn grow(&mut self) {
@@ -212,6 +244,12 @@ impl Mapper {
         self.len
     }
 }
+
+/// How far ahead of its lookup an id's slot is prefetched: enough misses in flight to cover
+/// memory latency, few enough that the lines are still cached when used.
+const AHEAD: usize = 16;
+/// Block ids of ARC ranges expanded at a time.
+const BATCH: usize = 1024;
 
 /// Asks the CPU to bring `slot`'s cache line in (a hint: no effect on results).
 #[inline]
@@ -254,6 +292,21 @@ impl Spool {
     #[inline]
     pub(crate) fn push(&mut self, id: u32) -> Result<()> {
         self.ids.push(id);
+        if self.ids.len() >= MEM_REFS {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Ids that can be pushed to `ids` directly before [`Spool::settle`] must run (at least 1).
+    #[inline]
+    fn room(&self) -> usize {
+        MEM_REFS - self.ids.len()
+    }
+
+    /// Spills the memory part once it is full (after direct pushes within [`Spool::room`]).
+    #[inline]
+    fn settle(&mut self) -> Result<()> {
         if self.ids.len() >= MEM_REFS {
             self.spill()?;
         }
@@ -350,7 +403,12 @@ pub fn ingest(path: &Path, format: &Format, opts: &ReadOptions, ops: OpFilter) -
     Ok(ingested)
 }
 
-fn finish(source: String, block_size: u32, mapper: Mapper, spool: Spool) -> Result<Ingested> {
+pub(crate) fn finish(
+    source: String,
+    block_size: u32,
+    mapper: Mapper,
+    spool: Spool,
+) -> Result<Ingested> {
     Ok(Ingested {
         source,
         block_size,
@@ -452,8 +510,8 @@ mod tests {
             .map(|i| (i % 3000) << 40)
             .chain([u64::MAX, 0, u64::MAX])
             .collect();
-        for batch in keys.chunks(64) {
-            m.map_batch(batch, &mut spool).unwrap();
+        for batch in keys.chunks(700) {
+            m.map_all(batch, &mut spool).unwrap();
         }
         let unique = m.unique();
         // 5003 ids: the spool spills (its memory part holds 4096 under test).
