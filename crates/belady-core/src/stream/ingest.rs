@@ -7,10 +7,10 @@
 //! the unique blocks known before the first run starts (percent sizes and the policies' tables
 //! need it) without holding the trace in memory; reading it back costs little next to parsing.
 
-use super::text;
+use super::{requests, text};
 use crate::error::{Error, Result};
 use crate::trace::native::NativeChunks;
-use crate::trace::{input, open_requests, Format, Op, OpFilter, ReadOptions};
+use crate::trace::{input, Format, Op, OpFilter, ReadOptions};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
@@ -371,26 +371,7 @@ pub fn ingest(path: &Path, format: &Format, opts: &ReadOptions, ops: OpFilter) -
         _ => {
             let mut mapper = Mapper::with_capacity(expected_ids(path));
             let mut spool = Spool::new();
-            let max_blocks = opts.max_request_blocks();
-            for req in open_requests(path, format, opts)? {
-                let req = req?;
-                if !ops.keeps(req.op) {
-                    continue;
-                }
-                if req.count as u64 > max_blocks {
-                    return Err(Error::config(
-                        "trace",
-                        &name,
-                        format!(
-                            "a request of {} blocks at block {} exceeds the limit of {} bytes per request (max_request_bytes)",
-                            req.count, req.block, opts.max_request_bytes
-                        ),
-                    ));
-                }
-                for k in 0..req.count as u64 {
-                    spool.push(mapper.map(req.block + k))?;
-                }
-            }
+            requests::parse(path, format, opts, ops, &mut mapper, &mut spool)?;
             finish(name, opts.block_size, mapper, spool)?
         }
     };

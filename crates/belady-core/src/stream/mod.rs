@@ -10,6 +10,7 @@
 //! know; grids with OPT load the trace whole and run through [`crate::engine::run_grid`].
 
 pub mod ingest;
+mod requests;
 mod text;
 
 use crate::engine::{run_grid, PreparedTrace, RunResult};
