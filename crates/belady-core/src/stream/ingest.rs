@@ -121,6 +121,8 @@ pub(crate) struct Mapper {
     slots: Vec<Slot>,
     /// `slots.len() - 1` (a power of two minus one).
     mask: usize,
+    /// `64 - log2(slots.len())`: the hash bits that are not the home slot.
+    shift: u32,
     /// Distinct ids mapped so far.
     len: usize,
 }
@@ -146,19 +148,20 @@ impl Mapper {
         Mapper {
             slots: vec![EMPTY_SLOT; slots],
             mask: slots - 1,
+            shift: 64 - slots.trailing_zeros(),
             len: 0,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn home(&self, key: u64) -> usize {
         // Fibonacci hashing: the high bits of a multiplicative hash.
         let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> (64 - self.slots.len().trailing_zeros())) as usize
+        (h >> self.shift) as usize
     }
 
     /// The dense id of `original`, numbering it next when it is new.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn map(&mut self, original: u64) -> u32 {
         let mut i = self.home(original);
         loop {
@@ -231,6 +234,7 @@ impl Mapper {
         let bigger = vec![EMPTY_SLOT; self.slots.len() * 2];
         let old = std::mem::replace(&mut self.slots, bigger);
         self.mask = self.slots.len() - 1;
+        self.shift = 64 - self.slots.len().trailing_zeros();
         for slot in old.into_iter().filter(|s| s.value != EMPTY) {
             let mut i = self.home(slot.key);
             while self.slots[i].value != EMPTY {
@@ -321,10 +325,11 @@ impl Spool {
                 tempfile::tempfile().map_err(spool_err)?,
             ));
         }
-        self.bytes.clear();
-        self.ids
-            .iter()
-            .for_each(|id| self.bytes.extend_from_slice(&id.to_le_bytes()));
+        // Element-wise into a sized buffer: this compiles to a plain copy on little-endian.
+        self.bytes.resize(self.ids.len() * 4, 0);
+        for (b, id) in self.bytes.chunks_exact_mut(4).zip(&self.ids) {
+            b.copy_from_slice(&id.to_le_bytes());
+        }
         let file = self.file.as_mut().expect("created above");
         file.write_all(&self.bytes).map_err(spool_err)?;
         self.spilled += self.ids.len() as u64;

@@ -272,6 +272,9 @@ fn parse_piece(data: &[u8], rules: Rules, out: &mut Piece) {
 /// LIRS: the common line (1 to 19 digits, then `\n`) is read in one pass over its bytes; any
 /// other line (CRLF, spaces, `*`, blank, 20 digits, bad) takes the general path.
 fn parse_lirs(data: &[u8], out: &mut Piece) {
+    // Locals, not `out`'s fields, in the loop: stores through `out` would be redone per line.
+    let mut ids = std::mem::take(&mut out.ids);
+    let mut lines = 0u64;
     let n = data.len();
     let mut i = 0;
     while i < n {
@@ -288,29 +291,31 @@ fn parse_lirs(data: &[u8], out: &mut Piece) {
         }
         let digits = i - start;
         if i < n && data[i] == b'\n' && (1..=19).contains(&digits) {
-            out.ids.push(value);
-            out.lines += 1;
+            ids.push(value);
+            lines += 1;
             i += 1;
             continue;
         }
         let end = memchr::memchr(b'\n', &data[start..]).map_or(n, |k| start + k);
-        out.lines += 1;
+        lines += 1;
         let line = trim_line(&data[start..end]);
         i = end + 1;
         if line.is_empty() || line == b"*" {
             continue;
         }
         match parse_u64(line) {
-            Some(block) => out.ids.push(block),
+            Some(block) => ids.push(block),
             None => {
                 out.error = Some((
-                    out.lines,
+                    lines,
                     format!("expected a block number or '*', found '{}'", excerpt(line)),
                 ));
-                return;
+                break;
             }
         }
     }
+    out.ids = ids;
+    out.lines = lines;
 }
 
 /// ARC: `start_block num_blocks ignore request_no` lines become (start, count) pairs.
