@@ -29,6 +29,12 @@ impl Frames {
         }
     }
 
+    /// Asks the CPU to bring `b`'s flags in (a hint; no effect on results).
+    #[inline]
+    pub fn hint(&self, b: Block) {
+        prefetch(self.flags.as_ptr().wrapping_add(b as usize));
+    }
+
     /// Whether `b` holds a frame (including blocks whose I/O is still in flight).
     #[inline]
     pub fn is_resident(&self, b: Block) -> bool {
@@ -143,4 +149,16 @@ impl Frames {
             .filter(|(_, f)| **f & RESIDENT != 0)
             .map(|(b, _)| b as Block)
     }
+}
+
+/// Prefetches the cache line at `p` (a hint that never faults).
+#[inline]
+pub(crate) fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint that never faults, and SSE is part of every x86_64 target.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }

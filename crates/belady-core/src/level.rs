@@ -94,6 +94,13 @@ impl<P: Policy> CacheLevel<P> {
         self.stats
     }
 
+    /// A hint that `b` will be referenced soon (a prefetch of its state; no effect on results).
+    #[inline]
+    pub fn hint(&mut self, b: Block) {
+        self.frames.hint(b);
+        self.policy.hint(b);
+    }
+
     /// A demand reference to `b`; `next_use` is the tick of its next reference (for OPT).
     #[inline]
     pub fn access(&mut self, b: Block, next_use: u64) -> Outcome {

@@ -42,6 +42,11 @@ impl Policy for ClockPolicy {
     }
 
     #[inline]
+    fn hint(&self, b: Block) {
+        crate::frames::prefetch(self.referenced.as_ptr().wrapping_add(b as usize) as *const u8);
+    }
+
+    #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
         if cx.first_use {
             self.referenced[b as usize] = false;

@@ -105,6 +105,14 @@ impl Lists {
         self.len[l] += 1;
     }
 
+    /// Asks the CPU to bring `b`'s links in (a hint; no effect on results).
+    #[inline]
+    pub fn hint(&self, b: Block) {
+        crate::frames::prefetch(self.prev.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::frames::prefetch(self.next.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::frames::prefetch(self.owner.as_ptr().wrapping_add(b as usize));
+    }
+
     /// Puts `b` (on no list) at the back of list `l`.
     #[inline]
     pub fn push_back(&mut self, l: usize, b: Block) {

@@ -41,6 +41,11 @@ impl Policy for LruPolicy {
     }
 
     #[inline]
+    fn hint(&self, b: Block) {
+        self.lists.hint(b);
+    }
+
+    #[inline]
     fn on_hit(&mut self, b: Block, _cx: &Access) {
         self.lists.move_to_front(QUEUE, b);
     }

@@ -86,6 +86,11 @@ pub trait Policy: Send {
         false
     }
 
+    /// A hint that `b` will be referenced soon: the policy may prefetch its state (no effect
+    /// on results).
+    #[inline]
+    fn hint(&self, _b: Block) {}
+
     /// Demand access to resident block `b`.
     fn on_hit(&mut self, b: Block, cx: &Access);
 

@@ -7,10 +7,10 @@
 //! the unique blocks known before the first run starts (percent sizes and the policies' tables
 //! need it) without holding the trace in memory; reading it back costs little next to parsing.
 
-use super::text;
+use super::{requests, text};
 use crate::error::{Error, Result};
 use crate::trace::native::NativeChunks;
-use crate::trace::{input, open_requests, Format, Op, OpFilter, ReadOptions};
+use crate::trace::{input, Format, Op, OpFilter, ReadOptions};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
@@ -114,13 +114,15 @@ impl Ingested {
 /// Maps original block ids to dense ids in order of first reference.
 ///
 /// An open-addressing table (linear probing, one 16-byte slot per entry, at most three quarters
-/// full) rather than a general hash map, so that [`Mapper::map_batch`] can prefetch the slots of
-/// a whole batch before looking any up: with a million distinct ids the table is far bigger
-/// than the caches, and one memory miss per reference is what mapping costs.
+/// full) rather than a general hash map, so that [`Mapper::map_all`] can prefetch each slot a
+/// few lookups ahead: with a million distinct ids the table is far bigger than the caches, and
+/// one memory miss per reference is what mapping costs.
 pub(crate) struct Mapper {
     slots: Vec<Slot>,
     /// `slots.len() - 1` (a power of two minus one).
     mask: usize,
+    /// `64 - log2(slots.len())`: the hash bits that are not the home slot.
+    shift: u32,
     /// Distinct ids mapped so far.
     len: usize,
 }
@@ -146,19 +148,20 @@ impl Mapper {
         Mapper {
             slots: vec![EMPTY_SLOT; slots],
             mask: slots - 1,
+            shift: 64 - slots.trailing_zeros(),
             len: 0,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn home(&self, key: u64) -> usize {
         // Fibonacci hashing: the high bits of a multiplicative hash.
         let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> (64 - self.slots.len().trailing_zeros())) as usize
+        (h >> self.shift) as usize
     }
 
     /// The dense id of `original`, numbering it next when it is new.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn map(&mut self, original: u64) -> u32 {
         let mut i = self.home(original);
         loop {
@@ -183,22 +186,55 @@ impl Mapper {
         id
     }
 
-    /// Maps a batch, pushing each dense id to `spool`: every slot is prefetched first, so the
-    /// batch's memory misses overlap instead of following one another.
-    pub(crate) fn map_batch(&mut self, originals: &[u64], spool: &mut Spool) -> Result<()> {
-        for &o in originals {
+    /// Maps `originals` in order, pushing each dense id to `spool`. The slot of the id
+    /// [`AHEAD`] places on is prefetched before each lookup, so memory misses overlap instead of
+    /// following one another; the spool's room is checked once per stretch, not per id.
+    pub(crate) fn map_all(&mut self, originals: &[u64], spool: &mut Spool) -> Result<()> {
+        for &o in originals.iter().take(AHEAD) {
             prefetch(&self.slots[self.home(o)]);
         }
-        for &o in originals {
-            spool.push(self.map(o))?;
+        let mut done = 0;
+        while done < originals.len() {
+            let end = done + spool.room().min(originals.len() - done);
+            for i in done..end {
+                if let Some(&next) = originals.get(i + AHEAD) {
+                    prefetch(&self.slots[self.home(next)]);
+                }
+                let id = self.map(originals[i]);
+                spool.ids.push(id);
+            }
+            spool.settle()?;
+            done = end;
         }
         Ok(())
+    }
+
+    /// Maps the blocks `starts[i] .. starts[i] + counts[i]` of every request in order (ARC's
+    /// ranges), a batch of consecutive blocks at a time through [`Mapper::map_all`].
+    pub(crate) fn map_ranges(
+        &mut self,
+        starts: &[u64],
+        counts: &[u32],
+        spool: &mut Spool,
+    ) -> Result<()> {
+        let mut batch: Vec<u64> = Vec::with_capacity(BATCH);
+        for (&start, &count) in starts.iter().zip(counts) {
+            for k in 0..count as u64 {
+                batch.push(start + k);
+                if batch.len() == BATCH {
+                    self.map_all(&batch, spool)?;
+                    batch.clear();
+                }
+            }
+        }
+        self.map_all(&batch, spool)
     }
 
     fn grow(&mut self) {
         let bigger = vec![EMPTY_SLOT; self.slots.len() * 2];
         let old = std::mem::replace(&mut self.slots, bigger);
         self.mask = self.slots.len() - 1;
+        self.shift = 64 - self.slots.len().trailing_zeros();
         for slot in old.into_iter().filter(|s| s.value != EMPTY) {
             let mut i = self.home(slot.key);
             while self.slots[i].value != EMPTY {
@@ -212,6 +248,12 @@ impl Mapper {
         self.len
     }
 }
+
+/// How far ahead of its lookup an id's slot is prefetched: enough misses in flight to cover
+/// memory latency, few enough that the lines are still cached when used.
+const AHEAD: usize = 16;
+/// Block ids of ARC ranges expanded at a time.
+const BATCH: usize = 1024;
 
 /// Asks the CPU to bring `slot`'s cache line in (a hint: no effect on results).
 #[inline]
@@ -260,6 +302,21 @@ impl Spool {
         Ok(())
     }
 
+    /// Ids that can be pushed to `ids` directly before [`Spool::settle`] must run (at least 1).
+    #[inline]
+    fn room(&self) -> usize {
+        MEM_REFS - self.ids.len()
+    }
+
+    /// Spills the memory part once it is full (after direct pushes within [`Spool::room`]).
+    #[inline]
+    fn settle(&mut self) -> Result<()> {
+        if self.ids.len() >= MEM_REFS {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
     fn spill(&mut self) -> Result<()> {
         let spool_err = |e| Error::io(Path::new("<spool file>"), e);
         if self.file.is_none() {
@@ -268,10 +325,11 @@ impl Spool {
                 tempfile::tempfile().map_err(spool_err)?,
             ));
         }
-        self.bytes.clear();
-        self.ids
-            .iter()
-            .for_each(|id| self.bytes.extend_from_slice(&id.to_le_bytes()));
+        // Element-wise into a sized buffer: this compiles to a plain copy on little-endian.
+        self.bytes.resize(self.ids.len() * 4, 0);
+        for (b, id) in self.bytes.chunks_exact_mut(4).zip(&self.ids) {
+            b.copy_from_slice(&id.to_le_bytes());
+        }
         let file = self.file.as_mut().expect("created above");
         file.write_all(&self.bytes).map_err(spool_err)?;
         self.spilled += self.ids.len() as u64;
@@ -318,26 +376,7 @@ pub fn ingest(path: &Path, format: &Format, opts: &ReadOptions, ops: OpFilter) -
         _ => {
             let mut mapper = Mapper::with_capacity(expected_ids(path));
             let mut spool = Spool::new();
-            let max_blocks = opts.max_request_blocks();
-            for req in open_requests(path, format, opts)? {
-                let req = req?;
-                if !ops.keeps(req.op) {
-                    continue;
-                }
-                if req.count as u64 > max_blocks {
-                    return Err(Error::config(
-                        "trace",
-                        &name,
-                        format!(
-                            "a request of {} blocks at block {} exceeds the limit of {} bytes per request (max_request_bytes)",
-                            req.count, req.block, opts.max_request_bytes
-                        ),
-                    ));
-                }
-                for k in 0..req.count as u64 {
-                    spool.push(mapper.map(req.block + k))?;
-                }
-            }
+            requests::parse(path, format, opts, ops, &mut mapper, &mut spool)?;
             finish(name, opts.block_size, mapper, spool)?
         }
     };
@@ -350,7 +389,12 @@ pub fn ingest(path: &Path, format: &Format, opts: &ReadOptions, ops: OpFilter) -
     Ok(ingested)
 }
 
-fn finish(source: String, block_size: u32, mapper: Mapper, spool: Spool) -> Result<Ingested> {
+pub(crate) fn finish(
+    source: String,
+    block_size: u32,
+    mapper: Mapper,
+    spool: Spool,
+) -> Result<Ingested> {
     Ok(Ingested {
         source,
         block_size,
@@ -452,8 +496,8 @@ mod tests {
             .map(|i| (i % 3000) << 40)
             .chain([u64::MAX, 0, u64::MAX])
             .collect();
-        for batch in keys.chunks(64) {
-            m.map_batch(batch, &mut spool).unwrap();
+        for batch in keys.chunks(700) {
+            m.map_all(batch, &mut spool).unwrap();
         }
         let unique = m.unique();
         // 5003 ids: the spool spills (its memory part holds 4096 under test).

@@ -10,6 +10,7 @@
 //! know; grids with OPT load the trace whole and run through [`crate::engine::run_grid`].
 
 pub mod ingest;
+mod requests;
 mod text;
 
 use crate::engine::{run_grid, PreparedTrace, RunResult};
@@ -61,7 +62,10 @@ struct Run<P: Policy> {
 
 impl<P: Policy + Send> Runner for Run<P> {
     fn feed(&mut self, ids: &[u32]) {
-        for &b in ids {
+        for (i, &b) in ids.iter().enumerate() {
+            if let Some(&ahead) = ids.get(i + HINT_AHEAD) {
+                self.level.hint(ahead);
+            }
             self.level.access(b, NEVER);
         }
     }
@@ -84,6 +88,9 @@ impl PolicyVisitor for MakeRunner {
         })
     }
 }
+
+/// How many references ahead a run prefetches a block's state.
+const HINT_AHEAD: usize = 8;
 
 /// Runs per worker thread that share one pass over the trace.
 const GROUP_PER_THREAD: usize = 4;

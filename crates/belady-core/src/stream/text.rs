@@ -1,21 +1,68 @@
-//! Fast ingest of the line-oriented block formats (LIRS, ARC): the input is read and
-//! decompressed on its own thread in large blocks, lines are split with `memchr` and parsed in
-//! place, and each id goes straight to the dense mapping, with no per-line allocation, dynamic
-//! call or `Result` per reference.
+//! Fast ingest of the line-oriented block formats (LIRS, ARC).
+//!
+//! The input is read and decompressed on its own thread in large blocks. Each block is cut at
+//! line breaks into pieces; a piece is parsed in place into a vector of original ids (LIRS) or
+//! block ranges (ARC), with no per-line allocation, dynamic call or `Result`, and the vector is
+//! then mapped to dense ids in trace order, so dense ids are numbered by first reference
+//! whatever the thread count. With one worker thread each piece is parsed and mapped in turn
+//! (its ids stay in cache); with more, a block's pieces are parsed in parallel on the rayon pool
+//! while the previous block's are mapped.
 
 use super::ingest::{Mapper, Spool};
 use crate::error::{Error, Result};
 use crate::trace::input::{excerpt, open_trace, parse_u64, trim_line, MAX_LINE_BYTES};
 use crate::trace::text::ArcReader;
 use crate::trace::{Format, Op, OpFilter, ReadOptions};
+use rayon::prelude::*;
 use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::mpsc;
 
-/// Bytes per block the reading thread hands over.
-const BLOCK: usize = 1 << 20;
-/// Ids mapped together, their table slots prefetched first (see [`Mapper::map_batch`]).
-const BATCH: usize = 64;
+/// Block and piece sizes; tests make them tiny so that piece and block edges fall everywhere.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Tuning {
+    /// Bytes per block the reading thread hands over.
+    pub block: usize,
+    /// Bytes per piece a block is cut into (then extended to the next line break).
+    pub piece: usize,
+}
+
+/// The sizes used outside tests: 1 MiB blocks (the reading thread stays ahead by two), 64 KiB
+/// pieces (about 8 K ids, whose vector stays in L2 between parsing and mapping).
+pub(crate) const TUNING: Tuning = Tuning {
+    block: 1 << 20,
+    piece: 1 << 16,
+};
+
+/// What a piece's lines hold and which are refused.
+#[derive(Copy, Clone)]
+struct Rules {
+    arc: bool,
+    max_blocks: u64,
+    max_request_bytes: u64,
+}
+
+/// One piece's parsed content.
+#[derive(Default)]
+struct Piece {
+    /// LIRS: the block ids; ARC: the first block of each request.
+    ids: Vec<u64>,
+    /// ARC: the block count of each request (empty for LIRS).
+    counts: Vec<u32>,
+    /// Lines parsed (all of the piece's lines unless `error` is set).
+    lines: u64,
+    /// The first bad line: its number within the piece (from 1) and what is wrong.
+    error: Option<(u64, String)>,
+}
+
+impl Piece {
+    fn clear(&mut self) {
+        self.ids.clear();
+        self.counts.clear();
+        self.lines = 0;
+        self.error = None;
+    }
+}
 
 /// Parses the LIRS or ARC trace at `path`, mapping every kept block reference into `spool`.
 pub(crate) fn parse(
@@ -28,81 +75,62 @@ pub(crate) fn parse(
 ) -> Result<()> {
     let input = open_trace(path)?;
     let name = path.display().to_string();
+    parse_input(input, &name, format, opts, ops, mapper, spool, TUNING)
+}
+
+/// [`parse`] over an opened input, with the block and piece sizes given.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn parse_input(
+    input: Box<dyn BufRead + Send>,
+    name: &str,
+    format: &Format,
+    opts: &ReadOptions,
+    ops: OpFilter,
+    mapper: &mut Mapper,
+    spool: &mut Spool,
+    tuning: Tuning,
+) -> Result<()> {
+    let rules = Rules {
+        arc: matches!(format, Format::Arc),
+        max_blocks: opts.max_request_blocks(),
+        max_request_bytes: opts.max_request_bytes,
+    };
     let keep = ops.keeps(Op::Read);
-    let max_blocks = opts.max_request_blocks();
-    let arc = matches!(format, Format::Arc);
-    let mut line_no = 0u64;
-    let mut batch: Vec<u64> = Vec::with_capacity(BATCH);
+    let parallel = rayon::current_num_threads() > 1;
     let parse_err = |line: u64, msg: String| Error::Parse {
-        path: name.clone(),
+        path: name.to_string(),
         line,
         msg,
     };
-    let mut on_line = |raw: &[u8], line_no: u64| -> Result<()> {
-        let line = trim_line(raw);
-        if arc {
-            if line.is_empty() {
-                return Ok(());
-            }
-            let req = ArcReader::parse(line).map_err(|m| parse_err(line_no, m))?;
-            if req.count as u64 > max_blocks {
-                return Err(parse_err(
-                    line_no,
-                    format!(
-                        "a request of {} blocks exceeds the limit of {} bytes per request (max_request_bytes)",
-                        req.count, opts.max_request_bytes
-                    ),
-                ));
-            }
-            if keep {
-                for k in 0..req.count as u64 {
-                    batch.push(req.block + k);
-                    if batch.len() == BATCH {
-                        mapper.map_batch(&batch, spool)?;
-                        batch.clear();
-                    }
-                }
-            }
-            return Ok(());
-        }
-        if line.is_empty() || line == b"*" {
-            return Ok(());
-        }
-        match parse_u64(line) {
-            Some(block) => {
-                if keep {
-                    batch.push(block);
-                    if batch.len() == BATCH {
-                        mapper.map_batch(&batch, spool)?;
-                        batch.clear();
-                    }
-                }
-                Ok(())
-            }
-            None => Err(parse_err(
-                line_no,
-                format!("expected a block number or '*', found '{}'", excerpt(line)),
-            )),
-        }
+    let long_line = |line: u64| {
+        parse_err(
+            line,
+            format!(
+                "line {line} has no line break within {MAX_LINE_BYTES} bytes (the limit of a text line)"
+            ),
+        )
     };
+    // Lines before the region being handled.
+    let mut line_no = 0u64;
+    // The start of a line cut by a block's end, and that line once complete.
     let mut carry: Vec<u8> = Vec::new();
-    let long_line = |line: u64| Error::Parse {
-        path: name.clone(),
-        line,
-        msg: format!(
-            "line {line} has no line break within {MAX_LINE_BYTES} bytes (the limit of a text line)"
-        ),
-    };
+    let mut first_line: Vec<u8> = Vec::new();
+    // Parallel mode: the previous region's pieces (awaiting mapping) and this region's.
+    let mut parsed: Vec<Piece> = Vec::new();
+    let mut parsing: Vec<Piece> = Vec::new();
+    let mut one = Piece::default();
     std::thread::scope(|s| -> Result<()> {
         let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
         let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
-        s.spawn(move || read_blocks(input, tx, back_rx));
+        let block_size = tuning.block;
+        s.spawn(move || read_blocks(input, block_size, tx, back_rx));
         for block in rx {
             let block = block.map_err(|e| Error::Io {
                 path: format!("{name} (after line {line_no})"),
                 cause: e,
             })?;
             let mut data = &block[..];
+            first_line.clear();
             if !carry.is_empty() {
                 match memchr::memchr(b'\n', data) {
                     Some(i) => {
@@ -110,9 +138,8 @@ pub(crate) fn parse(
                         if carry.len() > MAX_LINE_BYTES {
                             return Err(long_line(line_no + 1));
                         }
-                        line_no += 1;
-                        on_line(&carry, line_no)?;
-                        carry.clear();
+                        carry.push(b'\n');
+                        std::mem::swap(&mut carry, &mut first_line);
                         data = &data[i + 1..];
                     }
                     None => {
@@ -125,40 +152,240 @@ pub(crate) fn parse(
                     }
                 }
             }
-            let mut pos = 0;
-            for i in memchr::memchr_iter(b'\n', data) {
-                line_no += 1;
-                on_line(&data[pos..i], line_no)?;
-                pos = i + 1;
+            let end = memchr::memrchr(b'\n', data).map_or(0, |i| i + 1);
+            let (body, tail) = data.split_at(end);
+            // The region: the completed carried line, then the block's whole lines.
+            let mut slices: Vec<&[u8]> = Vec::with_capacity(body.len() / tuning.piece + 2);
+            if !first_line.is_empty() {
+                slices.push(&first_line);
             }
-            if data.len() - pos > MAX_LINE_BYTES {
+            cut(body, tuning.piece, &mut slices);
+            if parallel {
+                parsing.resize_with(slices.len(), Piece::default);
+                let (mapped, ()) = rayon::join(
+                    || map_pieces(&parsed, rules, keep, mapper, spool),
+                    || {
+                        parsing[..slices.len()]
+                            .par_iter_mut()
+                            .zip(slices.par_iter())
+                            .for_each(|(p, s)| {
+                                p.clear();
+                                parse_piece(s, rules, p);
+                            })
+                    },
+                );
+                mapped?;
+                for p in &parsing {
+                    if let Some((at, msg)) = &p.error {
+                        return Err(parse_err(line_no + at, msg.clone()));
+                    }
+                    line_no += p.lines;
+                }
+                std::mem::swap(&mut parsed, &mut parsing);
+            } else {
+                for s in &slices {
+                    one.clear();
+                    parse_piece(s, rules, &mut one);
+                    if let Some((at, msg)) = one.error.take() {
+                        return Err(parse_err(line_no + at, msg));
+                    }
+                    line_no += one.lines;
+                    map_piece(&one, rules, keep, mapper, spool)?;
+                }
+            }
+            if tail.len() > MAX_LINE_BYTES {
                 return Err(long_line(line_no + 1));
             }
-            carry.extend_from_slice(&data[pos..]);
+            carry.clear();
+            carry.extend_from_slice(tail);
             // The reader may have stopped; then the block is simply dropped.
             let _ = back_tx.send(block);
         }
-        if !carry.is_empty() {
-            line_no += 1;
-            on_line(&carry, line_no)?;
-        }
         Ok(())
     })?;
-    mapper.map_batch(&batch, spool)
+    map_pieces(&parsed, rules, keep, mapper, spool)?;
+    if !carry.is_empty() {
+        one.clear();
+        parse_piece(&carry, rules, &mut one);
+        if let Some((at, msg)) = one.error.take() {
+            return Err(parse_err(line_no + at, msg));
+        }
+        map_piece(&one, rules, keep, mapper, spool)?;
+    }
+    Ok(())
 }
 
-/// Reads `input` in blocks of [`BLOCK`] bytes (reusing those sent back), until the end, an
+/// Cuts whole lines `body` into pieces of about `piece` bytes, each ending with a line break.
+fn cut<'a>(body: &'a [u8], piece: usize, out: &mut Vec<&'a [u8]>) {
+    let mut pos = 0;
+    while pos < body.len() {
+        let end = if body.len() - pos <= piece {
+            body.len()
+        } else {
+            memchr::memchr(b'\n', &body[pos + piece - 1..]).map_or(body.len(), |i| pos + piece + i)
+        };
+        out.push(&body[pos..end]);
+        pos = end;
+    }
+}
+
+fn map_pieces(
+    pieces: &[Piece],
+    rules: Rules,
+    keep: bool,
+    mapper: &mut Mapper,
+    spool: &mut Spool,
+) -> Result<()> {
+    pieces
+        .iter()
+        .try_for_each(|p| map_piece(p, rules, keep, mapper, spool))
+}
+
+/// Maps a parsed piece's references to dense ids, in order, into `spool`.
+fn map_piece(
+    piece: &Piece,
+    rules: Rules,
+    keep: bool,
+    mapper: &mut Mapper,
+    spool: &mut Spool,
+) -> Result<()> {
+    if !keep {
+        return Ok(());
+    }
+    if rules.arc {
+        mapper.map_ranges(&piece.ids, &piece.counts, spool)
+    } else {
+        mapper.map_all(&piece.ids, spool)
+    }
+}
+
+/// Parses the lines of `data` (each ending with a line break, except perhaps the last) into
+/// `out`, stopping at the first bad line.
+fn parse_piece(data: &[u8], rules: Rules, out: &mut Piece) {
+    if rules.arc {
+        parse_arc(data, rules, out)
+    } else {
+        parse_lirs(data, out)
+    }
+}
+
+/// LIRS: the common line (1 to 19 digits, then `\n`) is read in one pass over its bytes; any
+/// other line (CRLF, spaces, `*`, blank, 20 digits, bad) takes the general path.
+fn parse_lirs(data: &[u8], out: &mut Piece) {
+    // Locals, not `out`'s fields, in the loop: stores through `out` would be redone per line.
+    let mut ids = std::mem::take(&mut out.ids);
+    let mut lines = 0u64;
+    let n = data.len();
+    let mut i = 0;
+    while i < n {
+        let start = i;
+        let mut value: u64 = 0;
+        while i < n {
+            let d = data[i].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            // 19 digits cannot overflow; longer runs are rejected below and re-read.
+            value = value.wrapping_mul(10).wrapping_add(d as u64);
+            i += 1;
+        }
+        let digits = i - start;
+        if i < n && data[i] == b'\n' && (1..=19).contains(&digits) {
+            ids.push(value);
+            lines += 1;
+            i += 1;
+            continue;
+        }
+        let end = memchr::memchr(b'\n', &data[start..]).map_or(n, |k| start + k);
+        lines += 1;
+        let line = trim_line(&data[start..end]);
+        i = end + 1;
+        if line.is_empty() || line == b"*" {
+            continue;
+        }
+        match parse_u64(line) {
+            Some(block) => ids.push(block),
+            None => {
+                out.error = Some((
+                    lines,
+                    format!("expected a block number or '*', found '{}'", excerpt(line)),
+                ));
+                break;
+            }
+        }
+    }
+    out.ids = ids;
+    out.lines = lines;
+}
+
+/// ARC: `start_block num_blocks ignore request_no` lines become (start, count) pairs.
+fn parse_arc(data: &[u8], rules: Rules, out: &mut Piece) {
+    let mut pos = 0;
+    while pos < data.len() {
+        let end = memchr::memchr(b'\n', &data[pos..]).map_or(data.len(), |k| pos + k);
+        let line = trim_line(&data[pos..end]);
+        pos = end + 1;
+        out.lines += 1;
+        if line.is_empty() {
+            continue;
+        }
+        let (block, count) = match arc_fields(line) {
+            Some(r) => r,
+            // The general parser words the error (or reads what the quick one does not).
+            None => match ArcReader::parse(line) {
+                Ok(r) => (r.block, r.count as u64),
+                Err(msg) => {
+                    out.error = Some((out.lines, msg));
+                    return;
+                }
+            },
+        };
+        if count > rules.max_blocks {
+            out.error = Some((
+                out.lines,
+                format!(
+                    "a request of {count} blocks exceeds the limit of {} bytes per request (max_request_bytes)",
+                    rules.max_request_bytes
+                ),
+            ));
+            return;
+        }
+        out.ids.push(block);
+        out.counts.push(count as u32);
+    }
+}
+
+/// The start and count of a well-formed ARC line (four fields, the first two numbers, the
+/// count from 1 to `u32::MAX`, the range within 64 bits); `None` for anything else.
+#[inline]
+fn arc_fields(line: &[u8]) -> Option<(u64, u64)> {
+    let mut fields = line
+        .split(|c| *c == b' ' || *c == b'\t')
+        .filter(|f| !f.is_empty());
+    let block = parse_u64(fields.next()?)?;
+    let count = parse_u64(fields.next()?)?;
+    fields.next()?;
+    fields.next()?;
+    if fields.next().is_some() || count == 0 || count > u32::MAX as u64 {
+        return None;
+    }
+    block.checked_add(count - 1)?;
+    Some((block, count))
+}
+
+/// Reads `input` in blocks of `size` bytes (reusing those sent back), until the end, an
 /// error, or the parser hanging up.
-fn read_blocks(
+pub(crate) fn read_blocks(
     mut input: Box<dyn BufRead + Send>,
+    size: usize,
     tx: mpsc::SyncSender<std::io::Result<Vec<u8>>>,
     back: mpsc::Receiver<Vec<u8>>,
 ) {
     loop {
         let mut buf = back.try_recv().unwrap_or_default();
-        buf.resize(BLOCK, 0);
+        buf.resize(size, 0);
         let mut filled = 0;
-        while filled < BLOCK {
+        while filled < size {
             match input.read(&mut buf[filled..]) {
                 Ok(0) => break,
                 Ok(n) => filled += n,
@@ -173,8 +400,189 @@ fn read_blocks(
         if filled == 0 || tx.send(Ok(buf)).is_err() {
             return;
         }
-        if filled < BLOCK {
+        if filled < size {
             return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::text::{ArcReader, LirsReader};
+    use crate::trace::BlockTrace;
+    use proptest::prelude::*;
+
+    /// Dense ids, or the failing line and message.
+    type Outcome = std::result::Result<Vec<u32>, (u64, String)>;
+
+    fn outcome(r: Result<Vec<u32>>) -> Outcome {
+        r.map_err(|e| match e {
+            Error::Parse { line, msg, .. } => (line, msg),
+            other => panic!("not a parse error: {other}"),
+        })
+    }
+
+    /// Parses `data` with this module on a pool of `threads` workers.
+    fn streamed(data: &[u8], format: &Format, threads: usize, tuning: Tuning) -> Outcome {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        outcome(pool.install(|| {
+            let mut mapper = Mapper::with_capacity(0);
+            let mut spool = Spool::new();
+            let input = Box::new(std::io::Cursor::new(data.to_vec()));
+            let opts = ReadOptions::default();
+            parse_input(
+                input,
+                "t",
+                format,
+                &opts,
+                OpFilter::Read,
+                &mut mapper,
+                &mut spool,
+                tuning,
+            )?;
+            let mut feed = super::super::ingest::finish("t".into(), 4096, mapper, spool)?;
+            let mut ids = Vec::new();
+            while let Some(chunk) = feed.next_chunk()? {
+                ids.extend_from_slice(chunk);
+            }
+            Ok(ids)
+        }))
+    }
+
+    /// The same through the line-by-line readers and `BlockTrace` (an independent path).
+    fn reference(data: &[u8], format: &Format) -> Outcome {
+        let input = Box::new(std::io::Cursor::new(data.to_vec()));
+        let stream: crate::trace::RequestStream = match format {
+            Format::Arc => Box::new(ArcReader::new(input, "t".into())),
+            _ => Box::new(LirsReader::new(input, "t".into())),
+        };
+        outcome(
+            BlockTrace::from_requests(stream, OpFilter::Read, false, "t".into(), 4096)
+                .map(|t| t.refs),
+        )
+    }
+
+    fn lirs_line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            30 => (0u64..60).prop_map(|b| b.to_string()),
+            2 => Just("18446744073709551615".to_string()),
+            2 => Just("9999999999999999999".to_string()),
+            2 => Just("*".to_string()),
+            3 => Just(String::new()),
+            2 => (0u64..60).prop_map(|b| format!(" \t{b} ")),
+            1 => prop::sample::select(vec!["x", "1a", "-3", "18446744073709551616", "1 2"])
+                .prop_map(str::to_string),
+        ]
+    }
+
+    fn arc_line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            30 => (0u64..60, 1u32..5, 0u32..9).prop_map(|(b, c, i)| format!("{b} {c} 0 {i}")),
+            2 => Just(String::new()),
+            2 => (0u64..60).prop_map(|b| format!("\t{b}  1 x  7 ")),
+            1 => prop::sample::select(vec!["1 0 0 0", "1 2", "x 1 0 0", "1 2 3 4 5"])
+                .prop_map(str::to_string),
+        ]
+    }
+
+    fn join(lines: &[String], crlf: &[bool], final_break: bool) -> Vec<u8> {
+        let mut out = String::new();
+        for (i, (l, &cr)) in lines.iter().zip(crlf).enumerate() {
+            out.push_str(l);
+            if i + 1 < lines.len() || final_break {
+                out.push_str(if cr { "\r\n" } else { "\n" });
+            }
+        }
+        out.into_bytes()
+    }
+
+    fn check(data: &[u8], format: &Format, block: usize, piece: usize) {
+        let tuning = Tuning { block, piece };
+        let one = streamed(data, format, 1, tuning);
+        let many = streamed(data, format, 3, tuning);
+        assert_eq!(one, many, "one thread vs three");
+        let want = reference(data, format);
+        match (&one, &want) {
+            (Err((line, _)), Err((want_line, _))) => assert_eq!(line, want_line),
+            _ => assert_eq!(one, want, "streamed vs line reader"),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn lirs_pieces_in_parallel_equal_sequential_and_the_line_reader(
+            lines in prop::collection::vec(lirs_line(), 0..120),
+            crlf in prop::collection::vec(any::<bool>(), 120),
+            final_break: bool,
+            block in 1usize..80,
+            piece in 1usize..40,
+        ) {
+            check(&join(&lines, &crlf, final_break), &Format::Lirs, block, piece);
+        }
+
+        #[test]
+        fn arc_pieces_in_parallel_equal_sequential_and_the_line_reader(
+            lines in prop::collection::vec(arc_line(), 0..120),
+            crlf in prop::collection::vec(any::<bool>(), 120),
+            final_break: bool,
+            block in 1usize..80,
+            piece in 1usize..40,
+        ) {
+            check(&join(&lines, &crlf, final_break), &Format::Arc, block, piece);
+        }
+    }
+
+    #[test]
+    fn a_long_trace_spills_and_keeps_first_reference_order_at_real_sizes() {
+        // 200,000 lines over 5,000 blocks: several blocks of 64 KiB pieces, and the spool
+        // (4096 references in memory under test) spills.
+        let mut text = String::new();
+        let mut x: u64 = 7;
+        for _ in 0..200_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            text.push_str(&format!("{}\n", (x >> 40) % 5000 * 1_000_003));
+        }
+        let small = Tuning {
+            block: 1 << 14,
+            piece: 1 << 11,
+        };
+        for tuning in [TUNING, small] {
+            let one = streamed(text.as_bytes(), &Format::Lirs, 1, tuning);
+            assert_eq!(one, streamed(text.as_bytes(), &Format::Lirs, 2, tuning));
+            assert_eq!(one, reference(text.as_bytes(), &Format::Lirs));
+        }
+    }
+
+    #[test]
+    fn an_error_names_its_line_across_pieces_and_blocks() {
+        let mut text = String::new();
+        for i in 0..5000 {
+            text.push_str(&format!("{i}\n"));
+        }
+        text.push_str("12x\n1\n");
+        for threads in [1, 2] {
+            let got = streamed(
+                text.as_bytes(),
+                &Format::Lirs,
+                threads,
+                Tuning {
+                    block: 333,
+                    piece: 17,
+                },
+            );
+            assert_eq!(
+                got,
+                Err((
+                    5001,
+                    "expected a block number or '*', found '12x'".to_string()
+                ))
+            );
         }
     }
 }

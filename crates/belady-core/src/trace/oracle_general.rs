@@ -111,30 +111,10 @@ impl RecordReader {
     }
 
     fn decode(&self) -> Result<Option<BlockRequest>> {
-        let b = &self.buf;
-        let time = u32::from_le_bytes(b[0..4].try_into().expect("4 bytes"));
-        let id = u64::from_le_bytes(b[4..12].try_into().expect("8 bytes"));
-        let (at, width) = self.layout.size_field;
-        let size = if width == 8 {
-            i64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-        } else {
-            u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes")) as i64
-        };
-        if size < 0 {
-            return Err(self.error(format!("expected a non-negative object size, found {size}")));
-        }
-        let op = match self.layout.op_offset {
-            None => Op::Read,
-            Some(at) => match op_of(b[at]) {
-                Some(Some(op)) => op,
-                Some(None) => return Ok(None),
-                None => {
-                    return Err(self.error(format!(
-                    "expected an operation code from 0 to 14 (libCacheSim's req_op_e), found {}",
-                    b[at]
-                )))
-                }
-            },
+        let (id, op, time) = match decode_record(&self.buf, self.layout) {
+            Ok(Some(r)) => r,
+            Ok(None) => return Ok(None),
+            Err(msg) => return Err(self.error(msg)),
         };
         Ok(Some(BlockRequest {
             block: id,
@@ -144,6 +124,68 @@ impl RecordReader {
         }))
     }
 }
+
+/// Decodes one record `b` (exactly `layout.record_size` bytes): its object id, direction and
+/// time in seconds; `None` for a delete; else what is wrong with it.
+pub(crate) fn decode_record(
+    b: &[u8],
+    layout: Layout,
+) -> std::result::Result<Option<(u64, Op, u32)>, String> {
+    let time = u32::from_le_bytes(b[0..4].try_into().expect("4 bytes"));
+    let id = u64::from_le_bytes(b[4..12].try_into().expect("8 bytes"));
+    let (at, width) = layout.size_field;
+    let size = if width == 8 {
+        i64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+    } else {
+        u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes")) as i64
+    };
+    if size < 0 {
+        return Err(format!("expected a non-negative object size, found {size}"));
+    }
+    let op = match layout.op_offset {
+        None => Op::Read,
+        Some(at) => match op_of(b[at]) {
+            Some(Some(op)) => op,
+            Some(None) => return Ok(None),
+            None => {
+                return Err(format!(
+                    "expected an operation code from 0 to 14 (libCacheSim's req_op_e), found {}",
+                    b[at]
+                ))
+            }
+        },
+    };
+    Ok(Some((id, op, time)))
+}
+
+/// What each operation code byte means, for decoding without a branchy match per record.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum OpClass {
+    /// A read reference.
+    Read,
+    /// A write reference.
+    Write,
+    /// No reference (a delete).
+    Skip,
+    /// Not a libCacheSim operation code.
+    Bad,
+}
+
+/// [`OpClass`] of every byte value.
+pub(crate) const OP_CLASSES: [OpClass; 256] = {
+    let mut t = [OpClass::Bad; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match i {
+            0 | 1 | 2 | 12 => OpClass::Read,
+            3..=8 | 10 | 11 | 13 | 14 => OpClass::Write,
+            9 => OpClass::Skip,
+            _ => OpClass::Bad,
+        };
+        i += 1;
+    }
+    t
+};
 
 impl Iterator for RecordReader {
     type Item = Result<BlockRequest>;
