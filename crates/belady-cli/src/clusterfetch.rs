@@ -110,7 +110,8 @@ impl CfArgs {
     /// The trace as the run needs it: replayed twice for a warm start, with the launch marker.
     pub fn prepare(&self, trace: PreparedFileTrace) -> Result<PreparedFileTrace> {
         let mut trace = if self.warm {
-            PreparedFileTrace::warm(trace.trace, trace.block_size)?
+            let block_size = trace.block_size;
+            PreparedFileTrace::warm(trace.into_file_trace()?, block_size)?
         } else {
             trace
         };

@@ -437,10 +437,7 @@ fn sim_levels(
         ));
     }
     let trace = if format.is_file_level() {
-        PreparedFileTrace::new(
-            belady_core::trace::load_file_trace(&args.input.trace, format)?,
-            args.input.how.block_size,
-        )?
+        PreparedFileTrace::open(&args.input.trace, format, args.input.how.block_size)?
     } else {
         PreparedFileTrace::from_block_trace(&args.input.load(ops)?)?
     };
@@ -457,17 +454,17 @@ fn sim_levels(
             &runs,
             format,
             ops,
-            trace.refs.len(),
+            trace.references,
             trace.distinct,
-            &trace.trace.source,
+            trace.source(),
         );
     }
     emit(&format!(
         "trace {} ({} {}, {} references, {} unique blocks)\n{}{}",
-        trace.trace.source,
+        trace.source(),
         format.name(),
         ops.noun(),
-        trace.refs.len(),
+        trace.references,
         trace.distinct,
         table::runs(&runs),
         levels::run_levels(&runs)

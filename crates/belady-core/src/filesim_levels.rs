@@ -34,9 +34,8 @@ impl PolicyVisitor for Run<'_> {
         if let Some(below) = below {
             sim.set_below(below);
         }
-        for ev in &self.trace.trace.events {
-            sim.step(ev);
-        }
+        self.trace
+            .for_each_chunk(|events| events.iter().for_each(|ev| sim.step(ev)))?;
         let resident = sim.level().frames().len() as u64;
         let below = sim.below.take();
         let (stats, io, _) = sim.finish_with_store();
@@ -93,7 +92,7 @@ pub fn run_file_hierarchy(
     io.async_blocks += reloads;
     let hits = stats.hits + below_hits;
     Ok(RunResult {
-        trace: trace.trace.source.clone(),
+        trace: trace.source().to_string(),
         policy: spec.label(),
         cache_blocks: levels.iter().map(|l| l.cache_blocks).sum(),
         block_size: trace.block_size,
@@ -120,7 +119,7 @@ pub fn run_file_hierarchies(
     cfg: &FileSimConfig,
 ) -> Result<Vec<RunResult>> {
     if specs.iter().any(|s| s.levels[0].policy.info.name == "opt") {
-        trace.oracle();
+        trace.prepare_oracle()?;
     }
     specs
         .par_iter()

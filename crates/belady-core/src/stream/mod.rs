@@ -9,6 +9,7 @@
 //! [`crate::engine::simulate`]. OPT needs each reference's next use, which streaming cannot
 //! know; grids with OPT load the trace whole and run through [`crate::engine::run_grid`].
 
+pub mod file_spool;
 pub mod ingest;
 mod text;
 
