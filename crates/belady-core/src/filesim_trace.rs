@@ -415,3 +415,145 @@ impl PreparedFileTrace {
         self.oracle.get().expect("just set")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filesim::{run_file_grid, FileSimConfig};
+    use crate::policy::registry::{parse_policies, Preset};
+    use crate::prefetch::PrefetchKind;
+    use crate::size::CacheSize;
+    use crate::trace::events;
+
+    /// A program reading 40 files of varied sizes, sequentially and at random, with seeks,
+    /// closes and think time: enough events that the spool spills to its file under test.
+    fn program() -> FileTrace {
+        let mut x: u64 = 99;
+        let mut rnd = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let mut trace = FileTrace {
+            source: "prog".into(),
+            ..FileTrace::default()
+        };
+        let sizes: Vec<u64> = (0..40).map(|f| 4096 * (1 + f % 13) * 3 + f * 100).collect();
+        for (f, _) in sizes.iter().enumerate() {
+            trace.names.insert(f as u64 + 1, format!("/data/f{f}"));
+        }
+        let ev = |file: u64, kind, think_ns| FileEvent {
+            think_ns,
+            pid: 1,
+            fd: 3,
+            file,
+            file_size: sizes[file as usize - 1],
+            kind,
+        };
+        for _ in 0..300 {
+            let file = 1 + rnd(40) * rnd(40) / 40;
+            let size = sizes[file as usize - 1];
+            trace.events.push(ev(file, FileEventKind::Open, 0));
+            let mut offset = if rnd(3) == 0 { rnd(size) } else { 0 };
+            for _ in 0..1 + rnd(12) {
+                let len = (1 + rnd(3)) * 4096 - rnd(2) * 100;
+                let len = len.min(size - offset);
+                if len == 0 {
+                    break;
+                }
+                trace
+                    .events
+                    .push(ev(file, FileEventKind::Read { offset, len }, rnd(50_000)));
+                offset += len;
+                if rnd(5) == 0 {
+                    offset = rnd(size);
+                    trace
+                        .events
+                        .push(ev(file, FileEventKind::Seek { offset }, 0));
+                }
+            }
+            trace.events.push(ev(file, FileEventKind::Close, 0));
+        }
+        trace
+    }
+
+    fn grid(trace: &PreparedFileTrace, cfg: &FileSimConfig, threads: usize) -> String {
+        let specs = parse_policies("lru,arc,lirs,opt,mq", &[], Preset::Paper).unwrap();
+        let sizes = CacheSize::parse_list("2%,10%,64").unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let runs = pool
+            .install(|| run_file_grid(&specs, &sizes, trace, cfg))
+            .unwrap();
+        format!("{runs:?}")
+    }
+
+    #[test]
+    fn a_spooled_trace_gives_the_held_traces_results_for_any_thread_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prog.bev");
+        let held = program();
+        let mut text = Vec::new();
+        events::write(&held, None, &mut text).unwrap();
+        std::fs::write(&path, text).unwrap();
+        let mut held = PreparedFileTrace::new(held, 4096).unwrap();
+        held.trace.source = path.display().to_string();
+        let spooled = PreparedFileTrace::open(&path, &Format::Events, 4096).unwrap();
+        assert!(spooled.trace.events.is_empty(), "events are not held");
+        assert!(
+            spooled.spool.as_ref().is_some_and(|s| s.len() > 1000),
+            "enough events to spill under test"
+        );
+        assert_eq!(
+            (
+                spooled.references,
+                spooled.distinct,
+                spooled.layout.universe()
+            ),
+            (held.references, held.distinct, held.layout.universe())
+        );
+        assert_eq!(spooled.layout.files(), held.layout.files());
+        // The writer declares the files the events use.
+        let used: BTreeMap<u64, String> = held
+            .layout
+            .files()
+            .iter()
+            .map(|f| (*f, held.names()[f].clone()))
+            .collect();
+        assert_eq!(spooled.names(), &used);
+        for cfg in [
+            FileSimConfig::default(),
+            FileSimConfig {
+                prefetch: PrefetchKind::Ondemand,
+                disk: Some(crate::disk::DiskConfig::preset("cheetah9lp").unwrap()),
+                ..FileSimConfig::default()
+            },
+        ] {
+            let want = grid(&held, &cfg, 1);
+            assert_eq!(grid(&spooled, &cfg, 1), want);
+            assert_eq!(grid(&spooled, &cfg, 3), want);
+        }
+    }
+
+    #[test]
+    fn a_bad_line_after_many_good_ones_fails_naming_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.bev");
+        let mut text = Vec::new();
+        events::write(&program(), None, &mut text).unwrap();
+        let good_lines = text.iter().filter(|&&c| c == b'\n').count();
+        text.extend_from_slice(b"read - 0 1 3 1 0 notanumber\n");
+        std::fs::write(&path, text).unwrap();
+        let err = match PreparedFileTrace::open(&path, &Format::Events, 4096) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("a bad line is refused"),
+        };
+        let place = format!("{}:{}:", path.display(), good_lines + 1);
+        assert!(err.contains(&place), "{err}");
+        assert!(err.contains("LEN 'notanumber'"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
