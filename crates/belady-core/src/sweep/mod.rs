@@ -16,7 +16,7 @@ use crate::filesim::{run_file_hierarchy, run_file_one, FileSimConfig, PreparedFi
 use crate::hierarchy::{HierarchySpec, Placement};
 use crate::policy::registry::{param_policy, parse_policies, PolicySpec, Preset};
 use crate::size::CacheSize;
-use crate::trace::{detect_format, load_file_trace, BlockTrace, Format, OpFilter, ReadOptions};
+use crate::trace::{detect_format, BlockTrace, Format, OpFilter, ReadOptions};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -318,10 +318,7 @@ impl LoadedTrace {
         let hash = sha256_file(path)?;
         let (mut blocks, mut files) = (None, None);
         if format.is_file_level() {
-            files = Some(PreparedFileTrace::new(
-                load_file_trace(path, &format)?,
-                block_size,
-            )?);
+            files = Some(PreparedFileTrace::open(path, &format, block_size)?);
         } else {
             let opts = ReadOptions::with_block_size(block_size);
             let trace = BlockTrace::load(path, &format, &opts, OpFilter::Read)?;
