@@ -23,6 +23,19 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
+/// Each event's verb, usage and number of fields.
+const VERBS: [(&str, &str, usize); 7] = [
+    ("file", "file FILE SIZE PATH", 4),
+    ("open", "open TIME THINK PID FD FILE", 6),
+    ("read", "read TIME THINK PID FD FILE OFFSET LEN", 8),
+    ("write", "write TIME THINK PID FD FILE OFFSET LEN", 8),
+    ("seek", "seek TIME THINK PID FD FILE OFFSET", 7),
+    ("close", "close TIME THINK PID FD FILE", 6),
+    ("exit", "exit TIME THINK PID", 4),
+];
+/// Fields a line of any event but `file` has at most (a `file` line's PATH may hold more).
+const MAX_FIELDS: usize = 8;
+
 /// First line `belady record` writes; readers accept files without it.
 pub const HEADER: &str = "# belady file-level trace v1";
 
@@ -158,31 +171,31 @@ impl<R: BufRead> EventReader<R> {
                 line: line_no,
                 msg,
             };
-            let fields: Vec<&[u8]> = line
+            // The first fields in place (no allocation per line) and how many there are.
+            let mut fields: [&[u8]; MAX_FIELDS] = [&[]; MAX_FIELDS];
+            let mut count = 0;
+            for f in line
                 .split(|c| *c == b' ' || *c == b'\t')
                 .filter(|f| !f.is_empty())
-                .collect();
-            let verb = String::from_utf8_lossy(fields[0]).to_ascii_lowercase();
-            let usage = match verb.as_str() {
-                "file" => "file FILE SIZE PATH",
-                "open" => "open TIME THINK PID FD FILE",
-                "read" => "read TIME THINK PID FD FILE OFFSET LEN",
-                "write" => "write TIME THINK PID FD FILE OFFSET LEN",
-                "seek" => "seek TIME THINK PID FD FILE OFFSET",
-                "close" => "close TIME THINK PID FD FILE",
-                "exit" => "exit TIME THINK PID",
-                _ => {
-                    return Err(fail(format!(
-                        "unknown event '{}'; expected file, open, read, write, seek, close or exit",
-                        excerpt(fields[0])
-                    )))
+            {
+                if count < MAX_FIELDS {
+                    fields[count] = f;
                 }
+                count += 1;
+            }
+            let Some(&(verb, usage, arity)) = VERBS
+                .iter()
+                .find(|(v, _, _)| fields[0].eq_ignore_ascii_case(v.as_bytes()))
+            else {
+                return Err(fail(format!(
+                    "unknown event '{}'; expected file, open, read, write, seek, close or exit",
+                    excerpt(fields[0])
+                )));
             };
-            let arity = usage.split(' ').count();
             let ok = if verb == "file" {
-                fields.len() >= arity
+                count >= arity
             } else {
-                fields.len() == arity
+                count == arity
             };
             if !ok {
                 return Err(fail(format!(
@@ -250,7 +263,7 @@ impl<R: BufRead> EventReader<R> {
                 }
                 (fd, file)
             };
-            let kind = match verb.as_str() {
+            let kind = match verb {
                 "open" => FileEventKind::Open,
                 "read" => FileEventKind::Read {
                     offset: num(6)?,
@@ -377,6 +390,14 @@ impl<W: Write> Writer<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_verbs_arity_is_its_usage() {
+        for (verb, usage, arity) in VERBS {
+            assert_eq!(usage.split(' ').count(), arity, "{verb}");
+            assert!(usage.starts_with(verb) && arity <= MAX_FIELDS);
+        }
+    }
 
     const SAMPLE: &str = "# hand-written\nfile 7 40960 /data/my file.db\nopen - 0 1 3 7\nread 10 2.5 1 3 7 0 8192\nseek - 0 1 3 7 100\nread - 100 1 3 7 100 10\nclose - 0 1 3 7\nexit - 0 1\n";
 
