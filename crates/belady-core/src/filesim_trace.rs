@@ -9,7 +9,10 @@ use crate::stream::file_spool::EventSpool;
 use crate::trace::dense;
 use crate::trace::events::EventReader;
 use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
-use crate::trace::{accusim, input, load_file_trace, Format, DEFAULT_MAX_REQUEST_BYTES};
+use crate::trace::{
+    accusim, input, load_file_trace, open_requests, Format, Op, OpFilter, ReadOptions,
+    DEFAULT_MAX_REQUEST_BYTES,
+};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -377,6 +380,113 @@ impl PreparedFileTrace {
         out.finish(Default::default())
     }
 
+    /// [`PreparedFileTrace::from_block_trace`] over the block trace at `path`, read twice instead
+    /// of held: once for its distinct blocks (which form the runs), once to spool the events.
+    /// Memory is bounded by the distinct blocks. A native file or an input that cannot be read
+    /// twice (a pipe) is loaded whole as before.
+    pub fn open_blocks(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        ops: OpFilter,
+    ) -> Result<Self> {
+        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        if *format == Format::Native || !regular {
+            let blocks = dense::BlockTrace::load(path, format, opts, ops)?;
+            return PreparedFileTrace::from_block_trace(&blocks);
+        }
+        let source = path.display().to_string();
+        // Pass 1: the distinct blocks, as BlockTrace::load checks and counts them.
+        let mut place: FxHashMap<u64, u64> = FxHashMap::default();
+        let (mut refs, mut writes) = (0u64, false);
+        for req in open_requests(path, format, opts)? {
+            let req = req?;
+            if !ops.keeps(req.op) {
+                continue;
+            }
+            if refs + req.count as u64 >= dense::NEVER as u64 {
+                return Err(Error::config(
+                    "trace",
+                    &source,
+                    format!(
+                        "more than {} block references are not supported",
+                        dense::NEVER - 1
+                    ),
+                ));
+            }
+            refs += req.count as u64;
+            writes |= req.op == Op::Write;
+            for k in 0..req.count as u64 {
+                place.entry(req.block + k).or_insert(0);
+            }
+        }
+        if refs == 0 {
+            return Err(Error::EmptyTrace {
+                path: source,
+                what: ops.noun().to_string(),
+            });
+        }
+        if writes && ops == OpFilter::All {
+            return Err(Error::config(
+                "ops",
+                "all",
+                format!(
+                    "{source} holds writes; read-ahead on a block-level trace simulates reads only (use --ops read)"
+                ),
+            ));
+        }
+        // Runs of consecutive ids: each block's run (high half) and index in it (low half).
+        let mut sorted: Vec<u64> = place.keys().copied().collect();
+        sorted.sort_unstable();
+        let mut run_sizes: Vec<u64> = Vec::new();
+        for (i, &orig) in sorted.iter().enumerate() {
+            if i == 0 || sorted[i - 1] + 1 != orig {
+                run_sizes.push(0);
+            }
+            let run = run_sizes.len() as u64 - 1;
+            if run + 3 > u32::MAX as u64 {
+                return Err(Error::config(
+                    "trace",
+                    &source,
+                    "has more than 2^32 runs of blocks",
+                ));
+            }
+            place.insert(orig, run << 32 | run_sizes[run as usize]);
+            run_sizes[run as usize] += 1;
+        }
+        drop(sorted);
+        // Pass 2: the events, spooled.
+        let bs = opts.block_size as u64;
+        let mut opened = vec![false; run_sizes.len()];
+        let mut out = FileTraceBuilder::new(source, opts.block_size);
+        for req in open_requests(path, format, opts)? {
+            let req = req?;
+            if !ops.keeps(req.op) {
+                continue;
+            }
+            for k in 0..req.count as u64 {
+                let at = place[&(req.block + k)];
+                let (run, index) = (at >> 32, at & u32::MAX as u64);
+                let event = |kind| FileEvent {
+                    think_ns: 0,
+                    pid: 1,
+                    fd: run as u32 + 3,
+                    file: run,
+                    file_size: run_sizes[run as usize] * bs,
+                    kind,
+                };
+                if !std::mem::replace(&mut opened[run as usize], true) {
+                    out.push(&event(FileEventKind::Open))?;
+                }
+                out.push(&event(FileEventKind::Read {
+                    offset: index * bs,
+                    len: bs,
+                }))?;
+            }
+        }
+        out.finish(Default::default())
+    }
+
     /// Computes OPT's oracle now, so a failure to read the spool is an error, not a panic later.
     pub(crate) fn prepare_oracle(&self) -> Result<()> {
         if self.oracle.get().is_some() {
@@ -555,5 +665,46 @@ mod tests {
         assert!(err.contains(&place), "{err}");
         assert!(err.contains("LEN 'notanumber'"), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
+    }
+
+    #[test]
+    fn a_block_trace_read_twice_gives_the_loaded_traces_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.lirs");
+        let mut x: u64 = 5;
+        let mut text = String::new();
+        for _ in 0..3000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (x >> 33) % 400;
+            text.push_str(&format!("{}\n", 1000 + r * r / 97));
+        }
+        std::fs::write(&path, text).unwrap();
+        let opts = ReadOptions::default();
+        let loaded = dense::BlockTrace::load(&path, &Format::Lirs, &opts, OpFilter::Read).unwrap();
+        let want = PreparedFileTrace::from_block_trace(&loaded).unwrap();
+        let got =
+            PreparedFileTrace::open_blocks(&path, &Format::Lirs, &opts, OpFilter::Read).unwrap();
+        assert!(got.spool.as_ref().is_some_and(|s| s.len() > 3000));
+        assert_eq!(
+            (
+                got.references,
+                got.distinct,
+                got.layout.universe(),
+                got.source()
+            ),
+            (
+                want.references,
+                want.distinct,
+                want.layout.universe(),
+                want.source()
+            )
+        );
+        assert_eq!(got.to_file_trace().unwrap(), want.to_file_trace().unwrap());
+        let empty = dir.path().join("empty.lirs");
+        std::fs::write(&empty, "").unwrap();
+        let err = PreparedFileTrace::open_blocks(&empty, &Format::Lirs, &opts, OpFilter::Read);
+        assert!(matches!(err, Err(Error::EmptyTrace { .. })));
     }
 }

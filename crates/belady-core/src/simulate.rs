@@ -7,7 +7,7 @@ use crate::filesim::{run_file_grid, FileSimConfig, PreparedFileTrace};
 use crate::policy::registry::PolicySpec;
 use crate::size::CacheSize;
 use crate::stream::{run_block_grid, BlockSource};
-use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
+use crate::trace::{Format, OpFilter, ReadOptions};
 use std::path::Path;
 
 /// The runs of one simulation and what was read.
@@ -47,8 +47,7 @@ pub fn load_file_engine_trace_with(
     if format.is_file_level() {
         return PreparedFileTrace::open(path, format, opts.block_size);
     }
-    let blocks = BlockTrace::load(path, format, opts, ops)?;
-    PreparedFileTrace::from_block_trace(&blocks)
+    PreparedFileTrace::open_blocks(path, format, opts, ops)
 }
 
 impl Simulation {
