@@ -92,7 +92,7 @@ fn measure(dir: &Path) -> Result<Vec<Row>> {
     for &(stem, _) in PROGRAMS {
         let first = load(dir, stem, 1)?;
         let second = load(dir, stem, 2)?;
-        let warm = PreparedFileTrace::warm(second.trace.clone(), second.block_size)?;
+        let warm = PreparedFileTrace::warm(second.to_file_trace()?, second.block_size)?;
         for &(disk, kind) in DISKS {
             for &placement in PLACEMENTS {
                 let plain = FileSimConfig {

@@ -18,19 +18,15 @@
 pub use crate::compat::accusim::{Departures, DEPARTURE_NAMES};
 use crate::disk::queue::{DeviceQueue, Dispatched};
 use crate::disk::{DiskAccess, DiskConfig, SECTOR_BYTES};
-use crate::error::Result;
 use crate::hierarchy::Below;
 use crate::io::{Clusterer, DiskRequest, QueuedBlock};
 use crate::level::CacheLevel;
-use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
 use crate::policy::{Block, Policy, NEVER};
 use crate::prefetch::clusterfetch::PrefetchStore;
 use crate::prefetch::{Desc, Lookup, ReadAhead, ReadCall};
 pub use crate::report::{IoStats, LoggedRequest, RunResult};
-use crate::size::CacheSize;
 use crate::trace::dense;
 use crate::trace::file::{FileEvent, FileEventKind};
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -39,21 +35,6 @@ const NO_IO: u32 = u32::MAX;
 const QUEUED: u32 = u32::MAX - 1;
 /// Completion time of a request the device has not started yet.
 const NOT_STARTED: u64 = u64::MAX;
-
-/// One disk request of the run.
-struct Request {
-    /// Completion time, or `NOT_STARTED`.
-    done_ns: u64,
-    /// Whether its completion has been processed (each request completes exactly once).
-    completed: bool,
-    /// Low priority (ClusterFetch) and not promoted.
-    background: bool,
-    blocks: Vec<Block>,
-    /// The first block is not sent (AccuSim's block-0 sentinel).
-    skips_first: bool,
-    /// AccuSim's address of the first block sent, in sectors.
-    sector: u32,
-}
 
 /// A file-level simulation in progress: feed it events with [`FileSim::step`].
 pub struct FileSim<'a, P: Policy> {
@@ -64,7 +45,7 @@ pub struct FileSim<'a, P: Policy> {
     cluster: Clusterer,
     /// Request holding each block's pending I/O (NO_IO, QUEUED, or an index into `requests`).
     io_of: Vec<u32>,
-    requests: Vec<Request>,
+    requests: Requests,
     completions: BinaryHeap<Reverse<(u64, u32)>>,
     dispatched: Vec<Dispatched>,
     now_ns: u64,
@@ -79,8 +60,6 @@ pub struct FileSim<'a, P: Policy> {
     call_group: Vec<Block>,
     /// AccuSim's per-block "I/O done" flag (`done_flags`).
     done: Vec<bool>,
-    /// Every request before this one has completed.
-    first_incomplete: usize,
     disk: Option<DeviceQueue>,
     proc_ns: u64,
     /// Time the program spent blocked on the disk (run time = `proc_ns` + this).
@@ -120,7 +99,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             ra: cfg.read_ahead(),
             cluster: Clusterer::new(cfg.cluster_rules()),
             io_of: vec![NO_IO; universe],
-            requests: Vec::new(),
+            requests: Requests::default(),
             completions: BinaryHeap::new(),
             dispatched: Vec::new(),
             now_ns: 0,
@@ -132,7 +111,6 @@ impl<'a, P: Policy> FileSim<'a, P> {
             io: IoStats::default(),
             call_group: Vec::new(),
             done: vec![true; universe],
-            first_incomplete: 0,
             disk: cfg.disk.as_ref().map(|d| {
                 let model = d.build("disk").expect("validated before the run");
                 DeviceQueue::new(model, cfg.scheduler)
@@ -231,7 +209,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// (`think + 1 µs` after 0). The first one after a request arriving at 0 is the end of its
     /// command overhead (DiskSim's Cheetah 9LP: 0.284 ms for a read that misses the drive cache).
     fn disk_event_before(&self, ev: &FileEvent) -> bool {
-        if self.requests.is_empty() {
+        if self.requests.next_id() == 0 {
             return false;
         }
         let first_event_ns = match &self.cfg.disk {
@@ -253,7 +231,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
     ) -> (crate::level::LevelStats, IoStats, Option<PrefetchStore>) {
         let exec_ns = self.drain();
         let store = self.after_run(exec_ns);
-        debug_assert!(self.requests.iter().all(|r| r.completed));
+        debug_assert!(self.requests.live().all(|(_, r)| r.completed));
         // AccuSim's clock also adds 1 µs per read record, which is neither think time nor waiting.
         debug_assert!(self.cfg.departures.accusim_clock || exec_ns == self.proc_ns + self.wait_ns);
         let stats = self.level.stats().clone();
@@ -363,7 +341,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             (file.wrapping_mul(2048).wrapping_add(index * 8) as u32 % 17_783_240) as u64
                 * (spb / 8).max(1)
         } else if self.cfg.placement == Placement::Scattered {
-            cf::scattered_start(self.trace.trace.names.get(&file), file) + index * spb
+            cf::scattered_start(self.trace.names().get(&file), file) + index * spb
         } else {
             let (base, _) = self.trace.layout.range(file);
             (base as u64 + index) * spb
@@ -389,7 +367,10 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 break;
             }
             self.completions.pop();
-            let r = &mut self.requests[req as usize];
+            let r = self
+                .requests
+                .get_mut(req)
+                .expect("a request completes before it is retired");
             debug_assert!(!r.completed, "request {req} completes twice");
             r.completed = true;
             for &b in &r.blocks {
@@ -400,11 +381,12 @@ impl<'a, P: Policy> FileSim<'a, P> {
             }
             self.mark_done(req);
         }
+        self.requests.retire();
     }
 
     /// AccuSim marks the blocks a request sent as done when it completes.
     fn mark_done(&mut self, req: u32) {
-        let r = &self.requests[req as usize];
+        let r = self.requests.get(req).expect("not retired yet");
         for &b in &r.blocks[r.skips_first as usize..] {
             self.done[b as usize] = true;
         }
@@ -421,22 +403,15 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// The newest pending request that AccuSim's address test matches with block `index` of
     /// `file` (`late_by_address`).
     fn pending_by_address(&mut self, file: u64, index: u64) -> Option<u32> {
-        while self
-            .requests
-            .get(self.first_incomplete)
-            .is_some_and(|r| r.completed)
-        {
-            self.first_incomplete += 1;
-        }
         let s = Self::accusim_sector(file, index) as u64;
-        (self.first_incomplete..self.requests.len())
+        self.requests
+            .live()
             .rev()
-            .find(|&i| {
-                let r = &self.requests[i];
+            .find(|&(_, r)| {
                 let n = (r.blocks.len() - r.skips_first as usize) as u64;
                 !r.completed && r.sector as u64 <= s && s < r.sector as u64 + n
             })
-            .map(|i| i as u32)
+            .map(|(id, _)| id)
     }
 
     /// Notes the completion times of requests the device has just started.
@@ -447,7 +422,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.service_log.push(d);
             // The data then travels up the links to the client (nothing without levels below).
             let done_ns = d.done_ns + self.link_up_ns(d.id);
-            self.requests[d.id as usize].done_ns = done_ns;
+            if let Some(r) = self.requests.get_mut(d.id) {
+                r.done_ns = done_ns;
+            }
             self.responses_ns.push(d.done_ns - d.arrival_ns);
             self.completions.push(Reverse((done_ns, d.id)));
         }
@@ -458,7 +435,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// while the program is blocked: no request can arrive before the answer.
     fn done_of(&mut self, id: u32) -> u64 {
         self.promote(id);
-        while self.requests[id as usize].done_ns == NOT_STARTED {
+        // A retired request completed before now, which no wait goes back to.
+        let done_ns = |s: &Self| s.requests.get(id).map_or(0, |r| r.done_ns);
+        while done_ns(self) == NOT_STARTED {
             debug_assert!(self.disk.is_some(), "only device requests wait to start");
             let d = self
                 .dispatch_next()
@@ -466,7 +445,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.dispatched.push(d);
             self.record_dispatches();
         }
-        self.requests[id as usize].done_ns
+        done_ns(self)
     }
 
     fn queue(&mut self, file: u64, index: u64, b: Block, demand: bool, pin: bool) {
@@ -488,7 +467,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
     fn issue(&mut self, reqs: Vec<DiskRequest>) -> Vec<u32> {
         let mut sync = Vec::new();
         for r in reqs {
-            let id = self.requests.len() as u32;
+            let id = self.requests.next_id();
             let n = r.blocks.len() as u64;
             // With levels below, only the blocks that missed them all go to the device.
             let disk_blocks = match &self.below {
@@ -744,7 +723,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                         self.unused_prefetch_rank += 1;
                         self.unused_prefetch_rank
                     });
-                    next_use = self.trace.refs.len() as u64 + *rank;
+                    next_use = self.trace.references as u64 + *rank;
                 }
                 if guard_group {
                     let victim = self.level.peek_victim(pb, next_use);
@@ -788,147 +767,11 @@ impl<'a, P: Policy> FileSim<'a, P> {
     }
 }
 
-/// Runs every event of `trace` through `policy` with `capacity` blocks.
-pub fn simulate_file<P: Policy>(
-    policy: P,
-    trace: &PreparedFileTrace,
-    capacity: usize,
-    cfg: &FileSimConfig,
-) -> (crate::level::LevelStats, IoStats) {
-    let (stats, io, _) = simulate_file_with_store(policy, trace, capacity, cfg, None);
-    (stats, io)
-}
-
-/// Like [`simulate_file`], with ClusterFetch starting from `store` (empty when `None`); also
-/// returns the store learned by the end of the run (when ClusterFetch is on).
-pub fn simulate_file_with_store<P: Policy>(
-    policy: P,
-    trace: &PreparedFileTrace,
-    capacity: usize,
-    cfg: &FileSimConfig,
-    store: Option<&PrefetchStore>,
-) -> (crate::level::LevelStats, IoStats, Option<PrefetchStore>) {
-    let mut sim = FileSim::new(policy, trace, capacity, cfg);
-    if let Some(store) = store {
-        sim.set_store(store.clone());
-    }
-    for ev in &trace.trace.events {
-        sim.step(ev);
-    }
-    sim.finish_with_store()
-}
-
-struct SimulateFile<'a> {
-    trace: &'a PreparedFileTrace,
-    capacity: usize,
-    cfg: &'a FileSimConfig,
-    store: Option<&'a PrefetchStore>,
-    /// Measure the launch window even without one set (the baseline of a ClusterFetch run).
-    report_launch: bool,
-}
-
-impl PolicyVisitor for SimulateFile<'_> {
-    type Output = (crate::level::LevelStats, IoStats, Option<PrefetchStore>);
-    fn visit<P: Policy>(self, policy: P) -> Self::Output {
-        let mut sim = FileSim::new(policy, self.trace, self.capacity, self.cfg);
-        if let Some(store) = self.store {
-            sim.set_store(store.clone());
-        }
-        if self.report_launch {
-            sim.report_launch();
-        }
-        for ev in &self.trace.trace.events {
-            sim.step(ev);
-        }
-        sim.finish_with_store()
-    }
-}
-
-/// Runs one policy at one size over a file-level trace.
-pub fn run_file_one(
-    spec: &PolicySpec,
-    trace: &PreparedFileTrace,
-    capacity: usize,
-    cfg: &FileSimConfig,
-) -> Result<RunResult> {
-    Ok(run_file_one_with_store(spec, trace, capacity, cfg, None)?.0)
-}
-
-/// Runs one policy at one size over a file-level trace with ClusterFetch starting from `store`;
-/// returns the result and the store learned (when ClusterFetch is on). With ClusterFetch on, the
-/// same run without it is simulated too, for coverage and the launch-time reduction.
-pub fn run_file_one_with_store(
-    spec: &PolicySpec,
-    trace: &PreparedFileTrace,
-    capacity: usize,
-    cfg: &FileSimConfig,
-    store: Option<&PrefetchStore>,
-) -> Result<(RunResult, Option<PrefetchStore>)> {
-    cfg.validate()?;
-    let run = |cfg: &FileSimConfig, report_launch: bool| {
-        registry::build(
-            spec,
-            capacity,
-            trace.layout.universe(),
-            SimulateFile {
-                trace,
-                capacity,
-                cfg,
-                store,
-                report_launch,
-            },
-        )
-    };
-    let (stats, mut io, learned) = run(cfg, false)?;
-    if cfg.clusterfetch.is_some() {
-        let without = FileSimConfig {
-            clusterfetch: None,
-            ..cfg.clone()
-        };
-        let (base_stats, base_io, _) = run(&without, true)?;
-        cf::compare_with_baseline(&mut io, &base_stats, &base_io);
-    }
-    let result = RunResult {
-        trace: trace.trace.source.clone(),
-        policy: spec.label(),
-        cache_blocks: capacity as u64,
-        block_size: trace.block_size,
-        unique_blocks: trace.distinct as u64,
-        requests: stats.requests,
-        hits: stats.hits,
-        misses: stats.misses,
-        hit_ratio: stats.hit_ratio(),
-        evictions: stats.evictions,
-        prefetch: Some(cfg.prefetch_name()),
-        io: Some(io),
-        levels: None,
-    };
-    Ok((result, learned))
-}
-
-/// Runs every policy at every size over a file-level trace, in parallel, in grid order.
-pub fn run_file_grid(
-    specs: &[PolicySpec],
-    sizes: &[CacheSize],
-    trace: &PreparedFileTrace,
-    cfg: &FileSimConfig,
-) -> Result<Vec<RunResult>> {
-    cfg.validate()?;
-    let capacities: Vec<usize> = sizes
-        .iter()
-        .map(|s| s.resolve(trace.distinct, trace.block_size))
-        .collect::<Result<_>>()?;
-    if specs.iter().any(|s| s.info.name == "opt") {
-        trace.oracle();
-    }
-    let grid: Vec<(&PolicySpec, usize)> = specs
-        .iter()
-        .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
-        .collect();
-    grid.par_iter()
-        .map(|&(spec, c)| run_file_one(spec, trace, c, cfg))
-        .collect()
-}
+#[path = "filesim_run.rs"]
+mod run;
+pub use run::{
+    run_file_grid, run_file_one, run_file_one_with_store, simulate_file, simulate_file_with_store,
+};
 
 #[path = "filesim_config.rs"]
 mod config;
@@ -936,11 +779,15 @@ pub use config::{FileOptions, FileSimConfig};
 
 #[path = "filesim_trace.rs"]
 mod prepared;
-pub use prepared::{Layout, PreparedFileTrace};
+pub use prepared::{FileTraceBuilder, Layout, PreparedFileTrace};
 
 #[path = "filesim_levels.rs"]
 mod levels;
 pub use levels::{run_file_hierarchies, run_file_hierarchy};
+
+#[path = "filesim_requests.rs"]
+mod requests;
+use requests::{Request, Requests};
 
 #[path = "filesim_cf.rs"]
 mod cf;

@@ -107,8 +107,7 @@ impl PreparedFileTrace {
     /// once the launch has started.
     pub fn set_launch_until_open(&mut self, name: &str) -> Result<()> {
         let file = self
-            .trace
-            .names
+            .names()
             .iter()
             .find(|(_, n)| n.as_str() == name)
             .map(|(&f, _)| f)
@@ -118,7 +117,7 @@ impl PreparedFileTrace {
                     name,
                     format!(
                         "{} has no file of that name (names are matched exactly, as the trace's file lines give them)",
-                        self.trace.source
+                        self.source()
                     ),
                 )
             })?;
@@ -172,15 +171,13 @@ impl CfState {
         let cf = cfg.clusterfetch.clone()?;
         let mut name_of: FxHashMap<u64, String> = FxHashMap::default();
         let mut id_of: FxHashMap<String, u64> = FxHashMap::default();
-        for ev in &trace.trace.events {
-            name_of.entry(ev.file).or_insert_with(|| {
-                let name = match trace.trace.names.get(&ev.file) {
-                    Some(n) => n.clone(),
-                    None => format!("#{}", ev.file),
-                };
-                id_of.entry(name.clone()).or_insert(ev.file);
-                name
-            });
+        for &file in trace.layout.files() {
+            let name = match trace.names().get(&file) {
+                Some(n) => n.clone(),
+                None => format!("#{file}"),
+            };
+            id_of.entry(name.clone()).or_insert(file);
+            name_of.insert(file, name);
         }
         Some(CfState {
             detector: BurstDetector::new(&cf),
@@ -301,7 +298,7 @@ impl<P: Policy> FileSim<'_, P> {
         }
         let spb = self.sectors_per_block();
         for run in cluster_by_address(&taken, spb, self.cfg.max_request_blocks() as usize) {
-            let id = self.requests.len() as u32;
+            let id = self.requests.next_id();
             let blocks: Vec<Block> = run.iter().map(|&(_, b)| b).collect();
             for &b in &blocks {
                 self.io_of[b as usize] = id;
@@ -352,7 +349,9 @@ impl<P: Policy> FileSim<'_, P> {
     /// the foreground. (When a call waits for several requests, one promoted after the device
     /// picked another of them may lose a seek-aware ordering; FCFS order is unaffected.)
     pub(super) fn promote(&mut self, id: u32) {
-        let r = &mut self.requests[id as usize];
+        let Some(r) = self.requests.get_mut(id) else {
+            return;
+        };
         if !r.background {
             return;
         }
@@ -375,8 +374,7 @@ impl<P: Policy> FileSim<'_, P> {
                 Some(f) => format!(
                     "open {}",
                     self.trace
-                        .trace
-                        .names
+                        .names()
                         .get(&f)
                         .cloned()
                         .unwrap_or_else(|| format!("#{f}"))

@@ -244,9 +244,8 @@ impl PolicyVisitor for Run<'_> {
             below = below.with_timing(self.spec, self.disk_name)?;
         }
         sim.set_below(below);
-        for ev in &self.trace.trace.events {
-            sim.step(ev);
-        }
+        self.trace
+            .for_each_chunk(|events| events.iter().for_each(|ev| sim.step(ev)))?;
         let resident = sim.level().frames().len() as u64;
         // The end of the run with the levels still below (what is left queued goes down first).
         let exec_ns = sim.drain();
@@ -300,7 +299,7 @@ fn row(
     io.async_blocks += reloads;
     let hits = stats.hits + below.demand_hits();
     RunResult {
-        trace: trace.trace.source.clone(),
+        trace: trace.source().to_string(),
         policy: spec.label(),
         cache_blocks: levels.iter().map(|l| l.cache_blocks).sum(),
         block_size: trace.block_size,
@@ -437,7 +436,7 @@ pub fn run_file_hierarchies(
 ) -> Result<Vec<RunResult>> {
     cfg.validate()?;
     if specs.iter().any(|s| s.levels[0].policy.info.name == "opt") {
-        trace.oracle();
+        trace.prepare_oracle()?;
     }
     let shareable = cfg.disk.is_none()
         && cfg.clusterfetch.is_none()
@@ -527,7 +526,18 @@ mod tests {
     /// The same trace as `files`, as the reference model numbers it.
     fn dense_refs(refs: &[Block]) -> (Vec<Block>, usize) {
         let t = files(refs);
-        let ids: Vec<Block> = t.refs.clone();
+        let bs = t.block_size as u64;
+        let mut ids: Vec<Block> = Vec::new();
+        t.for_each_chunk(|events| {
+            for ev in events {
+                if let (crate::trace::file::FileEventKind::Read { .. }, Some((_, first, count))) =
+                    (&ev.kind, ev.blocks(bs))
+                {
+                    ids.extend((first..first + count).map(|i| t.layout.block(ev.file, i)));
+                }
+            }
+        })
+        .unwrap();
         (ids, t.distinct)
     }
 

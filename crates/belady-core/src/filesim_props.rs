@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::disk::queue::{Scheduler, SCHEDULER_NAMES};
+use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
 use crate::prefetch::clusterfetch::ClusterFetchConfig;
 use crate::prefetch::PrefetchKind;
 use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
@@ -175,9 +176,9 @@ impl PolicyVisitor for Checked<'_> {
         // Blocks resident with their I/O in flight, and the request carrying it.
         let mut guarded: Vec<(Block, u32)> = Vec::new();
         let mut think_total = 0u64;
-        for ev in &self.trace.trace.events {
+        for ev in &self.trace.to_file_trace().expect("held in memory").events {
             let before = sim.now_ns;
-            let issued_before = sim.requests.len();
+            let issued_before = sim.requests.next_id();
             sim.step(ev);
             if let Err(e) = sim.level.check() {
                 return Err(TestCaseError::fail(format!("policy state: {e}")));
@@ -197,7 +198,7 @@ impl PolicyVisitor for Checked<'_> {
             }
             if !may_evict_in_flight {
                 for &(b, id) in &guarded {
-                    if !sim.requests[id as usize].completed {
+                    if !sim.requests.ever(id).completed {
                         prop_assert!(
                             sim.level.frames().is_resident(b),
                             "block {} evicted while request {} is in flight",
@@ -206,11 +207,11 @@ impl PolicyVisitor for Checked<'_> {
                         );
                     }
                 }
-                guarded.retain(|&(_, id)| !sim.requests[id as usize].completed);
-                for id in issued_before..sim.requests.len() {
-                    for &b in &sim.requests[id].blocks {
-                        if sim.io_of[b as usize] == id as u32 && sim.level.frames().is_resident(b) {
-                            guarded.push((b, id as u32));
+                guarded.retain(|&(_, id)| !sim.requests.ever(id).completed);
+                for id in issued_before..sim.requests.next_id() {
+                    for &b in &sim.requests.ever(id).blocks {
+                        if sim.io_of[b as usize] == id && sim.level.frames().is_resident(b) {
+                            guarded.push((b, id));
                         }
                     }
                 }
@@ -219,13 +220,22 @@ impl PolicyVisitor for Checked<'_> {
         let exec_ns = sim.drain();
         prop_assert!(sim.completions.is_empty());
         prop_assert!(sim.disk.as_ref().map_or(true, |d| d.waiting() == 0));
-        for (id, r) in sim.requests.iter().enumerate() {
+        let all = sim
+            .requests
+            .retired
+            .iter()
+            .chain(sim.requests.live().map(|(_, r)| r));
+        for (id, r) in all.enumerate() {
             prop_assert!(r.completed, "request {} never completed", id);
             prop_assert!(r.done_ns != NOT_STARTED);
         }
         if sim.disk.is_some() {
             let log = &sim.service_log;
-            prop_assert_eq!(log.len(), sim.requests.len(), "each request is served once");
+            prop_assert_eq!(
+                log.len(),
+                sim.requests.next_id() as usize,
+                "each request is served once"
+            );
             let mut seen = vec![false; log.len()];
             for (i, d) in log.iter().enumerate() {
                 prop_assert!(!std::mem::replace(&mut seen[d.id as usize], true));
@@ -265,7 +275,7 @@ impl PolicyVisitor for WaitsCovered<'_> {
         } = self.0;
         let mut sim = FileSim::new(policy, trace, capacity, cfg);
         let mut waits: Vec<(u64, u64)> = Vec::new();
-        for ev in &trace.trace.events {
+        for ev in &trace.to_file_trace().expect("held in memory").events {
             let waited = sim.wait_ns;
             sim.step(ev);
             let w = sim.wait_ns - waited;

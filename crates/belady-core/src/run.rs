@@ -16,7 +16,7 @@ use crate::policy::registry::{parse_policies, PolicySpec};
 use crate::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};
 use crate::simulate::{load_file_engine_trace_with, simulate_with};
 use crate::size::CacheSize;
-use crate::trace::{detect_format, load_file_trace, BlockTrace, Format, OpFilter, ReadOptions};
+use crate::trace::{detect_format, BlockTrace, Format, OpFilter, ReadOptions};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -242,7 +242,8 @@ impl RunConfig {
     /// launch marker.
     fn shape(&self, trace: PreparedFileTrace) -> Result<PreparedFileTrace> {
         let mut trace = if self.warm {
-            PreparedFileTrace::warm(trace.trace, trace.block_size)?
+            let block_size = trace.block_size;
+            PreparedFileTrace::warm(trace.into_file_trace()?, block_size)?
         } else {
             trace
         };
@@ -320,7 +321,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
                 let trace =
                     config.shape(load_file_engine_trace_with(path, &format, &read, ops)?)?;
                 let runs = run_with_store(config, &specs, &sizes, &trace, cfg, &mut out)?;
-                let (r, u, s) = (trace.refs.len(), trace.distinct, trace.trace.source.clone());
+                let (r, u, s) = (trace.references, trace.distinct, trace.source().to_string());
                 (runs, r, u, s)
             }
             _ => {
@@ -406,9 +407,9 @@ fn run_levels(
         let cfg = config.file_config(opts)?;
         out.runs.extend(run_file_hierarchies(&specs, &trace, &cfg)?);
     }
-    out.references = trace.refs.len();
+    out.references = trace.references;
     out.unique = trace.distinct;
-    out.source = trace.trace.source.clone();
+    out.source = trace.source().to_string();
     Ok(out)
 }
 
@@ -441,10 +442,7 @@ impl Loaded {
         }
         let (mut blocks, mut files) = (None, None);
         if format.is_file_level() {
-            files = Some(PreparedFileTrace::new(
-                load_file_trace(path, &format)?,
-                block_size,
-            )?);
+            files = Some(PreparedFileTrace::open(path, &format, block_size)?);
         } else {
             let opts = ReadOptions::with_block_size(block_size);
             let trace = BlockTrace::load(path, &format, &opts, OpFilter::Read)?;

@@ -8,7 +8,7 @@ use crate::filesim::{run_file_grid, FileSimConfig, PreparedFileTrace};
 use crate::policy::registry::PolicySpec;
 use crate::size::CacheSize;
 use crate::stream::{run_block_grid, BlockSource};
-use crate::trace::{load_file_trace, BlockTrace, Format, OpFilter, ReadOptions};
+use crate::trace::{Format, OpFilter, ReadOptions};
 use std::path::Path;
 
 /// The runs of one simulation and what was read.
@@ -33,7 +33,7 @@ pub fn load_file_engine_trace(
     ops: OpFilter,
 ) -> Result<PreparedFileTrace> {
     if format.is_file_level() {
-        return PreparedFileTrace::new(load_file_trace(path, format)?, block_size);
+        return PreparedFileTrace::open(path, format, block_size);
     }
     load_file_engine_trace_with(path, format, &ReadOptions::with_block_size(block_size), ops)
 }
@@ -46,10 +46,9 @@ pub fn load_file_engine_trace_with(
     ops: OpFilter,
 ) -> Result<PreparedFileTrace> {
     if format.is_file_level() {
-        return PreparedFileTrace::new(load_file_trace(path, format)?, opts.block_size);
+        return PreparedFileTrace::open(path, format, opts.block_size);
     }
-    let blocks = BlockTrace::load(path, format, opts, ops)?;
-    PreparedFileTrace::from_block_trace(&blocks)
+    PreparedFileTrace::open_blocks(path, format, opts, ops)
 }
 
 impl Simulation {
@@ -57,9 +56,9 @@ impl Simulation {
     pub fn of_file_runs(runs: Vec<RunResult>, trace: &PreparedFileTrace) -> Simulation {
         Simulation {
             runs,
-            references: trace.refs.len(),
+            references: trace.references,
             unique: trace.distinct,
-            source: trace.trace.source.clone(),
+            source: trace.source().to_string(),
         }
     }
 }

@@ -24,9 +24,8 @@ fn runs_of_consecutive_ids_become_files() {
     // Ids 10..13 and 50..52 form two runs; 90 is alone.
     let t = blocks(&[50, 10, 11, 51, 12, 90, 13, 10]);
     let p = PreparedFileTrace::from_block_trace(&t).unwrap();
-    let reads: Vec<(u64, u64)> = p
-        .trace
-        .events
+    let events = p.to_file_trace().unwrap().events;
+    let reads: Vec<(u64, u64)> = events
         .iter()
         .filter_map(|e| match e.kind {
             FileEventKind::Read { offset, .. } => Some((e.file, offset / 4096)),
@@ -47,16 +46,14 @@ fn runs_of_consecutive_ids_become_files() {
             (0, 0)
         ]
     );
-    let opens = p
-        .trace
-        .events
+    let opens = events
         .iter()
         .filter(|e| e.kind == FileEventKind::Open)
         .count();
     assert_eq!(opens, 3, "each run is opened once, at its first reference");
     assert_eq!(p.distinct, 7);
     // Think time is the gap between reference times (here id × 1 µs): id 11 comes 1 µs after id 10.
-    let first_read_of_11 = p.trace.events.iter().find(|e| {
+    let first_read_of_11 = events.iter().find(|e| {
         e.kind
             == FileEventKind::Read {
                 offset: 4096,

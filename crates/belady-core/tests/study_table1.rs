@@ -96,7 +96,7 @@ fn replay<P: Policy>(policy: P, rows: &[(&str, bool); 24]) -> u64 {
         ..FileSimConfig::default()
     };
     let mut sim = FileSim::new(policy, &trace, 8, &cfg);
-    let events = trace.trace.events.clone();
+    let events = trace.to_file_trace().unwrap().events;
     sim.step(&events[0]);
     for (i, ev) in events[1..].iter().enumerate() {
         let before = sim.io_stats().disk_requests;

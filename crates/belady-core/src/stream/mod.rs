@@ -8,7 +8,11 @@
 //! policy (the only dynamic call is per chunk), so the single-run path stays as tight as
 //! [`crate::engine::simulate`]. OPT needs each reference's next use, which streaming cannot
 //! know; grids with OPT load the trace whole and run through [`crate::engine::run_grid`].
+//!
+//! The file engine streams too: [`file_spool`] keeps a file-level trace's events compactly after
+//! one parsing pass, and [`crate::filesim::run_file_grid`] replays them to groups of runs.
 
+pub mod file_spool;
 pub mod ingest;
 mod requests;
 mod text;

@@ -19,8 +19,22 @@ use super::file::{FileEvent, FileEventKind, FileTrace};
 use super::input::{excerpt, open_text, parse_u64, trim_line};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
+
+/// Each event's verb, usage and number of fields.
+const VERBS: [(&str, &str, usize); 7] = [
+    ("file", "file FILE SIZE PATH", 4),
+    ("open", "open TIME THINK PID FD FILE", 6),
+    ("read", "read TIME THINK PID FD FILE OFFSET LEN", 8),
+    ("write", "write TIME THINK PID FD FILE OFFSET LEN", 8),
+    ("seek", "seek TIME THINK PID FD FILE OFFSET", 7),
+    ("close", "close TIME THINK PID FD FILE", 6),
+    ("exit", "exit TIME THINK PID", 4),
+];
+/// Fields a line of any event but `file` has at most (a `file` line's PATH may hold more).
+const MAX_FIELDS: usize = 8;
 
 /// First line `belady record` writes; readers accept files without it.
 pub const HEADER: &str = "# belady file-level trace v1";
@@ -79,173 +93,223 @@ pub fn read_timed(input: impl BufRead, name: &str) -> Result<(FileTrace, Vec<Opt
 
 /// [`read_timed`] with a limit on the bytes one read or write may ask for.
 fn read_timed_with(
-    mut input: impl BufRead,
+    input: impl BufRead,
     name: &str,
     max_request_bytes: u64,
 ) -> Result<(FileTrace, Vec<Option<u64>>)> {
+    let mut reader = EventReader::new(input, name, max_request_bytes);
     let mut times = Vec::new();
-    let mut trace = FileTrace {
+    let mut events = Vec::new();
+    while let Some((ev, time_ns)) = reader.next_event()? {
+        times.push(time_ns);
+        events.push(ev);
+    }
+    let trace = FileTrace {
         source: name.to_string(),
-        ..FileTrace::default()
+        events,
+        names: reader.into_names(),
     };
-    let mut sizes: FxHashMap<u64, u64> = FxHashMap::default();
-    let mut buf = Vec::new();
-    let mut line_no = 0u64;
-    loop {
-        buf.clear();
-        if input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::io(Path::new(name), e))?
-            == 0
-        {
-            break;
+    Ok((trace, times))
+}
+
+/// Reads an events file one event at a time, in memory bounded by its files (their sizes and
+/// names), not by its length.
+pub struct EventReader<R: BufRead> {
+    input: R,
+    name: String,
+    max_request_bytes: u64,
+    names: BTreeMap<u64, String>,
+    sizes: FxHashMap<u64, u64>,
+    buf: Vec<u8>,
+    line_no: u64,
+}
+
+impl<R: BufRead> EventReader<R> {
+    /// A reader of `input`; `name` is used in error messages.
+    pub fn new(input: R, name: &str, max_request_bytes: u64) -> Self {
+        EventReader {
+            input,
+            name: name.to_string(),
+            max_request_bytes,
+            names: BTreeMap::new(),
+            sizes: FxHashMap::default(),
+            buf: Vec::new(),
+            line_no: 0,
         }
-        line_no += 1;
-        let line = trim_line(&buf);
-        if line.is_empty() || line[0] == b'#' {
-            continue;
-        }
-        let fail = |msg: String| Error::Parse {
-            path: name.to_string(),
-            line: line_no,
-            msg,
-        };
-        let fields: Vec<&[u8]> = line
-            .split(|c| *c == b' ' || *c == b'\t')
-            .filter(|f| !f.is_empty())
-            .collect();
-        let verb = String::from_utf8_lossy(fields[0]).to_ascii_lowercase();
-        let usage = match verb.as_str() {
-            "file" => "file FILE SIZE PATH",
-            "open" => "open TIME THINK PID FD FILE",
-            "read" => "read TIME THINK PID FD FILE OFFSET LEN",
-            "write" => "write TIME THINK PID FD FILE OFFSET LEN",
-            "seek" => "seek TIME THINK PID FD FILE OFFSET",
-            "close" => "close TIME THINK PID FD FILE",
-            "exit" => "exit TIME THINK PID",
-            _ => {
+    }
+
+    /// Each file's name as declared so far.
+    pub fn into_names(self) -> BTreeMap<u64, String> {
+        self.names
+    }
+
+    /// The next event and its TIME in nanoseconds (`None` where it is `-`); `None` at the end.
+    pub fn next_event(&mut self) -> Result<Option<(FileEvent, Option<u64>)>> {
+        let name = self.name.as_str();
+        let max_request_bytes = self.max_request_bytes;
+        let sizes = &mut self.sizes;
+        let names = &mut self.names;
+        let buf = &mut self.buf;
+        let input = &mut self.input;
+        loop {
+            buf.clear();
+            if input
+                .read_until(b'\n', buf)
+                .map_err(|e| Error::io(Path::new(name), e))?
+                == 0
+            {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            let line_no = self.line_no;
+            let line = trim_line(buf);
+            if line.is_empty() || line[0] == b'#' {
+                continue;
+            }
+            let fail = |msg: String| Error::Parse {
+                path: name.to_string(),
+                line: line_no,
+                msg,
+            };
+            // The first fields in place (no allocation per line) and how many there are.
+            let mut fields: [&[u8]; MAX_FIELDS] = [&[]; MAX_FIELDS];
+            let mut count = 0;
+            for f in line
+                .split(|c| *c == b' ' || *c == b'\t')
+                .filter(|f| !f.is_empty())
+            {
+                if count < MAX_FIELDS {
+                    fields[count] = f;
+                }
+                count += 1;
+            }
+            let Some(&(verb, usage, arity)) = VERBS
+                .iter()
+                .find(|(v, _, _)| fields[0].eq_ignore_ascii_case(v.as_bytes()))
+            else {
                 return Err(fail(format!(
                     "unknown event '{}'; expected file, open, read, write, seek, close or exit",
                     excerpt(fields[0])
-                )))
+                )));
+            };
+            let ok = if verb == "file" {
+                count >= arity
+            } else {
+                count == arity
+            };
+            if !ok {
+                return Err(fail(format!(
+                    "expected '{usage}', found '{}'",
+                    excerpt(line)
+                )));
             }
-        };
-        let arity = usage.split(' ').count();
-        let ok = if verb == "file" {
-            fields.len() >= arity
-        } else {
-            fields.len() == arity
-        };
-        if !ok {
-            return Err(fail(format!(
-                "expected '{usage}', found '{}'",
-                excerpt(line)
-            )));
-        }
-        let num = |i: usize| -> Result<u64> {
-            parse_u64(fields[i]).ok_or_else(|| {
-                let field = usage.split(' ').nth(i).unwrap_or("field");
-                fail(format!(
-                    "{field} '{}' is not a non-negative integer (expected '{usage}')",
-                    excerpt(fields[i])
-                ))
-            })
-        };
-        if verb == "file" {
-            let (file, size) = (num(1)?, num(2)?);
-            // PATH starts after the third field. Found by walking the fields, not by searching
-            // for SIZE's text, which can occur earlier ('file 10 0 g': the 0 inside 10).
-            let mut start = 0;
-            for _ in 0..3 {
-                while start < line.len() && matches!(line[start], b' ' | b'\t') {
-                    start += 1;
+            let num = |i: usize| -> Result<u64> {
+                parse_u64(fields[i]).ok_or_else(|| {
+                    let field = usage.split(' ').nth(i).unwrap_or("field");
+                    fail(format!(
+                        "{field} '{}' is not a non-negative integer (expected '{usage}')",
+                        excerpt(fields[i])
+                    ))
+                })
+            };
+            if verb == "file" {
+                let (file, size) = (num(1)?, num(2)?);
+                // PATH starts after the third field. Found by walking the fields, not by searching
+                // for SIZE's text, which can occur earlier ('file 10 0 g': the 0 inside 10).
+                let mut start = 0;
+                for _ in 0..3 {
+                    while start < line.len() && matches!(line[start], b' ' | b'\t') {
+                        start += 1;
+                    }
+                    while start < line.len() && !matches!(line[start], b' ' | b'\t') {
+                        start += 1;
+                    }
                 }
-                while start < line.len() && !matches!(line[start], b' ' | b'\t') {
-                    start += 1;
+                let path = String::from_utf8_lossy(trim_line(&line[start..])).into_owned();
+                // A new SIZE for a declared file is legal (the writer emits one whenever a file's
+                // size changes, e.g. between AccuSim records); a new PATH would silently merge two
+                // different files, so it is refused.
+                if let Some(old) = names.get(&file) {
+                    if *old != path {
+                        return Err(fail(format!(
+                            "file {file} was declared as '{}'; it is redeclared as '{}'",
+                            excerpt(old.as_bytes()),
+                            excerpt(path.as_bytes())
+                        )));
+                    }
                 }
+                sizes.insert(file, size);
+                names.insert(file, path);
+                continue;
             }
-            let path = String::from_utf8_lossy(trim_line(&line[start..])).into_owned();
-            // A new SIZE for a declared file is legal (the writer emits one whenever a file's
-            // size changes, e.g. between AccuSim records); a new PATH would silently merge two
-            // different files, so it is refused.
-            if let Some(old) = trace.names.get(&file) {
-                if *old != path {
+            let time_ns = if fields[1] != b"-" {
+                Some(parse_us(fields[1], "TIME").map_err(fail)?)
+            } else {
+                None
+            };
+            let think_ns = parse_us(fields[2], "THINK").map_err(fail)?;
+            let pid =
+                u32::try_from(num(3)?).map_err(|_| fail("PID does not fit 32 bits".into()))?;
+            let (fd, file) = if verb == "exit" {
+                (0, 0)
+            } else {
+                let fd =
+                    u32::try_from(num(4)?).map_err(|_| fail("FD does not fit 32 bits".into()))?;
+                let file = num(5)?;
+                if !sizes.contains_key(&file) {
                     return Err(fail(format!(
-                        "file {file} was declared as '{}'; it is redeclared as '{}'",
-                        excerpt(old.as_bytes()),
-                        excerpt(path.as_bytes())
+                        "file {file} is used before its 'file {file} SIZE PATH' line"
+                    )));
+                }
+                (fd, file)
+            };
+            let kind = match verb {
+                "open" => FileEventKind::Open,
+                "read" => FileEventKind::Read {
+                    offset: num(6)?,
+                    len: num(7)?,
+                },
+                "write" => FileEventKind::Write {
+                    offset: num(6)?,
+                    len: num(7)?,
+                },
+                "seek" => FileEventKind::Seek { offset: num(6)? },
+                "close" => FileEventKind::Close,
+                _ => FileEventKind::Exit,
+            };
+            if let FileEventKind::Read { offset, len } | FileEventKind::Write { offset, len } = kind
+            {
+                if offset.checked_add(len).is_none() {
+                    return Err(fail("OFFSET + LEN overflows 64 bits".into()));
+                }
+                if len > max_request_bytes {
+                    return Err(fail(format!(
+                        "LEN {len} is above the limit of {max_request_bytes} bytes per request (max_request_bytes)"
                     )));
                 }
             }
-            sizes.insert(file, size);
-            trace.names.insert(file, path);
-            continue;
+            if let FileEventKind::Read { offset, len } = kind {
+                // A read cannot return bytes a file does not have (a write may extend it): a read
+                // past SIZE is a damaged or hand-edited trace, refused rather than silently clamped.
+                let size = sizes[&file];
+                if offset + len > size {
+                    return Err(fail(format!(
+                        "read of bytes {offset}..{} goes past the end of file {file} ({size} bytes, as declared)",
+                        offset + len
+                    )));
+                }
+            }
+            let ev = FileEvent {
+                think_ns,
+                pid,
+                fd,
+                file,
+                file_size: sizes.get(&file).copied().unwrap_or(0),
+                kind,
+            };
+            return Ok(Some((ev, time_ns)));
         }
-        let time_ns = if fields[1] != b"-" {
-            Some(parse_us(fields[1], "TIME").map_err(fail)?)
-        } else {
-            None
-        };
-        let think_ns = parse_us(fields[2], "THINK").map_err(fail)?;
-        let pid = u32::try_from(num(3)?).map_err(|_| fail("PID does not fit 32 bits".into()))?;
-        let (fd, file) = if verb == "exit" {
-            (0, 0)
-        } else {
-            let fd = u32::try_from(num(4)?).map_err(|_| fail("FD does not fit 32 bits".into()))?;
-            let file = num(5)?;
-            if !sizes.contains_key(&file) {
-                return Err(fail(format!(
-                    "file {file} is used before its 'file {file} SIZE PATH' line"
-                )));
-            }
-            (fd, file)
-        };
-        let kind = match verb.as_str() {
-            "open" => FileEventKind::Open,
-            "read" => FileEventKind::Read {
-                offset: num(6)?,
-                len: num(7)?,
-            },
-            "write" => FileEventKind::Write {
-                offset: num(6)?,
-                len: num(7)?,
-            },
-            "seek" => FileEventKind::Seek { offset: num(6)? },
-            "close" => FileEventKind::Close,
-            _ => FileEventKind::Exit,
-        };
-        if let FileEventKind::Read { offset, len } | FileEventKind::Write { offset, len } = kind {
-            if offset.checked_add(len).is_none() {
-                return Err(fail("OFFSET + LEN overflows 64 bits".into()));
-            }
-            if len > max_request_bytes {
-                return Err(fail(format!(
-                    "LEN {len} is above the limit of {max_request_bytes} bytes per request (max_request_bytes)"
-                )));
-            }
-        }
-        if let FileEventKind::Read { offset, len } = kind {
-            // A read cannot return bytes a file does not have (a write may extend it): a read
-            // past SIZE is a damaged or hand-edited trace, refused rather than silently clamped.
-            let size = sizes[&file];
-            if offset + len > size {
-                return Err(fail(format!(
-                    "read of bytes {offset}..{} goes past the end of file {file} ({size} bytes, as declared)",
-                    offset + len
-                )));
-            }
-        }
-        times.push(time_ns);
-        trace.events.push(FileEvent {
-            think_ns,
-            pid,
-            fd,
-            file,
-            file_size: sizes.get(&file).copied().unwrap_or(0),
-            kind,
-        });
     }
-    Ok((trace, times))
 }
 
 /// Writes `trace` in this format; `times_ns` gives each event's start time when known.
@@ -326,6 +390,14 @@ impl<W: Write> Writer<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_verbs_arity_is_its_usage() {
+        for (verb, usage, arity) in VERBS {
+            assert_eq!(usage.split(' ').count(), arity, "{verb}");
+            assert!(usage.starts_with(verb) && arity <= MAX_FIELDS);
+        }
+    }
 
     const SAMPLE: &str = "# hand-written\nfile 7 40960 /data/my file.db\nopen - 0 1 3 7\nread 10 2.5 1 3 7 0 8192\nseek - 0 1 3 7 100\nread - 100 1 3 7 100 10\nclose - 0 1 3 7\nexit - 0 1\n";
 
