@@ -2,23 +2,12 @@
 //! command that reads one; unknown names get a suggestion; errors quote what the user typed.
 
 use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::{belady, ok};
 
-fn belady(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_belady"))
-        .args(args)
-        .output()
-        .expect("run belady")
-}
-
+/// `belady ARGS`, which must succeed; its stdout.
 fn stdout_of(args: &[&str]) -> String {
-    let out = belady(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    ok(&belady(args))
 }
 
 /// A failure without a panic whose standard error holds every one of `needles`.
