@@ -390,9 +390,34 @@ impl PreparedFileTrace {
         opts: &ReadOptions,
         ops: OpFilter,
     ) -> Result<Self> {
+        Self::open_blocks_with(path, format, opts, ops, false)
+    }
+
+    /// [`PreparedFileTrace::open_blocks`] with every kept reference read, writes included: a
+    /// hierarchy's client counts each reference as a read of its block (as the multi-level
+    /// paper's model does), so writes are not refused there.
+    pub fn open_blocks_as_reads(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        ops: OpFilter,
+    ) -> Result<Self> {
+        Self::open_blocks_with(path, format, opts, ops, true)
+    }
+
+    fn open_blocks_with(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        ops: OpFilter,
+        writes_as_reads: bool,
+    ) -> Result<Self> {
         let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
         if *format == Format::Native || !regular {
-            let blocks = dense::BlockTrace::load(path, format, opts, ops)?;
+            let mut blocks = dense::BlockTrace::load(path, format, opts, ops)?;
+            if writes_as_reads {
+                blocks.write_mask = None;
+            }
             return PreparedFileTrace::from_block_trace(&blocks);
         }
         let source = path.display().to_string();
@@ -426,7 +451,7 @@ impl PreparedFileTrace {
                 what: ops.noun().to_string(),
             });
         }
-        if writes && ops == OpFilter::All {
+        if writes && ops == OpFilter::All && !writes_as_reads {
             return Err(Error::config(
                 "ops",
                 "all",
@@ -706,5 +731,36 @@ mod tests {
         std::fs::write(&empty, "").unwrap();
         let err = PreparedFileTrace::open_blocks(&empty, &Format::Lirs, &opts, OpFilter::Read);
         assert!(matches!(err, Err(Error::EmptyTrace { .. })));
+    }
+
+    #[test]
+    fn a_block_trace_with_writes_read_twice_as_reads_gives_the_loaded_traces_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        // MSR lines (time, host, disk, type, offset, size, response): reads and writes of 4 KiB.
+        let mut text = String::new();
+        for i in 0..600u64 {
+            let kind = if i % 3 == 0 { "Write" } else { "Read" };
+            let block = (i * 7) % 90 + if i % 5 == 0 { 1000 } else { 0 };
+            text.push_str(&format!("{i},hm,0,{kind},{},4096,1\n", block * 4096));
+        }
+        std::fs::write(&path, text).unwrap();
+        let format = Format::parse("msr", None, None).unwrap();
+        let opts = ReadOptions::default();
+        // Read-ahead on a block trace refuses writes; a hierarchy's client reads them.
+        let refused = PreparedFileTrace::open_blocks(&path, &format, &opts, OpFilter::All);
+        assert!(refused.is_err_and(|e| e.to_string().contains("holds writes")));
+        let mut loaded = dense::BlockTrace::load(&path, &format, &opts, OpFilter::All).unwrap();
+        assert!(loaded.writes() > 0);
+        loaded.write_mask = None;
+        let want = PreparedFileTrace::from_block_trace(&loaded).unwrap();
+        let got =
+            PreparedFileTrace::open_blocks_as_reads(&path, &format, &opts, OpFilter::All).unwrap();
+        assert_eq!(
+            (got.references, got.distinct, got.layout.universe()),
+            (want.references, want.distinct, want.layout.universe())
+        );
+        assert_eq!(got.references, 600);
+        assert_eq!(got.to_file_trace().unwrap(), want.to_file_trace().unwrap());
     }
 }

@@ -398,10 +398,8 @@ fn run_levels(
         load_file_engine_trace_with(path, format, &config.read_options(), ops)?
     } else {
         // Every reference of a hierarchy's client is a read of its block (as the block
-        // hierarchy model always counted them).
-        let mut blocks = BlockTrace::load(path, format, &config.read_options(), ops)?;
-        blocks.write_mask = None;
-        PreparedFileTrace::from_block_trace(&blocks)?
+        // hierarchy model always counted them); the trace is read twice, not held.
+        PreparedFileTrace::open_blocks_as_reads(path, format, &config.read_options(), ops)?
     };
     for opts in grid {
         let cfg = config.file_config(opts)?;
