@@ -88,6 +88,19 @@ struct Row<'a> {
 }
 
 impl Outcome {
+    /// No runs yet over a trace in `format`, read with `ops`.
+    fn empty(format: &Format, ops: OpFilter) -> Outcome {
+        Outcome {
+            runs: Vec::new(),
+            references: 0,
+            unique: 0,
+            source: String::new(),
+            format: format.name().to_string(),
+            ops,
+            saved_store: None,
+        }
+    }
+
     /// The rows as a JSON array (`belady sim --json`, `belady.simulate`), indented when `pretty`.
     pub fn rows_json(&self, pretty: bool) -> String {
         fn text<T: Serialize>(rows: &[T], pretty: bool) -> String {
@@ -300,15 +313,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let sizes = config.cache_size_list()?;
     let path = config.trace.as_path();
     let read = config.read_options();
-    let mut out = Outcome {
-        runs: Vec::new(),
-        references: 0,
-        unique: 0,
-        source: String::new(),
-        format: format.name().to_string(),
-        ops,
-        saved_store: None,
-    };
+    let mut out = Outcome::empty(&format, ops);
     let mut first = true;
     for opts in &grid {
         let cfg = match Engine::of(opts, &format, false) {
@@ -384,15 +389,7 @@ fn run_levels(
     ops: OpFilter,
 ) -> Result<Outcome> {
     let specs = config.hierarchy_specs(&grid[0])?;
-    let mut out = Outcome {
-        runs: Vec::new(),
-        references: 0,
-        unique: 0,
-        source: String::new(),
-        format: format.name().to_string(),
-        ops,
-        saved_store: None,
-    };
+    let mut out = Outcome::empty(format, ops);
     let path = config.trace.as_path();
     let trace = if format.is_file_level() {
         load_file_engine_trace_with(path, format, &config.read_options(), ops)?

@@ -25,20 +25,7 @@ pub struct Simulation {
 }
 
 /// The trace at `path` prepared for the file engine: a file-level trace as it is, a block-level
-/// one with runs of consecutive blocks as files ([`PreparedFileTrace::from_block_trace`]).
-pub fn load_file_engine_trace(
-    path: &Path,
-    format: &Format,
-    block_size: u32,
-    ops: OpFilter,
-) -> Result<PreparedFileTrace> {
-    if format.is_file_level() {
-        return PreparedFileTrace::open(path, format, block_size);
-    }
-    load_file_engine_trace_with(path, format, &ReadOptions::with_block_size(block_size), ops)
-}
-
-/// [`load_file_engine_trace`] with every reader setting (such as the request limit) given.
+/// one read twice into runs of consecutive blocks as files ([`PreparedFileTrace::open_blocks`]).
 pub fn load_file_engine_trace_with(
     path: &Path,
     format: &Format,
@@ -63,23 +50,9 @@ impl Simulation {
     }
 }
 
-/// Simulates every policy at every size over the trace at `path`. File-level formats always use
-/// the file engine; block formats use it when `file` is given (read-ahead, clustering, timing),
-/// else the block engine. Runs in the current rayon pool.
-pub fn simulate(
-    path: &Path,
-    format: &Format,
-    block_size: u32,
-    ops: OpFilter,
-    specs: &[PolicySpec],
-    sizes: &[CacheSize],
-    file: Option<&FileSimConfig>,
-) -> Result<Simulation> {
-    let opts = ReadOptions::with_block_size(block_size);
-    simulate_with(path, format, &opts, ops, specs, sizes, file)
-}
-
-/// [`simulate`] with every reader setting (such as the request limit) given.
+/// Simulates every policy at every size over the trace at `path`: on the file engine with `file`'s
+/// configuration when given (the caller, [`crate::run::run`], decides), else on the streaming
+/// block engine. Runs in the current rayon pool.
 pub fn simulate_with(
     path: &Path,
     format: &Format,
@@ -89,13 +62,7 @@ pub fn simulate_with(
     sizes: &[CacheSize],
     file: Option<&FileSimConfig>,
 ) -> Result<Simulation> {
-    let block_size = opts.block_size;
-    if format.is_file_level() || file.is_some() {
-        let default = FileSimConfig {
-            block_size,
-            ..FileSimConfig::default()
-        };
-        let cfg = file.unwrap_or(&default);
+    if let Some(cfg) = file {
         let trace = load_file_engine_trace_with(path, format, opts, ops)?;
         return Ok(Simulation::of_file_runs(
             run_file_grid(specs, sizes, &trace, cfg)?,
