@@ -68,9 +68,7 @@ impl Default for FileSimConfig {
 impl FileSimConfig {
     /// Checks the configuration; the only place file-level settings are validated.
     pub fn validate(&self) -> Result<()> {
-        if self.block_size == 0 {
-            return Err(Error::config("block_size", 0, "must be at least 1 byte"));
-        }
+        crate::trace::check_block_size(self.block_size)?;
         if self.max_request_blocks() == 0 {
             return Err(Error::config(
                 "max_request",

@@ -33,9 +33,7 @@ pub(crate) fn parse(
     mapper: &mut Mapper,
     spool: &mut Spool,
 ) -> Result<()> {
-    if opts.block_size == 0 {
-        return Err(Error::config("--block-size", 0, "must be at least 1 byte"));
-    }
+    crate::trace::check_block_size(opts.block_size)?;
     let name = path.display().to_string();
     match format {
         Format::OracleGeneral => {

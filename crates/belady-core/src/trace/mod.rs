@@ -260,11 +260,17 @@ impl ReadOptions {
     }
 }
 
-/// Opens `path` as a stream of block requests in `format`.
-pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result<RequestStream> {
-    if opts.block_size == 0 {
+/// Refuses a block size of 0 bytes (every reader and engine divides by it).
+pub(crate) fn check_block_size(block_size: u32) -> Result<()> {
+    if block_size == 0 {
         return Err(Error::config("block_size", 0, "must be at least 1 byte"));
     }
+    Ok(())
+}
+
+/// Opens `path` as a stream of block requests in `format`.
+pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result<RequestStream> {
+    check_block_size(opts.block_size)?;
     match format {
         Format::Accusim => {
             return Ok(Box::new(accusim::AccusimRequests::open(
