@@ -451,19 +451,43 @@ fn open_stream(
     format: &Format,
     how: &FormatArgs,
 ) -> Result<(RequestStream, u32, String)> {
+    let opened = open_request_stream(path, format, how)?;
+    Ok((opened.stream, opened.block_size, opened.source))
+}
+
+/// As [`open_stream`], saying also whether the requests are sized objects.
+fn open_request_stream(path: &Path, format: &Format, how: &FormatArgs) -> Result<OpenedStream> {
     if *format == Format::Native {
         let reqs = native::NativeRequests::open(
             belady_core::trace::input::open_trace(path)?,
             path.display().to_string(),
         )?;
-        let (bs, source) = (reqs.block_size(), reqs.source().to_string());
-        return Ok((Box::new(reqs), bs, source));
+        return Ok(OpenedStream {
+            block_size: reqs.block_size(),
+            source: reqs.source().to_string(),
+            object_sizes: reqs.has_sizes(),
+            stream: Box::new(reqs),
+        });
     }
-    Ok((
-        open_requests(path, format, &how.read_options())?,
-        how.block_size,
-        path.display().to_string(),
-    ))
+    Ok(OpenedStream {
+        stream: open_requests(path, format, &how.read_options())?,
+        block_size: how.block_size,
+        source: path.display().to_string(),
+        object_sizes: format.has_object_sizes(),
+    })
+}
+
+/// A trace opened as a request stream, with what its header or format says about it.
+pub(crate) struct OpenedStream {
+    /// The requests.
+    pub stream: RequestStream,
+    /// Bytes per block (a native file's own).
+    pub block_size: u32,
+    /// The trace's name (a native file keeps its original source's).
+    pub source: String,
+    /// Whether each request is one object of its own size (oracleGeneral, lcs, or a native
+    /// file converted from them).
+    pub object_sizes: bool,
 }
 
 /// Where streamed block references go: a native file or a [`export::RefWriter`].
@@ -591,7 +615,12 @@ fn convert(args: ConvertArgs) -> Result<()> {
     }
     let format = args.input.format()?;
     let ops = OpFilter::from(args.ops);
-    let (stream, block_size, source) = open_stream(&args.input.trace, &format, &args.input.how)?;
+    let OpenedStream {
+        stream,
+        block_size,
+        source,
+        ..
+    } = open_request_stream(&args.input.trace, &format, &args.input.how)?;
     let mut sink = RefSink::create(args.to, out, &source, block_size)?;
     let mut refs = 0u64;
     for req in stream {

@@ -557,6 +557,12 @@ impl NativeRequests {
     pub fn source(&self) -> &str {
         &self.dec.source
     }
+
+    /// Whether each request is an object whose size the file keeps (converted from
+    /// oracleGeneral or lcs).
+    pub fn has_sizes(&self) -> bool {
+        self.dec.has_sizes
+    }
 }
 
 impl Iterator for NativeRequests {
