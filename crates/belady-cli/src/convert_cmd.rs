@@ -5,8 +5,8 @@ use crate::{FormatArgs, Ops, TraceArgs};
 use anyhow::{Context, Result};
 use belady_core::outfile::{refuse_overwrite, OutFile};
 use belady_core::trace::{
-    accusim, events, export, load_file_trace, native, open_requests, BlockRequest, Format,
-    OpFilter, RequestStream,
+    accusim, events, export, load_file_trace, native, open_requests, BlockRequest, BlockTrace,
+    Format, OpFilter, RequestStream,
 };
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -26,8 +26,12 @@ pub(crate) enum Target {
     U32le,
     /// Back-to-back big-endian 32-bit block ids.
     U32be,
-    /// libCacheSim's oracleGeneral binary format (with next-access times).
+    /// libCacheSim's oracleGeneral binary format (object sizes, times in seconds, next-access
+    /// times; reads only).
     OracleGeneral,
+    /// libCacheSim's lcs binary format, version 2 (oracleGeneral's fields and each request's
+    /// operation, so writes are kept).
+    Lcs,
     /// belady's file-level events text (from a file-level input).
     Events,
     /// AccuSim's binary file-level form (from an AccuSim input only).
@@ -100,9 +104,10 @@ pub(crate) struct OpenedStream {
     pub object_sizes: bool,
 }
 
-/// Where streamed block references go: a native file or a [`export::RefWriter`].
+/// Where streamed block references go: a native file (keeping object sizes when the third
+/// field says so) or a [`export::RefWriter`].
 pub(crate) enum RefSink {
-    Native(native::StreamWriter, OutFile),
+    Native(native::StreamWriter, OutFile, bool),
     Text(export::RefWriter<std::io::BufWriter<OutFile>>),
 }
 
@@ -119,6 +124,7 @@ impl RefSink {
                 return Ok(RefSink::Native(
                     native::StreamWriter::new(dir, source.to_string(), block_size)?,
                     file,
+                    false,
                 ));
             }
             Target::Lirs => export::RefFormat::Lirs,
@@ -134,12 +140,26 @@ impl RefSink {
         )))
     }
 
+    /// Keeps each request's object size (object traces) where the target holds sizes (native).
+    pub(crate) fn with_sizes(self) -> RefSink {
+        match self {
+            RefSink::Native(w, file, _) => RefSink::Native(w, file, true),
+            text => text,
+        }
+    }
+
     /// Appends every block of `req`.
     pub(crate) fn push(&mut self, req: &BlockRequest, out: &Path) -> Result<()> {
+        if let RefSink::Native(w, _, true) = self {
+            // An object request: one reference, its size checked by the reader (1 to u32::MAX).
+            let size = u32::try_from(req.bytes).unwrap_or(u32::MAX);
+            w.push_sized(req.block, req.op, req.time_ns, size)?;
+            return Ok(());
+        }
         for k in 0..req.count as u64 {
             let block = req.block + k;
             match self {
-                RefSink::Native(w, _) => w.push(block, req.op, req.time_ns)?,
+                RefSink::Native(w, _, _) => w.push(block, req.op, req.time_ns)?,
                 RefSink::Text(w) => w
                     .push(block, req.op, req.time_ns)
                     .with_context(|| format!("{}: cannot write", out.display()))?,
@@ -152,7 +172,7 @@ impl RefSink {
     pub(crate) fn finish(self, out: &Path) -> Result<Option<usize>> {
         let failed = || format!("{}: write failed", out.display());
         match self {
-            RefSink::Native(w, mut file) => {
+            RefSink::Native(w, mut file, _) => {
                 let (_, unique) = w
                     .finish(std::io::BufWriter::with_capacity(1 << 20, &mut file))
                     .with_context(failed)?;
@@ -208,17 +228,43 @@ pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
             );
             return Ok(());
         }
-        Target::OracleGeneral => {
-            let trace = args.input.load(args.ops.into())?;
+        Target::OracleGeneral | Target::Lcs => {
+            let trace = load_timed(&args.input, args.ops.into())?;
+            if args.to == Target::OracleGeneral && trace.write_mask.is_some() {
+                anyhow::bail!(
+                    "{}: oracle-general holds reads only and this trace has writes; convert with                      --ops read, or --to lcs (which keeps each request's operation)",
+                    args.input.trace.display()
+                );
+            }
             let mut file = OutFile::create(out)?;
-            export::write_oracle_general(&trace, &mut file).with_context(failed)?;
+            let base = if args.to == Target::Lcs {
+                export::write_lcs(&trace, &mut file)
+            } else {
+                export::write_oracle_general(&trace, &mut file)
+            }
+            .with_context(failed)?;
             file.commit()?;
             eprintln!(
-                "wrote {} ({} references, {} unique blocks)",
+                "wrote {} ({} references, {} unique {})",
                 out.display(),
                 trace.refs.len(),
-                trace.unique()
+                trace.unique(),
+                if trace.sizes.is_some() {
+                    "objects with their sizes"
+                } else {
+                    "blocks as objects of size 1"
+                }
             );
+            match base {
+                export::TimeBase::Since(t0) => eprintln!(
+                    "note: times pass the format's 32-bit seconds, so they are written as seconds since the first request ({} s)",
+                    t0 / 1_000_000_000
+                ),
+                export::TimeBase::Index => {
+                    eprintln!("note: the trace has no times; each record's time is its index")
+                }
+                export::TimeBase::Absolute => {}
+            }
             return Ok(());
         }
         _ => {}
@@ -229,16 +275,27 @@ pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
         stream,
         block_size,
         source,
-        ..
+        object_sizes,
     } = open_request_stream(&args.input.trace, &format, &args.input.how)?;
     let mut sink = RefSink::create(args.to, out, &source, block_size)?;
+    if object_sizes {
+        sink = sink.with_sizes();
+    }
     let mut refs = 0u64;
+    let mut bytes = 0u64;
     for req in stream {
         let req = req?;
         if ops.keeps(req.op) {
             sink.push(&req, out)?;
             refs += req.count as u64;
+            bytes += req.bytes;
         }
+    }
+    if object_sizes && args.to != Target::Native {
+        eprintln!(
+            "note: {} holds no object sizes: each object becomes one block id and its size is dropped ({bytes} bytes over {refs} requests); --to native, oracle-general or lcs keep sizes",
+            args.to.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+        );
     }
     if refs == 0 {
         // Dropping the sink removes its temporary file; nothing takes the output's name.
@@ -290,4 +347,31 @@ fn convert_accusim(args: &ConvertArgs) -> Result<()> {
         .commit()?;
     eprintln!("wrote {} ({records} records)", out.display());
     Ok(())
+}
+
+/// The whole trace with its times (when it has any) and object sizes (when it is an object
+/// trace), keeping the requests `ops` selects: what the libCacheSim writers need.
+fn load_timed(input: &TraceArgs, ops: OpFilter) -> Result<BlockTrace> {
+    let format = input.format()?;
+    let opened = open_request_stream(&input.trace, &format, &input.how)?;
+    let mut timed = false;
+    let stream = opened.stream.inspect(|r| {
+        timed |= r.as_ref().is_ok_and(|r| r.time_ns.is_some());
+    });
+    let mut trace = if opened.object_sizes {
+        BlockTrace::from_sized_requests(stream, ops, true, opened.source, opened.block_size)?
+    } else {
+        BlockTrace::from_requests(stream, ops, true, opened.source, opened.block_size)?
+    };
+    if !timed {
+        trace.times = None;
+    }
+    if trace.refs.is_empty() {
+        return Err(belady_core::Error::EmptyTrace {
+            path: input.trace.display().to_string(),
+            what: ops.noun().to_string(),
+        }
+        .into());
+    }
+    Ok(trace)
 }

@@ -123,3 +123,166 @@ fn stats_reports_an_object_traces_bytes_sizes_and_footprint() {
     assert!(b.get("object_sizes").is_none(), "{b}");
     assert_eq!(b["bytes"], 3 * 4096);
 }
+
+/// `belady` with `args`, which must succeed; its standard error.
+fn stderr_of(args: &[&str]) -> String {
+    let out = belady(args);
+    ok(&out);
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn convert_keeps_sizes_and_times_through_native_and_lcs() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| path_in(dir.path(), n);
+    // No size-0 records: belady writes only the records it keeps, so the bytes can match.
+    let recs: Vec<Record> = records(20_000, 3000)
+        .into_iter()
+        .filter(|r| r.size > 0)
+        .collect();
+    let original = oracle_general(&recs);
+    std::fs::write(p("a.oracleGeneral"), &original).unwrap();
+    // oracleGeneral -> native -> oracleGeneral gives the same bytes: sizes, times (seconds)
+    // and next-access times all survive.
+    ok(&belady(&[
+        "convert",
+        &p("a.oracleGeneral"),
+        "-o",
+        &p("a.bldy"),
+    ]));
+    ok(&belady(&[
+        "convert",
+        &p("a.bldy"),
+        "--to",
+        "oracle-general",
+        "-o",
+        &p("b.oracleGeneral"),
+    ]));
+    assert!(std::fs::read(p("b.oracleGeneral")).unwrap() == original);
+    // The native file streams the same statistics (sizes, footprint) as the original.
+    let (a, n) = (stats(&p("a.oracleGeneral")), stats(&p("a.bldy")));
+    for key in [
+        "requests",
+        "bytes",
+        "footprint_bytes",
+        "object_sizes",
+        "reuse",
+    ] {
+        assert_eq!(a[key], n[key], "{key}");
+    }
+    // oracleGeneral -> lcs (version 2) -> oracleGeneral: the same bytes again, and the lcs
+    // header counts what the records hold.
+    ok(&belady(&[
+        "convert",
+        &p("a.oracleGeneral"),
+        "--to",
+        "lcs",
+        "-o",
+        &p("a.lcs"),
+    ]));
+    let lcs = std::fs::read(p("a.lcs")).unwrap();
+    let word = |k: usize| u64::from_le_bytes(lcs[16 + 8 * k..24 + 8 * k].try_into().unwrap());
+    assert_eq!(u64::from_le_bytes(lcs[8..16].try_into().unwrap()), 2);
+    assert_eq!(word(1), recs.len() as u64);
+    assert_eq!(word(3), a["bytes"].as_u64().unwrap());
+    assert_eq!(word(4), a["footprint_bytes"].as_u64().unwrap());
+    ok(&belady(&[
+        "convert",
+        &p("a.lcs"),
+        "--to",
+        "oracle-general",
+        "-o",
+        &p("c.oracleGeneral"),
+    ]));
+    assert!(std::fs::read(p("c.oracleGeneral")).unwrap() == original);
+    // A block format holds no sizes: the conversion says what it drops, in one line.
+    let err = stderr_of(&[
+        "convert",
+        &p("a.oracleGeneral"),
+        "--to",
+        "lirs",
+        "-o",
+        &p("a.trace"),
+    ]);
+    let bytes = a["bytes"].as_u64().unwrap();
+    assert!(
+        err.contains(&format!(
+            "note: lirs holds no object sizes: each object becomes one block id and its size is dropped ({bytes} bytes over {} requests)",
+            recs.len()
+        )),
+        "{err}"
+    );
+    let ids: Vec<u64> = std::fs::read_to_string(p("a.trace"))
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(ids, recs.iter().map(|r| r.id).collect::<Vec<_>>());
+}
+
+#[test]
+fn convert_to_libcachesim_formats_keeps_block_traces_counted_in_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| path_in(dir.path(), n);
+    // An untimed block trace: unit-size objects, and each record's time is its index.
+    let lirs = write(dir.path(), "t.trace", "5\n9\n5\n");
+    let err = stderr_of(&["convert", &lirs, "--to", "oracle-general", "-o", &p("t.og")]);
+    assert!(err.contains("each record's time is its index"), "{err}");
+    let og = std::fs::read(p("t.og")).unwrap();
+    let sizes: Vec<u32> = og
+        .chunks_exact(24)
+        .map(|r| u32::from_le_bytes(r[12..16].try_into().unwrap()))
+        .collect();
+    assert_eq!(sizes, [1, 1, 1]);
+    let times: Vec<u32> = og
+        .chunks_exact(24)
+        .map(|r| u32::from_le_bytes(r[0..4].try_into().unwrap()))
+        .collect();
+    assert_eq!(times, [0, 1, 2]);
+    // A timed trace with writes: oracleGeneral refuses the writes in one line; lcs keeps
+    // them, and reads back with the same directions.
+    let csv = write(
+        dir.path(),
+        "t.csv",
+        "block,op,time_ns\n1,R,1000000000\n2,W,3000000000\n1,R,7000000000\n",
+    );
+    let fmt = [
+        "-f",
+        "csv",
+        "--header",
+        "--columns",
+        "block=0,op=1,time=2:ns",
+    ];
+    let out = belady(
+        &[
+            &["convert", &csv],
+            &fmt[..],
+            &["--to", "oracle-general", "-o", &p("w.og")],
+        ]
+        .concat(),
+    );
+    assert_error(
+        &out,
+        "oracle-general holds reads only and this trace has writes",
+    );
+    assert!(!std::path::Path::new(&p("w.og")).exists());
+    ok(&belady(
+        &[
+            &["convert", &csv],
+            &fmt[..],
+            &["--to", "lcs", "-o", &p("w.lcs")],
+        ]
+        .concat(),
+    ));
+    let s = stats(&p("w.lcs"));
+    assert_eq!(
+        (s["read_requests"].as_u64(), s["write_requests"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let lcs = std::fs::read(p("w.lcs")).unwrap();
+    let times: Vec<u32> = lcs[8192..]
+        .chunks_exact(28)
+        .map(|r| u32::from_le_bytes(r[0..4].try_into().unwrap()))
+        .collect();
+    assert_eq!(times, [1, 3, 7]);
+}
