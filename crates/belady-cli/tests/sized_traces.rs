@@ -286,3 +286,93 @@ fn convert_to_libcachesim_formats_keeps_block_traces_counted_in_blocks() {
         .collect();
     assert_eq!(times, [1, 3, 7]);
 }
+
+/// The (id, size) of each record of an oracleGeneral file.
+fn og_records(bytes: &[u8]) -> Vec<(u64, u32)> {
+    bytes
+        .chunks_exact(24)
+        .map(|r| {
+            (
+                u64::from_le_bytes(r[4..12].try_into().unwrap()),
+                u32::from_le_bytes(r[12..16].try_into().unwrap()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn gen_writes_zipf_objects_with_heavy_tailed_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| path_in(dir.path(), n);
+    let gen = |seed: &str, to: &str, out: &str| {
+        belady(&[
+            "gen",
+            "zipf",
+            "--alpha",
+            "0.9",
+            "--blocks",
+            "3000",
+            "--requests",
+            "40000",
+            "--seed",
+            seed,
+            "--sizes",
+            "pareto:512,1.2,1MiB",
+            "--to",
+            to,
+            "-o",
+            &p(out),
+        ])
+    };
+    ok(&gen("3", "oracle-general", "a.oracleGeneral"));
+    ok(&gen("3", "oracle-general", "b.oracleGeneral"));
+    ok(&gen("4", "oracle-general", "c.oracleGeneral"));
+    let read = |n: &str| std::fs::read(p(n)).unwrap();
+    assert!(read("a.oracleGeneral") == read("b.oracleGeneral"));
+    assert!(read("a.oracleGeneral") != read("c.oracleGeneral"));
+    let recs = og_records(&read("a.oracleGeneral"));
+    assert_eq!(recs.len(), 40_000);
+    // One size per object, within the spec's bounds, heavy-tailed: the largest object is
+    // many times the median.
+    let mut size_of = HashMap::new();
+    for &(id, size) in &recs {
+        assert_eq!(*size_of.entry(id).or_insert(size), size, "object {id}");
+        assert!((512..=1 << 20).contains(&size), "{size}");
+    }
+    let mut sizes: Vec<u32> = size_of.values().copied().collect();
+    sizes.sort_unstable();
+    assert!(
+        sizes[sizes.len() - 1] > 20 * sizes[sizes.len() / 2],
+        "{sizes:?}"
+    );
+    let s = stats(&p("a.oracleGeneral"));
+    let bytes: u64 = recs.iter().map(|r| r.1 as u64).sum();
+    assert_eq!(s["bytes"], bytes);
+    assert_eq!(
+        s["footprint_bytes"],
+        size_of.values().map(|&z| z as u64).sum::<u64>()
+    );
+    // The native form holds the same objects: same statistics, and it converts back to the
+    // same oracleGeneral bytes.
+    ok(&gen("3", "native", "a.bldy"));
+    let n = stats(&p("a.bldy"));
+    for key in ["requests", "bytes", "footprint_bytes", "object_sizes"] {
+        assert_eq!(s[key], n[key], "{key}");
+    }
+    ok(&belady(&[
+        "convert",
+        &p("a.bldy"),
+        "--to",
+        "oracle-general",
+        "-o",
+        &p("n.oracleGeneral"),
+    ]));
+    assert!(read("n.oracleGeneral") == read("a.oracleGeneral"));
+    // A format without sizes, or a bad spec, is refused in one line.
+    assert_error(
+        &gen("3", "lirs", "a.trace"),
+        "invalid --sizes 'pareto:512,1.2,1MiB': only native and oracle-general keep object sizes",
+    );
+    let bad = belady(&["gen", "zipf", "--sizes", "pareto:512", "-o", &p("x.bldy")]);
+    assert_error(&bad, "invalid --sizes 'pareto:512': expected fixed:N");
+}
