@@ -376,3 +376,57 @@ fn gen_writes_zipf_objects_with_heavy_tailed_sizes() {
     let bad = belady(&["gen", "zipf", "--sizes", "pareto:512", "-o", &p("x.bldy")]);
     assert_error(&bad, "invalid --sizes 'pareto:512': expected fixed:N");
 }
+
+#[test]
+fn merge_keeps_object_sizes_when_both_traces_have_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| path_in(dir.path(), n);
+    for (seed, out) in [("1", "a.oracleGeneral"), ("2", "b.oracleGeneral")] {
+        ok(&belady(&[
+            "gen",
+            "zipf",
+            "--blocks",
+            "500",
+            "--requests",
+            "3000",
+            "--sizes",
+            "uniform:100-9000",
+            "--seed",
+            seed,
+            "--to",
+            "oracle-general",
+            "-o",
+            &p(out),
+        ]));
+    }
+    ok(&belady(&[
+        "merge",
+        &p("a.oracleGeneral"),
+        &p("b.oracleGeneral"),
+        "-o",
+        &p("m.bldy"),
+    ]));
+    let (a, b, m) = (
+        stats(&p("a.oracleGeneral")),
+        stats(&p("b.oracleGeneral")),
+        stats(&p("m.bldy")),
+    );
+    let sum = |k: &str| a[k].as_u64().unwrap() + b[k].as_u64().unwrap();
+    // B's ids are shifted apart from A's, so both totals add up.
+    assert_eq!(m["bytes"], sum("bytes"));
+    assert_eq!(m["footprint_bytes"], sum("footprint_bytes"));
+    assert_eq!(m["requests"], 6000);
+    let err = stderr_of(&[
+        "merge",
+        &p("a.oracleGeneral"),
+        &p("b.oracleGeneral"),
+        "--to",
+        "lirs",
+        "-o",
+        &p("m.trace"),
+    ]);
+    assert!(
+        err.contains("note: object sizes are dropped: the output format holds none"),
+        "{err}"
+    );
+}

@@ -180,8 +180,9 @@ pub struct StreamWriter {
     /// Whether references carry object sizes: set by the first push (see [`StreamWriter::push_sized`]).
     sized: Option<bool>,
     totals: SizeTotals,
-    /// Original ids seen so far, one bit each (sized traces with original ids: the footprint
-    /// counts an object's first size).
+    /// Original ids seen so far, one bit each up to the largest (sized traces with original
+    /// ids: the footprint counts an object's first size): 512 MiB at ids near `u32::MAX`, so
+    /// wide sized traces should use dense ids.
     seen: Vec<u64>,
     block_size: u32,
     source: String,

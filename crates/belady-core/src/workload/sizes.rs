@@ -224,7 +224,9 @@ pub(crate) fn write_native(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut w = if gen.universe() <= u32::MAX as u64 {
+    // Original ids as they are, as `write` stores them, while the writer's one bit per id
+    // (what the byte footprint needs to spot first references) stays within 32 MiB.
+    let mut w = if gen.universe() <= 1 << 28 {
         StreamWriter::with_original_ids(dir, source.to_string(), block_size)?
     } else {
         StreamWriter::new(dir, source.to_string(), block_size)?
