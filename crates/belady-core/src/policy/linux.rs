@@ -54,6 +54,18 @@ const NO_SHADOW: u64 = u64::MAX;
 /// Pages of 4 KiB in a GiB (`1 << (30 - PAGE_SHIFT)`).
 const PAGES_PER_GIB: u64 = 1 << 18;
 
+/// The kernel's `int_sqrt`: the largest `r` with `r * r <= x`.
+fn int_sqrt(x: u64) -> u64 {
+    let mut r = (x as f64).sqrt() as u64;
+    while r * r > x {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= x {
+        r += 1;
+    }
+    r
+}
+
 /// Linux's active/inactive lists with shadow entries.
 pub struct LinuxPolicy {
     lists: Lists,
@@ -106,7 +118,7 @@ impl LinuxPolicy {
         if gb == 0 {
             1
         } else {
-            (10 * gb).isqrt()
+            int_sqrt(10 * gb)
         }
     }
 
@@ -304,6 +316,15 @@ mod tests {
         }
         // 4 GiB: int_sqrt(40) = 6.
         assert_eq!(p.inactive_ratio(), 6);
+        for (x, r) in [
+            (0, 0),
+            (1, 1),
+            (99, 9),
+            (100, 10),
+            (u64::from(u32::MAX), 65535),
+        ] {
+            assert_eq!(int_sqrt(x), r, "int_sqrt({x})");
+        }
     }
 
     /// A page evicted and read again while its refault distance fits in the active list enters
