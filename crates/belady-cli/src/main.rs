@@ -2,6 +2,7 @@
 
 mod args;
 mod calibrate;
+mod calibrate_patterns;
 mod chart;
 mod clusterfetch;
 mod clusterfetch_demo;
