@@ -74,6 +74,9 @@ pub struct Access {
     pub first_use: bool,
     /// The block that enters (for `select_victim`, `on_evict` and `on_insert`) is a prefetch.
     pub prefetch: bool,
+    /// Units the referenced (or entering) block weighs: 1 in the blocks model, the object's
+    /// bytes in the objects model. Resident blocks' weights are in [`Frames::weight`].
+    pub size: u64,
 }
 
 /// A replacement policy for one cache level.

@@ -549,6 +549,7 @@ mod tests {
             next_use: u64::MAX,
             first_use: false,
             prefetch: false,
+            size: 1,
         }
     }
 
