@@ -85,7 +85,9 @@ pub fn run_one(spec: &PolicySpec, trace: &PreparedTrace, capacity: usize) -> Res
         prefetch: None,
         io: Some(demand_io(stats.misses)),
         levels: None,
-    })
+        ..Default::default()
+    }
+    .with_block_bytes())
 }
 
 /// The I/O counters of a run without read-ahead or clustering: each miss is one synchronous

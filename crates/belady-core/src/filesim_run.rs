@@ -168,7 +168,9 @@ fn result(
         prefetch: Some(cfg.prefetch_name()),
         io: Some(io),
         levels: None,
+        ..Default::default()
     }
+    .with_block_bytes()
 }
 
 /// Runs every policy at every size over a file-level trace, in grid order (policy-major). The

@@ -170,7 +170,9 @@ pub fn run_block_grid(
                 prefetch: None,
                 io: Some(crate::engine::demand_io(stats.misses)),
                 levels: None,
+                ..Default::default()
             }
+            .with_block_bytes()
         })
         .collect();
     Ok(GridOutput {
