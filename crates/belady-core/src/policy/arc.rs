@@ -352,6 +352,10 @@ impl Policy for ArcPolicy {
         self.trim_ghosts();
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its target p and list bounds count blocks (libCacheSim's byte-based ARC is not implemented yet)")
+    }
+
     fn len(&self) -> usize {
         self.lists.len(T1) + self.lists.len(T2)
     }
