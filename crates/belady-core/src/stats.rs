@@ -531,6 +531,7 @@ mod tests {
                 count,
                 op,
                 time_ns: None,
+                bytes: count as u64 * 4096,
             })
         });
         let s = block_stats(
@@ -571,6 +572,7 @@ mod tests {
                 count: 1,
                 op: Op::Read,
                 time_ns: None,
+                bytes: 4096,
             })
         });
         let opts = StatsOptions {

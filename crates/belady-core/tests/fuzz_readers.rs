@@ -87,7 +87,7 @@ proptest! {
         cut in any::<usize>(),
     ) {
         let reqs = ids.iter().map(|&b| Ok(belady_core::trace::BlockRequest {
-            block: b, count: 1, op: belady_core::trace::Op::Read, time_ns: None,
+            block: b, count: 1, op: belady_core::trace::Op::Read, time_ns: None, bytes: 4096,
         }));
         let trace = BlockTrace::from_requests(reqs, OpFilter::All, false, "p".into(), 4096).unwrap();
         let mut bytes = Vec::new();

@@ -438,7 +438,7 @@ impl CsvReader {
             }
         };
         let bs = self.block_size;
-        let (first, count) = match self.address {
+        let (first, count, bytes) = match self.address {
             Address::Offset { col, unit } => {
                 let offset = unit
                     .bytes(Self::number(record, col, "offset")?, bs)
@@ -456,24 +456,27 @@ impl CsvReader {
                     .checked_add(size - 1)
                     .ok_or("offset + size overflows 64 bits")?
                     / bs;
-                (offset / bs, last - offset / bs + 1)
+                (offset / bs, last - offset / bs + 1, size)
             }
             Address::Block { col } => {
                 let block = Self::number(record, col, "block")?;
-                let count = match self.spec.size {
-                    Some((c, Unit::Blocks)) => Self::number(record, c, "size")?,
+                let (count, bytes) = match self.spec.size {
+                    Some((c, Unit::Blocks)) => {
+                        let count = Self::number(record, c, "size")?;
+                        (count, count.saturating_mul(bs))
+                    }
                     Some((c, u)) => {
                         let bytes = u
                             .bytes(Self::number(record, c, "size")?, bs)
                             .ok_or("size overflows 64 bits")?;
-                        bytes.div_ceil(bs)
+                        (bytes.div_ceil(bs), bytes)
                     }
-                    None => 1,
+                    None => (1, bs),
                 };
                 if count == 0 {
                     return Ok(None);
                 }
-                (block, count)
+                (block, count, bytes)
             }
         };
         if count > self.max_blocks {
@@ -529,6 +532,7 @@ impl CsvReader {
             count,
             op,
             time_ns,
+            bytes,
         }))
     }
 }

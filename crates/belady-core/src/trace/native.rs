@@ -4,19 +4,22 @@
 //!
 //! ```text
 //! magic      8 bytes  "BELADYT\0"
-//! version    u32      1, or 2 when flag 2 is set
+//! version    u32      1; 2 when flag 2 is set; 3 when flag 3 is set
 //! flags      u32      bit 0: write mask present; bit 1: timestamps present;
-//!                     bit 2 (version 2): original ids, no id table
+//!                     bit 2 (version 2+): original ids, no id table;
+//!                     bit 3 (version 3): object sizes present
 //! block_size u32      bytes per block the ids were computed with
 //! reserved   u32      0
 //! unique     u64      number of distinct blocks (flag 2: one more than the largest id)
 //! refs       u64      number of block references
 //! source     u32 length + UTF-8 bytes
+//! totals     (if flag 3) u64 bytes requested, u64 byte footprint (see below)
 //! originals  unique × u64: original block id of each dense id (absent with flag 2)
 //! chunks     ⌈refs / 65536⌉ chunks of k ≤ 65536 references, each
 //!              ids   k × u32 (< unique: dense, or with flag 2 the original ids)
 //!              mask  ⌈k / 8⌉ bytes (if flag 0): bit j set when reference j writes
 //!              times k × u64 nanoseconds (if flag 1)
+//!              sizes k × u32 object size in bytes, at least 1 (if flag 3)
 //! checksum   u32      CRC-32 of every preceding byte
 //! ```
 //!
@@ -26,11 +29,17 @@
 //! distinct blocks. A generator knows its ids are small already, so it writes them as they are
 //! (flag 2): the writer then holds no table however long or wide the trace is, and
 //! [`load`] renumbers them in order of first reference, giving the same [`BlockTrace`] a file
-//! with a table would. Version 1 files (always with a table) still read.
+//! with a table would. Version 1 and 2 files still read, and a file is written with the lowest
+//! version its flags allow, so traces without sizes stay readable by older builds.
+//!
+//! Object traces (oracleGeneral, lcs) keep each reference's object size (flag 3). The header's
+//! totals are the sum of every reference's size and the sum over distinct objects of the size
+//! at each one's first reference (libCacheSim's working-set bytes), so a streamed run knows its
+//! byte footprint before the first chunk.
 
 use super::dense::BlockTrace;
 use super::input::open_trace;
-use super::{BlockRequest, Op};
+use super::{BlockRequest, Op, SizeTotals};
 use crate::error::{Error, Result};
 use std::io::{BufRead, Read, Write};
 use std::path::Path;
@@ -38,26 +47,35 @@ use std::path::Path;
 /// First bytes of every native trace.
 pub const MAGIC: &[u8; 8] = b"BELADYT\0";
 /// The newest version this build writes; it reads every version from 1 up to it.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 const FLAG_WRITES: u32 = 1;
 const FLAG_TIMES: u32 = 2;
 const FLAG_ORIGINAL_IDS: u32 = 4;
+const FLAG_SIZES: u32 = 8;
 const CHUNK: usize = 65536;
 const HEADER_BYTES: u64 = 40;
 
-/// Writes the fixed header, the source name and the id table (`unique` counts the table's
-/// entries, or bounds the ids when the table is empty under [`FLAG_ORIGINAL_IDS`]).
+/// Writes the fixed header, the source name, the size totals (with [`FLAG_SIZES`]) and the id
+/// table (`unique` counts the table's entries, or bounds the ids when the table is empty under
+/// [`FLAG_ORIGINAL_IDS`]).
 fn write_head(
     out: &mut impl Write,
     flags: u32,
     block_size: u32,
     (unique, refs): (u64, u64),
     source: &str,
+    totals: Option<SizeTotals>,
     originals: &[u64],
 ) -> std::io::Result<()> {
     out.write_all(MAGIC)?;
-    // Files without version 2's flag stay readable by version 1 builds.
-    let version = if flags & FLAG_ORIGINAL_IDS != 0 { 2 } else { 1 };
+    // The lowest version that has the flags used, so older builds read what they can.
+    let version = if flags & FLAG_SIZES != 0 {
+        3
+    } else if flags & FLAG_ORIGINAL_IDS != 0 {
+        2
+    } else {
+        1
+    };
     for word in [version, flags, block_size, 0] {
         out.write_all(&word.to_le_bytes())?;
     }
@@ -65,6 +83,10 @@ fn write_head(
     out.write_all(&refs.to_le_bytes())?;
     out.write_all(&(source.len() as u32).to_le_bytes())?;
     out.write_all(source.as_bytes())?;
+    if let Some(t) = totals {
+        out.write_all(&t.requested.to_le_bytes())?;
+        out.write_all(&t.footprint.to_le_bytes())?;
+    }
     let mut buf = Vec::with_capacity(CHUNK * 8);
     for chunk in originals.chunks(CHUNK) {
         buf.clear();
@@ -74,6 +96,20 @@ fn write_head(
         out.write_all(&buf)?;
     }
     Ok(())
+}
+
+/// The byte totals of a trace with object sizes (see [`SizeTotals`]).
+pub fn size_totals(trace: &BlockTrace) -> Option<SizeTotals> {
+    let sizes = trace.sizes.as_ref()?;
+    let mut seen = vec![false; trace.unique()];
+    let mut totals = SizeTotals::default();
+    for (&r, &size) in trace.refs.iter().zip(sizes) {
+        totals.requested += size as u64;
+        if !std::mem::replace(&mut seen[r as usize], true) {
+            totals.footprint += size as u64;
+        }
+    }
+    Some(totals)
 }
 
 /// Writes `trace` in the native format.
@@ -86,13 +122,15 @@ pub fn write(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
         FLAG_WRITES
     } else {
         0
-    } | if trace.times.is_some() { FLAG_TIMES } else { 0 };
+    } | if trace.times.is_some() { FLAG_TIMES } else { 0 }
+        | if trace.sizes.is_some() { FLAG_SIZES } else { 0 };
     write_head(
         &mut out,
         flags,
         trace.block_size,
         (trace.originals.len() as u64, trace.refs.len() as u64),
         &trace.source,
+        size_totals(trace),
         &trace.originals,
     )?;
     let mut buf = Vec::with_capacity(CHUNK * 8);
@@ -106,6 +144,11 @@ pub fn write(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
         }
         if let Some(times) = &trace.times {
             times[c * CHUNK..c * CHUNK + ids.len()]
+                .iter()
+                .for_each(|t| buf.extend_from_slice(&t.to_le_bytes()));
+        }
+        if let Some(sizes) = &trace.sizes {
+            sizes[c * CHUNK..c * CHUNK + ids.len()]
                 .iter()
                 .for_each(|t| buf.extend_from_slice(&t.to_le_bytes()));
         }
@@ -130,9 +173,16 @@ pub struct StreamWriter {
     chunk_ids: Vec<u32>,
     chunk_mask: Vec<u8>,
     chunk_times: Vec<u64>,
+    chunk_sizes: Vec<u32>,
     refs: u64,
     any_write: bool,
     any_time: bool,
+    /// Whether references carry object sizes: set by the first push (see [`StreamWriter::push_sized`]).
+    sized: Option<bool>,
+    totals: SizeTotals,
+    /// Original ids seen so far, one bit each (sized traces with original ids: the footprint
+    /// counts an object's first size).
+    seen: Vec<u64>,
     block_size: u32,
     source: String,
 }
@@ -176,9 +226,13 @@ impl StreamWriter {
             chunk_ids: Vec::with_capacity(CHUNK),
             chunk_mask: Vec::with_capacity(CHUNK / 8),
             chunk_times: Vec::with_capacity(CHUNK),
+            chunk_sizes: Vec::new(),
             refs: 0,
             any_write: false,
             any_time: false,
+            sized: None,
+            totals: SizeTotals::default(),
+            seen: Vec::new(),
             block_size,
             source,
         })
@@ -210,6 +264,49 @@ impl StreamWriter {
 
     /// Appends one reference to `block`.
     pub fn push(&mut self, block: u64, op: Op, time_ns: Option<u64>) -> Result<()> {
+        self.push_with(block, op, time_ns, None)
+    }
+
+    /// Appends one reference to object `block` of `size` bytes (at least 1). A trace's
+    /// references either all carry sizes or none does.
+    pub fn push_sized(
+        &mut self,
+        block: u64,
+        op: Op,
+        time_ns: Option<u64>,
+        size: u32,
+    ) -> Result<()> {
+        self.push_with(block, op, time_ns, Some(size))
+    }
+
+    fn push_with(
+        &mut self,
+        block: u64,
+        op: Op,
+        time_ns: Option<u64>,
+        size: Option<u32>,
+    ) -> Result<()> {
+        if *self.sized.get_or_insert(size.is_some()) != size.is_some() {
+            return Err(Error::config(
+                "trace",
+                &self.source,
+                format!(
+                    "reference {} {} an object size where the earlier ones did not: a native trace's references all carry sizes or none does",
+                    self.refs,
+                    if size.is_some() { "has" } else { "lacks" }
+                ),
+            ));
+        }
+        if size == Some(0) {
+            return Err(Error::config(
+                "trace",
+                &self.source,
+                format!(
+                    "reference {} has an object size of 0 bytes; sizes are at least 1",
+                    self.refs
+                ),
+            ));
+        }
         if self.refs >= MAX_REFS {
             return Err(Error::config(
                 "trace",
@@ -217,12 +314,14 @@ impl StreamWriter {
                 format!("a native trace holds at most {MAX_REFS} block references"),
             ));
         }
+        let mut first = false;
         let id = match &mut self.ids {
             Ids::Dense { map, originals } => {
                 let next = originals.len() as u32;
                 let id = *map.entry(block).or_insert(next);
                 if id == next {
                     originals.push(block);
+                    first = true;
                 }
                 id
             }
@@ -238,9 +337,24 @@ impl StreamWriter {
                     ));
                 }
                 *bound = (*bound).max(block + 1);
+                if size.is_some() {
+                    let (word, bit) = (block as usize / 64, block % 64);
+                    if word >= self.seen.len() {
+                        self.seen.resize(word + 1, 0);
+                    }
+                    first = self.seen[word] & (1 << bit) == 0;
+                    self.seen[word] |= 1 << bit;
+                }
                 block as u32
             }
         };
+        if let Some(size) = size {
+            self.totals.requested += size as u64;
+            if first {
+                self.totals.footprint += size as u64;
+            }
+            self.chunk_sizes.push(size);
+        }
         let j = self.chunk_ids.len();
         self.chunk_ids.push(id);
         if j % 8 == 0 {
@@ -270,10 +384,14 @@ impl StreamWriter {
         self.chunk_times
             .iter()
             .for_each(|t| buf.extend_from_slice(&t.to_le_bytes()));
+        self.chunk_sizes
+            .iter()
+            .for_each(|t| buf.extend_from_slice(&t.to_le_bytes()));
         self.spill.write_all(&buf)?;
         self.chunk_ids.clear();
         self.chunk_mask.clear();
         self.chunk_times.clear();
+        self.chunk_sizes.clear();
         Ok(())
     }
 
@@ -292,8 +410,10 @@ impl StreamWriter {
             inner: out,
             crc: crc32fast::Hasher::new(),
         };
+        let sized = self.sized == Some(true);
         let mut flags = if self.any_write { FLAG_WRITES } else { 0 }
-            | if self.any_time { FLAG_TIMES } else { 0 };
+            | if self.any_time { FLAG_TIMES } else { 0 }
+            | if sized { FLAG_SIZES } else { 0 };
         let (count, originals) = match &self.ids {
             Ids::Dense { originals, .. } => (originals.len() as u64, &originals[..]),
             Ids::Original { bound } => {
@@ -307,6 +427,7 @@ impl StreamWriter {
             self.block_size,
             (count, self.refs),
             &self.source,
+            sized.then_some(self.totals),
             originals,
         )?;
         let mut left = self.refs as usize;
@@ -317,6 +438,7 @@ impl StreamWriter {
                 (k * 4, true),
                 (k.div_ceil(8), self.any_write),
                 (k * 8, self.any_time),
+                (if sized { k * 4 } else { 0 }, sized),
             ] {
                 buf.resize(bytes, 0);
                 spill.read_exact(&mut buf)?;
@@ -350,6 +472,7 @@ pub fn load(path: &Path) -> Result<BlockTrace> {
     let mut refs = Vec::with_capacity(n);
     let mut write_mask = dec.has_writes.then(|| Vec::with_capacity(n.div_ceil(8)));
     let mut times = dec.has_times.then(|| Vec::with_capacity(n));
+    let mut sizes = dec.has_sizes.then(|| Vec::with_capacity(n));
     while dec.next_chunk()? {
         refs.extend_from_slice(&dec.ids);
         if let Some(m) = &mut write_mask {
@@ -357,6 +480,9 @@ pub fn load(path: &Path) -> Result<BlockTrace> {
         }
         if let Some(t) = &mut times {
             t.extend_from_slice(&dec.times);
+        }
+        if let Some(z) = &mut sizes {
+            z.extend_from_slice(&dec.sizes);
         }
     }
     let originals = if dec.original_ids {
@@ -371,6 +497,7 @@ pub fn load(path: &Path) -> Result<BlockTrace> {
         originals,
         write_mask,
         times,
+        sizes,
     })
 }
 
@@ -457,9 +584,17 @@ impl Iterator for NativeRequests {
             count: 1,
             op: if write { Op::Write } else { Op::Read },
             time_ns: self.dec.has_times.then(|| self.dec.times[j]),
+            bytes: if self.dec.has_sizes {
+                self.dec.sizes[j] as u64
+            } else {
+                self.dec.block_size as u64
+            },
         }))
     }
 }
+
+/// One chunk of a native trace: ids, write mask and object sizes (empty without sizes).
+pub type SizedChunk<'a> = (&'a [u32], &'a [u8], &'a [u32]);
 
 /// Reads a native trace chunk by chunk as stored (dense ids, or original ids under flag 2), for
 /// the streaming engine: memory holds the id table and one chunk.
@@ -495,6 +630,17 @@ impl NativeChunks {
         self.dec.has_writes
     }
 
+    /// Whether each reference carries its object's size (a trace converted from oracleGeneral
+    /// or lcs).
+    pub fn has_sizes(&self) -> bool {
+        self.dec.has_sizes
+    }
+
+    /// The header's byte totals, when references carry sizes.
+    pub fn size_totals(&self) -> Option<SizeTotals> {
+        self.dec.has_sizes.then_some(self.dec.totals)
+    }
+
     /// Whether ids are dense (numbered through the file's table); else they are original ids.
     pub fn dense(&self) -> bool {
         !self.dec.original_ids
@@ -519,6 +665,16 @@ impl NativeChunks {
             None
         })
     }
+
+    /// As [`NativeChunks::next_chunk`], with each reference's object size (empty when the file
+    /// has none: [`NativeChunks::has_sizes`]).
+    pub fn next_sized_chunk(&mut self) -> Result<Option<SizedChunk<'_>>> {
+        Ok(if self.dec.next_chunk()? {
+            Some((&self.dec.ids, &self.dec.mask, &self.dec.sizes))
+        } else {
+            None
+        })
+    }
 }
 
 /// Reads the format chunk by chunk, validating as it goes.
@@ -530,6 +686,9 @@ struct Decoder {
     block_size: u32,
     has_writes: bool,
     has_times: bool,
+    has_sizes: bool,
+    /// The header's byte totals (files with sizes).
+    totals: SizeTotals,
     original_ids: bool,
     /// Every id in the references is below this.
     bound: u32,
@@ -540,6 +699,7 @@ struct Decoder {
     ids: Vec<u32>,
     mask: Vec<u8>,
     times: Vec<u64>,
+    sizes: Vec<u32>,
     bytes: Vec<u8>,
     finished: bool,
 }
@@ -554,6 +714,8 @@ impl Decoder {
             block_size: 0,
             has_writes: false,
             has_times: false,
+            has_sizes: false,
+            totals: SizeTotals::default(),
             original_ids: false,
             bound: 0,
             refs: 0,
@@ -563,6 +725,7 @@ impl Decoder {
             ids: Vec::new(),
             mask: Vec::new(),
             times: Vec::new(),
+            sizes: Vec::new(),
             bytes: Vec::new(),
             finished: false,
         };
@@ -583,7 +746,10 @@ impl Decoder {
             ));
         }
         let flags = word(&d.bytes, 12);
-        let known = FLAG_WRITES | FLAG_TIMES | if version >= 2 { FLAG_ORIGINAL_IDS } else { 0 };
+        let known = FLAG_WRITES
+            | FLAG_TIMES
+            | if version >= 2 { FLAG_ORIGINAL_IDS } else { 0 }
+            | if version >= 3 { FLAG_SIZES } else { 0 };
         if flags & !known != 0 {
             return Err(d.error_at(
                 0,
@@ -594,6 +760,7 @@ impl Decoder {
         d.has_writes = flags & FLAG_WRITES != 0;
         d.has_times = flags & FLAG_TIMES != 0;
         d.original_ids = flags & FLAG_ORIGINAL_IDS != 0;
+        d.has_sizes = flags & FLAG_SIZES != 0;
         d.block_size = word(&d.bytes, 16);
         let unique = long(&d.bytes, 24);
         d.refs = long(&d.bytes, 32);
@@ -622,6 +789,13 @@ impl Decoder {
         }
         d.fill(len, "source name")?;
         d.source = String::from_utf8_lossy(&d.bytes).into_owned();
+        if d.has_sizes {
+            d.fill(16, "size totals")?;
+            d.totals = SizeTotals {
+                requested: long(&d.bytes, 0),
+                footprint: long(&d.bytes, 8),
+            };
+        }
         d.bound = unique as u32;
         let mut remaining = if d.original_ids { 0 } else { unique as usize };
         // As above: the table grows as its bytes arrive, not by the header's word alone.
@@ -684,6 +858,7 @@ impl Decoder {
         self.ids.clear();
         self.mask.clear();
         self.times.clear();
+        self.sizes.clear();
         if self.finished {
             return Ok(false);
         }
@@ -743,6 +918,22 @@ impl Decoder {
                     .map(|c| u64::from_le_bytes(c.try_into().unwrap())),
             );
         }
+        if self.has_sizes {
+            let at = self.offset;
+            self.fill(k * 4, "object sizes")?;
+            self.sizes.extend(
+                self.bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
+            );
+            if let Some(j) = self.sizes.iter().position(|&z| z == 0) {
+                return Err(self.error_at(
+                    self.done_refs + j as u64,
+                    at + 4 * j as u64,
+                    "object size 0: sizes are at least 1 byte".into(),
+                ));
+            }
+        }
         self.done_refs += k as u64;
         Ok(true)
     }
@@ -768,7 +959,7 @@ impl<W: Write> Write for Crc32Writer<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::OpFilter;
+    use crate::trace::{Format, OpFilter};
 
     fn sample(n: usize) -> BlockTrace {
         let reqs = (0..n).map(|i| {
@@ -777,6 +968,7 @@ mod tests {
                 count: 1,
                 op: if i % 3 == 0 { Op::Write } else { Op::Read },
                 time_ns: Some(i as u64 * 10),
+                bytes: 512,
             })
         });
         BlockTrace::from_requests(reqs, OpFilter::All, true, "sample".into(), 512).unwrap()
@@ -857,6 +1049,7 @@ mod tests {
                         Op::Read
                     },
                     time_ns: timed.then_some(i as u64 * 10),
+                    bytes: 512,
                 })
                 .collect();
             let whole = BlockTrace::from_requests(
@@ -894,6 +1087,7 @@ mod tests {
                     count: 1,
                     op: if i % 3 == 0 { Op::Write } else { Op::Read },
                     time_ns: Some(i as u64 * 10),
+                    bytes: 512,
                 })
                 .collect();
             let whole = BlockTrace::from_requests(
@@ -961,10 +1155,10 @@ mod tests {
         v1[8..12].copy_from_slice(&1u32.to_le_bytes());
         let e = decode(v1).unwrap_err().to_string();
         assert!(e.contains("unknown flags 0x4 for format version 1"), "{e}");
-        let mut v3 = bytes.clone();
-        v3[8..12].copy_from_slice(&3u32.to_le_bytes());
-        let e = decode(v3).unwrap_err().to_string();
-        assert!(e.contains("version 3 is not supported"), "{e}");
+        let mut v4 = bytes.clone();
+        v4[8..12].copy_from_slice(&4u32.to_le_bytes());
+        let e = decode(v4).unwrap_err().to_string();
+        assert!(e.contains("version 4 is not supported"), "{e}");
         // An id at or above the header's bound is damage, not a panic.
         let mut low = bytes;
         low[24..32].copy_from_slice(&5u64.to_le_bytes());
@@ -993,5 +1187,126 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("after the checksum"));
+    }
+
+    /// A sized trace of `n` object requests (sizes vary per reference; some ids recur with a
+    /// new size), with writes and times.
+    fn sized_requests(n: usize) -> Vec<BlockRequest> {
+        (0..n)
+            .map(|i| BlockRequest {
+                block: (i as u64 * 7919) % 1000,
+                count: 1,
+                op: if i % 3 == 0 { Op::Write } else { Op::Read },
+                time_ns: Some(i as u64 * 1_000_000_000),
+                bytes: 1 + (i as u64 * 104_729) % 70_000,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sizes_round_trip_and_stream_back_with_the_headers_totals() {
+        let dir = tempfile::tempdir().unwrap();
+        let reqs = sized_requests(CHUNK * 2 + 5);
+        let whole = BlockTrace::from_sized_requests(
+            reqs.iter().copied().map(Ok),
+            OpFilter::All,
+            true,
+            "s".into(),
+            4096,
+        )
+        .unwrap();
+        let bytes = encode(&whole);
+        assert_eq!(bytes[8..12], 3u32.to_le_bytes(), "sizes need version 3");
+        assert_eq!(decode(bytes.clone()).unwrap(), whole);
+        // The streaming writer writes the same bytes.
+        let mut w = StreamWriter::new(dir.path(), "s".into(), 4096).unwrap();
+        for r in &reqs {
+            w.push_sized(r.block, r.op, r.time_ns, r.bytes as u32)
+                .unwrap();
+        }
+        let mut streamed = Vec::new();
+        w.finish(&mut streamed).unwrap();
+        assert_eq!(streamed, bytes);
+        // Requests read back carry their sizes.
+        let back: Vec<BlockRequest> =
+            NativeRequests::open(Box::new(std::io::Cursor::new(bytes.clone())), "s".into())
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect();
+        assert_eq!(back, reqs);
+        // Totals: every size, and each id's first one, computed here from the requests.
+        let requested: u64 = reqs.iter().map(|r| r.bytes).sum();
+        let mut first = std::collections::HashMap::new();
+        for r in &reqs {
+            first.entry(r.block).or_insert(r.bytes);
+        }
+        let want = SizeTotals {
+            requested,
+            footprint: first.values().sum(),
+        };
+        assert_eq!(size_totals(&whole), Some(want));
+        let path = dir.path().join("t.bldy");
+        std::fs::write(&path, &bytes).unwrap();
+        let opts = crate::trace::ReadOptions::default();
+        // Unfiltered: streamed as stored, totals from the header; filtered: renumbered.
+        for ops in [OpFilter::All, OpFilter::Read] {
+            let mut feed =
+                crate::stream::ingest::ingest_sized(&path, &Format::Native, &opts, ops).unwrap();
+            let (mut ids, mut sizes) = (Vec::new(), Vec::new());
+            while let Some((i, z)) = feed.next_sized_chunk().unwrap() {
+                ids.extend_from_slice(i);
+                sizes.extend_from_slice(z);
+            }
+            let t = whole.clone().filtered(ops);
+            assert_eq!(ids, t.refs, "{ops:?}");
+            assert_eq!(Some(sizes), t.sizes, "{ops:?}");
+            assert_eq!(feed.size_totals(), size_totals(&t), "{ops:?}");
+        }
+        assert_eq!(
+            size_totals(&whole.clone().filtered(OpFilter::All)),
+            Some(want)
+        );
+    }
+
+    #[test]
+    fn sized_original_ids_load_like_the_sized_table_and_sizes_must_be_all_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let reqs = sized_requests(5000);
+        let whole = BlockTrace::from_sized_requests(
+            reqs.iter().copied().map(Ok),
+            OpFilter::All,
+            true,
+            "s".into(),
+            4096,
+        )
+        .unwrap();
+        let mut w = StreamWriter::with_original_ids(dir.path(), "s".into(), 4096).unwrap();
+        for r in &reqs {
+            w.push_sized(r.block, r.op, r.time_ns, r.bytes as u32)
+                .unwrap();
+        }
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes).unwrap();
+        assert_eq!(decode(bytes.clone()).unwrap(), whole);
+        let path = dir.path().join("o.bldy");
+        std::fs::write(&path, &bytes).unwrap();
+        let opts = crate::trace::ReadOptions::default();
+        let feed =
+            crate::stream::ingest::ingest_sized(&path, &Format::Native, &opts, OpFilter::All)
+                .unwrap();
+        assert_eq!(feed.size_totals(), size_totals(&whole));
+        // A file without sizes streams without them, whichever ingest reads it.
+        let plain = dir.path().join("p.bldy");
+        std::fs::write(&plain, encode(&sample(100))).unwrap();
+        let feed =
+            crate::stream::ingest::ingest_sized(&plain, &Format::Native, &opts, OpFilter::All)
+                .unwrap();
+        assert!(!feed.has_sizes());
+        let mut w = StreamWriter::new(dir.path(), "s".into(), 4096).unwrap();
+        w.push_sized(1, Op::Read, None, 10).unwrap();
+        let e = w.push(2, Op::Read, None).unwrap_err().to_string();
+        assert!(e.contains("reference 1 lacks an object size"), "{e}");
+        let e = w.push_sized(2, Op::Read, None, 0).unwrap_err().to_string();
+        assert!(e.contains("object size of 0 bytes"), "{e}");
     }
 }

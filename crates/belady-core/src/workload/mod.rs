@@ -515,6 +515,7 @@ pub(crate) fn read(block: u64) -> BlockRequest {
         count: 1,
         op: crate::trace::Op::Read,
         time_ns: None,
+        bytes: 4096,
     }
 }
 
