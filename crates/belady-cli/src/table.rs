@@ -32,21 +32,14 @@ pub fn runs(results: &[RunResult]) -> String {
     } else {
         header.push("cache_blocks");
     }
-    header.extend([
-        "requests",
-        "hits",
-        "misses",
-        "hit_ratio_%",
-        "bytes_requested",
-        "byte_misses",
-        "byte_miss_%",
-    ]);
+    header.extend(["requests", "hits", "misses", "hit_ratio_%"]);
     if with_io {
         header.extend(["disk_requests", "sync_req/blk", "async_req/blk", "late"]);
     }
     if timed {
         header.extend(["exec_s", "io_wait_s"]);
     }
+    header.extend(["bytes_requested", "byte_misses", "byte_miss_%"]);
     let rows: Vec<Vec<String>> = results
         .iter()
         .map(|r| {
@@ -72,9 +65,6 @@ pub fn runs(results: &[RunResult]) -> String {
                 r.hits.to_string(),
                 r.misses.to_string(),
                 format!("{:.2}", 100.0 * r.hit_ratio),
-                r.bytes_requested.to_string(),
-                r.byte_misses.to_string(),
-                format!("{:.2}", 100.0 * r.byte_miss_ratio),
             ]);
             if with_io {
                 let io = r.io.clone().unwrap_or_default();
@@ -90,6 +80,11 @@ pub fn runs(results: &[RunResult]) -> String {
                 let secs = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
                 row.extend([secs(io.exec_time_s), secs(io.io_wait_s)]);
             }
+            row.extend([
+                r.bytes_requested.to_string(),
+                r.byte_misses.to_string(),
+                format!("{:.2}", 100.0 * r.byte_miss_ratio),
+            ]);
             row
         })
         .collect();

@@ -4,6 +4,7 @@
 //! `belady sim`, `belady.simulate`/`belady.run`, the sweep planner and the Dask worker all come
 //! here ([`run_cell`] is the sweep's per-cell form over a trace read once).
 
+use crate::cache_model::CacheModel;
 use crate::config::{RunConfig, RunOptions};
 use crate::engine::{run_one, PreparedTrace, RunResult};
 use crate::error::{Error, Result};
@@ -306,6 +307,13 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     grid[0].preset()?;
     let format = config.trace_format()?;
     let ops = OpFilter::parse(&config.ops)?;
+    let setup = config.level_setup()?;
+    // The objects model has one untimed level: refuse what needs blocks before reading anything.
+    let model = CacheModel::choose(setup.model.as_deref(), format.has_object_sizes())?;
+    let file_engine = grid
+        .iter()
+        .any(|o| Engine::of(o, &format, false) == Engine::FileGrid);
+    model.check_run(true, file_engine, !config.levels.is_empty())?;
     if !config.levels.is_empty() {
         return run_levels(config, &grid, &format, ops);
     }
@@ -330,7 +338,16 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
                 (runs, r, u, s)
             }
             _ => {
-                let sim = simulate_with(path, &format, &read, ops, &specs, &sizes, cfg.as_ref())?;
+                let sim = simulate_with(
+                    path,
+                    &format,
+                    &read,
+                    ops,
+                    &specs,
+                    &sizes,
+                    cfg.as_ref(),
+                    &setup,
+                )?;
                 (sim.runs, sim.references, sim.unique, sim.source)
             }
         };
