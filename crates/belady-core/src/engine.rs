@@ -133,9 +133,9 @@ pub fn run_one_with(
         universe: trace.unique(),
         admission: setup.admission_for(&capacity, unit_bytes),
     };
-    let stats = registry::build(
+    let stats = registry::build_for(
         spec,
-        capacity.entries,
+        &capacity,
         trace.unique(),
         Simulate { trace, make, sizes },
     )?;

@@ -192,7 +192,10 @@ impl<P: Policy> CacheLevel<P> {
         }
         self.stats.misses += 1;
         if (SIZED && weight as u64 > self.frames.capacity() as u64) || !self.admits(b, &cx) {
+            // The policy still sees the reference (libCacheSim looks the object up, ghosts
+            // included, before deciding it cannot enter).
             self.stats.rejected += 1;
+            self.policy.on_unplaced_miss(b, &cx);
             return Outcome::Bypass;
         }
         if self.make_room(b, &cx) {

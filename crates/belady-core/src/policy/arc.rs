@@ -353,7 +353,7 @@ impl Policy for ArcPolicy {
     }
 
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its target p and list bounds count blocks (libCacheSim's byte-based ARC is not implemented yet)")
+        Err("this variant counts blocks; the objects model builds libCacheSim's byte-based ARC (policy::arc_sized)")
     }
 
     fn len(&self) -> usize {

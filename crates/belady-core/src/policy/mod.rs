@@ -15,6 +15,7 @@
 //! but is not accessed yet, and does not advance the virtual clock.
 
 pub mod arc;
+pub mod arc_sized;
 pub mod car;
 pub mod clock;
 pub mod clock_pro;

@@ -733,6 +733,23 @@ pub fn build<V: PolicyVisitor>(
     })
 }
 
+/// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
+/// the size-aware variant where one differs (ARC: libCacheSim's byte-based ARC), every other
+/// level what [`build`] gives.
+pub fn build_for<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &crate::cache_model::Capacity,
+    universe: usize,
+    visitor: V,
+) -> Result<V::Output> {
+    match spec.info.name {
+        "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
+            Ok(visitor.visit(super::arc_sized::ArcSizedPolicy::new(universe)))
+        }
+        _ => build(spec, capacity.entries, universe, visitor),
+    }
+}
+
 /// Refuses, in one line naming the policy, a policy that cannot weigh objects (the objects model
 /// with a byte capacity: see [`Policy::weighs_objects`]).
 pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
@@ -743,7 +760,12 @@ pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
             policy.weighs_objects()
         }
     }
-    build(spec, 2, 2, Weighs)?.map_err(|why| {
+    let weighted = crate::cache_model::Capacity {
+        units: 2,
+        weighted: true,
+        entries: 2,
+    };
+    build_for(spec, &weighted, 2, Weighs)?.map_err(|why| {
         Error::config(
             "policy",
             spec.label(),
@@ -830,7 +852,7 @@ mod tests {
 
     #[test]
     fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
-        for name in ["lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr"] {
+        for name in ["lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc"] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }

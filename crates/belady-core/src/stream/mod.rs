@@ -256,7 +256,7 @@ pub fn run_block_grid_with(
             grid.push((
                 spec,
                 capacity,
-                registry::build(spec, capacity.entries, unique, make)?,
+                registry::build_for(spec, &capacity, unique, make)?,
             ));
         }
         feed_all(&mut feed, &mut grid, sized)?;
