@@ -166,6 +166,10 @@ fn result(
         hit_ratio: stats.hit_ratio(),
         evictions: stats.evictions,
         prefetch: Some(cfg.prefetch_name()),
+        admission: cfg
+            .admission
+            .as_ref()
+            .map_or_else(|| "none".into(), ToString::to_string),
         io: Some(io),
         levels: None,
         ..Default::default()

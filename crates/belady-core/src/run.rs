@@ -246,6 +246,8 @@ impl RunConfig {
     pub fn file_config(&self, opts: &RunOptions) -> Result<FileSimConfig> {
         let mut cfg = opts.file_config()?;
         cfg.log_requests = self.log_requests;
+        cfg.admission = crate::admission::AdmissionSpec::parse(&self.admission)?;
+        cfg.seed = self.seed;
         cfg.clusterfetch = self.clusterfetch(cfg.clusterfetch.is_some())?;
         cfg.placement = Layout::parse(&self.layout)?;
         cfg.validate()?;
@@ -314,6 +316,13 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         .iter()
         .any(|o| Engine::of(o, &format, false) == Engine::FileGrid);
     model.check_run(true, file_engine, !config.levels.is_empty())?;
+    if !config.levels.is_empty() && setup.admission.is_some() {
+        return Err(Error::config(
+            "admission",
+            &config.admission,
+            "applies to single-level runs; a hierarchy's levels have no admission filter",
+        ));
+    }
     if !config.levels.is_empty() {
         return run_levels(config, &grid, &format, ops);
     }

@@ -112,8 +112,8 @@ impl ArcSizedPolicy {
     /// REPLACE's choice: T1's LRU block or T2's.
     fn replace(&self) -> Option<Block> {
         let t1 = self.units[T1] as f64;
-        let from_t1 = (t1 > 0.0 && (t1 > self.p || (t1 == self.p && self.in_b2)))
-            || self.units[T2] == 0;
+        let from_t1 =
+            (t1 > 0.0 && (t1 > self.p || (t1 == self.p && self.in_b2))) || self.units[T2] == 0;
         self.lists.back(if from_t1 { T1 } else { T2 })
     }
 }
@@ -200,7 +200,10 @@ impl Policy for ArcSizedPolicy {
         for l in [T1, T2, B1, B2] {
             let sum: u64 = self.lists.iter(l).map(|b| self.w(b)).sum();
             if sum != self.units[l] {
-                return Err(format!("list {l} holds {sum} units, counted {}", self.units[l]));
+                return Err(format!(
+                    "list {l} holds {sum} units, counted {}",
+                    self.units[l]
+                ));
             }
         }
         if self.units[T1] + self.units[T2] != frames.used() {

@@ -852,7 +852,9 @@ mod tests {
 
     #[test]
     fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
-        for name in ["lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc"] {
+        for name in [
+            "lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc",
+        ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }
