@@ -443,13 +443,15 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
         return emit(&format!("{}\n", out.rows_json(true)));
     }
     let ops = OpFilter::parse(&config.ops)?;
+    let objects = out.runs.iter().any(|r| r.cache_model == "objects");
     let head = format!(
-        "trace {} ({} {}, {} references, {} unique blocks)\n",
+        "trace {} ({} {}, {} references, {} unique {})\n",
         out.source,
         out.format,
         ops.noun(),
         out.references,
-        out.unique
+        out.unique,
+        if objects { "objects" } else { "blocks" }
     );
     let body = if !config.levels.is_empty() {
         table::runs(&out.runs) + &levels::run_levels(&out.runs)

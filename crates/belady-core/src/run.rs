@@ -6,7 +6,7 @@
 
 use crate::cache_model::CacheModel;
 use crate::config::{RunConfig, RunOptions};
-use crate::engine::{run_one, PreparedTrace, RunResult};
+use crate::engine::{run_grid_with, PreparedTrace, RunResult};
 use crate::error::{Error, Result};
 use crate::filesim::{
     run_file_grid, run_file_hierarchies, run_file_hierarchy, run_file_one, run_file_one_with_store,
@@ -533,15 +533,25 @@ pub fn run_cell(cell: &RunConfig, loaded: &Loaded, label: &str) -> Result<RunRes
         .into_iter()
         .next()
         .expect("a checked size list is not empty");
-    let capacity = size.resolve(loaded.unique(), loaded.block_size)?;
+    let setup = cell.level_setup()?;
     match Engine::of(opts, format, false) {
-        Engine::FileGrid => run_file_one(
-            &spec,
-            loaded.files(label)?,
-            capacity,
-            &cell.file_config(opts)?,
+        Engine::FileGrid => {
+            CacheModel::choose(setup.model.as_deref(), format.has_object_sizes())?
+                .check_run(true, true, false)?;
+            let capacity = size.resolve(loaded.unique(), loaded.block_size)?;
+            run_file_one(
+                &spec,
+                loaded.files(label)?,
+                capacity,
+                &cell.file_config(opts)?,
+            )
+        }
+        // The block path resolves the cache model as `sim` does (objects for sized traces).
+        _ => Ok(
+            run_grid_with(&[spec], &[size], loaded.blocks(label)?, &setup)?
+                .pop()
+                .expect("one policy at one size gives one run"),
         ),
-        _ => run_one(&spec, loaded.blocks(label)?, capacity),
     }
 }
 
