@@ -523,3 +523,71 @@ mod tests {
         level.frames().resident_blocks().collect()
     }
 }
+
+#[cfg(test)]
+mod weighing_policies {
+    use super::*;
+    use crate::cache_model::Capacity;
+    use crate::policy::registry::{build_for, check_weighs, parse_policies, PolicyVisitor, Preset};
+
+    /// Runs sized references through a weighted level, checking the policy against the frame
+    /// table after every step; returns the counters.
+    struct Replay<'a>(&'a [(Block, u32)], usize);
+
+    impl PolicyVisitor for Replay<'_> {
+        type Output = LevelStats;
+        fn visit<P: Policy + 'static>(self, policy: P) -> LevelStats {
+            let mut level = CacheLevel::weighted(policy, self.1, 64);
+            for (i, &(b, size)) in self.0.iter().enumerate() {
+                let next = self.0[i + 1..]
+                    .iter()
+                    .position(|&(x, _)| x == b)
+                    .map_or(NEVER, |d| (i + 1 + d) as u64);
+                level.access_sized(b, size, next);
+                level
+                    .check()
+                    .unwrap_or_else(|e| panic!("{} at {i}: {e}", level.policy.name()));
+                assert!(level.frames().used() <= self.1 as u64);
+            }
+            level.into_stats()
+        }
+    }
+
+    #[test]
+    fn every_policy_that_weighs_keeps_its_invariants_with_sizes() {
+        let mut x: u64 = 7;
+        let refs: Vec<(Block, u32)> = (0..3000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let b = ((x >> 33) % 64) as u32;
+                // Sizes fixed per block but for every 16th request, which changes it.
+                let size = if (x >> 20) % 16 == 0 {
+                    50 + (x >> 40) % 400
+                } else {
+                    20 + b as u64 * 7
+                };
+                (b, size as u32)
+            })
+            .collect();
+        let capacity = 1500;
+        for spec in parse_policies(
+            "lru,fifo,clock,opt,lrfu,lru-k,mq,fbr,arc",
+            &[],
+            Preset::Paper,
+        )
+        .unwrap()
+        {
+            check_weighs(&spec).unwrap();
+            let cap = Capacity {
+                units: capacity,
+                weighted: true,
+                entries: 8,
+            };
+            let stats = build_for(&spec, &cap, 64, Replay(&refs, capacity)).unwrap();
+            assert_eq!(stats.hits + stats.misses, 3000, "{}", spec.label());
+            assert!(stats.hits > 0 && stats.evictions > 0, "{}", spec.label());
+        }
+    }
+}
