@@ -119,7 +119,7 @@ impl Admission {
     /// evict first (`None` when nothing would be evicted).
     pub fn admit(&mut self, candidate: Block, weight: u64, victim: Option<Block>) -> bool {
         match self {
-            Admission::TinyLfu(t) => victim.is_none_or(|v| t.estimate(candidate) > t.estimate(v)),
+            Admission::TinyLfu(t) => victim.map_or(true, |v| t.estimate(candidate) > t.estimate(v)),
             Admission::MaxUnits(max) => weight <= *max,
             Admission::Probability { p, rng } => rng.random::<f64>() < *p,
         }
