@@ -611,6 +611,44 @@ mod tests {
         );
         let b = got[1].as_ref().unwrap();
         assert_eq!((b.block, b.count, b.op), (0, 1, Op::Write));
+        // The recorded lengths, not the blocks they span.
+        assert_eq!((a.bytes, b.bytes), (8192, 512));
+    }
+
+    #[test]
+    fn a_request_asks_for_its_recorded_bytes_or_its_blocks() {
+        let sized = CsvSpec::from_columns("offset=0,size=1").unwrap();
+        let r = read(
+            &sized,
+            "4095,2
+0,10000
+",
+            4096,
+        );
+        let bytes: Vec<u64> = r.iter().map(|r| r.as_ref().unwrap().bytes).collect();
+        assert_eq!(bytes, [2, 10000]);
+        let blocks = CsvSpec::from_columns("block=0,size=1:blocks").unwrap();
+        assert_eq!(
+            read(
+                &blocks, "7,3
+", 512
+            )[0]
+            .as_ref()
+            .unwrap()
+            .bytes,
+            3 * 512
+        );
+        let no_size = CsvSpec::from_columns("block=0").unwrap();
+        assert_eq!(
+            read(
+                &no_size, "7
+", 512
+            )[0]
+            .as_ref()
+            .unwrap()
+            .bytes,
+            512
+        );
     }
 
     #[test]

@@ -107,6 +107,12 @@ impl BlockTrace {
         Ok(builder.finish(source, block_size))
     }
 
+    /// Bytes requested and byte footprint (each object's first size), when references carry
+    /// object sizes.
+    pub fn size_totals(&self) -> Option<super::SizeTotals> {
+        native::size_totals(self)
+    }
+
     /// Number of distinct blocks referenced.
     pub fn unique(&self) -> usize {
         self.originals.len()

@@ -128,6 +128,9 @@ mod tests {
             },
         };
         assert_eq!(ev.blocks(4096), Some((Op::Read, 0, 2)));
+        // 96 bytes in block 0 and 104 in block 1: the call's 200 bytes, split where they fall.
+        assert_eq!((ev.bytes_in(0, 4096), ev.bytes_in(1, 4096)), (96, 104));
+        assert_eq!(ev.bytes_in(2, 4096), 0);
         assert_eq!(file_block_key(3, 1), Some((3 << 32) | 1));
         assert_eq!(file_block_key(1 << 33, 0), None);
     }

@@ -180,8 +180,9 @@ pub struct StreamWriter {
     /// Whether references carry object sizes: set by the first push (see [`StreamWriter::push_sized`]).
     sized: Option<bool>,
     totals: SizeTotals,
-    /// Original ids seen so far, one bit each (sized traces with original ids: the footprint
-    /// counts an object's first size).
+    /// Original ids seen so far, one bit each up to the largest (sized traces with original
+    /// ids: the footprint counts an object's first size): 512 MiB at ids near `u32::MAX`, so
+    /// wide sized traces should use dense ids.
     seen: Vec<u64>,
     block_size: u32,
     source: String,
@@ -556,6 +557,12 @@ impl NativeRequests {
     /// The source name recorded in the header.
     pub fn source(&self) -> &str {
         &self.dec.source
+    }
+
+    /// Whether each request is an object whose size the file keeps (converted from
+    /// oracleGeneral or lcs).
+    pub fn has_sizes(&self) -> bool {
+        self.dec.has_sizes
     }
 }
 

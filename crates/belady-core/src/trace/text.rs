@@ -268,4 +268,19 @@ mod tests {
             .to_string()
             .contains("expected 'start_block"));
     }
+
+    #[test]
+    fn requests_ask_for_their_blocks_bytes() {
+        let input = |t: &str| Box::new(std::io::Cursor::new(t.as_bytes().to_vec()));
+        let arc: Vec<u64> = ArcReader::new(input("10 3 0 0\n"), "t".into())
+            .with_block_size(512)
+            .map(|r| r.unwrap().bytes)
+            .collect();
+        assert_eq!(arc, [3 * 512]);
+        let lirs: Vec<u64> = LirsReader::new(input("4\n"), "t".into())
+            .with_block_size(8192)
+            .map(|r| r.unwrap().bytes)
+            .collect();
+        assert_eq!(lirs, [8192]);
+    }
 }
