@@ -156,18 +156,10 @@ fn trace_sizes(trace: &BlockTrace) -> Option<&[u32]> {
     trace.sizes.as_deref()
 }
 
-/// The trace's byte footprint, when it kept object sizes: each object's size at its first
-/// reference, summed (libCacheSim's working-set size).
+/// The trace's byte footprint, when it kept object sizes (each object's size at its first
+/// reference, summed: libCacheSim's working-set size).
 fn trace_footprint(trace: &BlockTrace) -> Option<u64> {
-    let sizes = trace.sizes.as_deref()?;
-    let mut seen = vec![false; trace.unique()];
-    let mut total = 0u64;
-    for (&b, &size) in trace.refs.iter().zip(sizes) {
-        if !std::mem::replace(&mut seen[b as usize], true) {
-            total += size as u64;
-        }
-    }
-    Some(total)
+    trace.size_totals().map(|t| t.footprint)
 }
 
 /// The I/O counters of a run without read-ahead or clustering: each miss is one synchronous
