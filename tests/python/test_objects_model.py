@@ -105,3 +105,16 @@ def test_preset_libcachesim_sets_lirs_like_the_aligned_flags(belady_bin):
                   "--param", "lru-k.crp=0", "--param", "lru-k.history=0")
     preset = sim(belady_bin, ZIPF, "lirs", ["lirs", "lru-k"], ["1%", "5%"], "--preset", "libcachesim")
     assert [r["hits"] for r in aligned] == [r["hits"] for r in preset]
+
+
+def test_size_admission_compares_object_bytes_counted_or_weighed(belady_bin, tmp_path):
+    path = tmp_path / "t.oracleGeneral.bin"
+    make_trace(path, 8, n_requests=4000, n_objects=300)
+    for size in ["2MiB", "100"]:
+        everything = sim(belady_bin, path, "oracle-general", ["lru"], [size])[0]
+        small = sim(belady_bin, path, "oracle-general", ["lru"], [size], "--admission", "size:4KiB")[0]
+        nothing = sim(belady_bin, path, "oracle-general", ["lru"], [size], "--admission", "size:100B")[0]
+        # Sizes start at 200 bytes: a 100-byte threshold admits nothing, so nothing ever hits.
+        assert nothing["hits"] == 0 and nothing["evictions"] == 0, size
+        # 4 KiB admits only some objects: some hits, and not the unfiltered run's.
+        assert small["hits"] > 0 and small["hits"] != everything["hits"], size

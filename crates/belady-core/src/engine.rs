@@ -127,7 +127,7 @@ pub fn run_one_with(
         CacheModel::Objects => trace_sizes(&trace.trace),
         CacheModel::Blocks => None,
     };
-    let unit_bytes = unit_bytes(model, capacity.weighted, trace.trace.block_size);
+    let unit_bytes = unit_bytes(model, trace.trace.block_size);
     let make = MakeLevel {
         capacity,
         universe: trace.unique(),

@@ -191,7 +191,11 @@ impl<P: Policy> CacheLevel<P> {
             return Outcome::Hit;
         }
         self.stats.misses += 1;
-        if (SIZED && weight as u64 > self.frames.capacity() as u64) || !self.admits(b, &cx) {
+        // A size threshold compares the object's bytes, also when objects are counted.
+        let admit_size = if SIZED { size as u64 } else { 1 };
+        if (SIZED && weight as u64 > self.frames.capacity() as u64)
+            || !self.admits(b, &cx, admit_size)
+        {
             // The policy still sees the reference (libCacheSim looks the object up, ghosts
             // included, before deciding it cannot enter).
             self.stats.rejected += 1;
@@ -208,12 +212,13 @@ impl<P: Policy> CacheLevel<P> {
         }
     }
 
-    /// Whether the admission filter lets missed `b` in; without a filter, always.
+    /// Whether the admission filter lets missed `b` (of `size` units: blocks, or an object's
+    /// bytes) in; without a filter, always.
     #[inline]
-    fn admits(&mut self, b: Block, cx: &Access) -> bool {
+    fn admits(&mut self, b: Block, cx: &Access, size: u64) -> bool {
         let needs_victim = match &mut self.admission {
             None => return true,
-            Some(a) if !a.needs_victim() => return a.admit(b, cx.size, None),
+            Some(a) if !a.needs_victim() => return a.admit(b, size, None),
             Some(_) => true,
         };
         debug_assert!(needs_victim);
@@ -225,7 +230,7 @@ impl<P: Policy> CacheLevel<P> {
         let victim = self.policy.select_victim(b, &self.frames, cx);
         self.policy.forget_victim();
         let admission = self.admission.as_mut().expect("checked above");
-        admission.admit(b, cx.size, victim)
+        admission.admit(b, size, victim)
     }
 
     /// A demand reference to resident `b` whose I/O has not completed: the policy sees a

@@ -224,11 +224,7 @@ pub fn run_block_grid_with(
     if capacities.iter().any(|c| c.weighted) {
         specs.iter().try_for_each(registry::check_weighs)?;
     }
-    let unit_bytes = unit_bytes(
-        model,
-        capacities.iter().any(|c| c.weighted),
-        feed.block_size,
-    );
+    let unit_bytes = unit_bytes(model, feed.block_size);
     let cells: Vec<(&PolicySpec, Capacity)> = specs
         .iter()
         .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
@@ -286,13 +282,12 @@ pub fn run_block_grid_with(
     })
 }
 
-/// Bytes one unit of a level's weight stands for: a block's in the blocks model, one byte for
-/// objects that weigh their sizes, and for counted objects none (a size threshold then compares
-/// nothing: 1).
-pub(crate) fn unit_bytes(model: CacheModel, weighted: bool, block_size: u32) -> u64 {
-    match (model, weighted) {
-        (CacheModel::Blocks, _) => block_size as u64,
-        _ => 1,
+/// Bytes one unit of admitted size stands for: a block's in the blocks model; in the objects
+/// model the level hands the admission filter each object's bytes, counted or weighed.
+pub(crate) fn unit_bytes(model: CacheModel, block_size: u32) -> u64 {
+    match model {
+        CacheModel::Blocks => block_size as u64,
+        CacheModel::Objects => 1,
     }
 }
 
