@@ -540,7 +540,26 @@ pub enum Preset {
     /// What the study's simulator, AccuSim, does (the study's values plus its departures from the
     /// papers); selected by `--compat accusim`.
     Accusim,
+    /// libCacheSim's variants ([`LIBCACHESIM`]), so one switch reproduces that simulator.
+    Libcachesim,
 }
+
+/// The parameters `--preset libcachesim` sets, as (policy, key, value): what libCacheSim's
+/// (libcachesim 0.3.5) variant of each policy does where it differs from the paper's default.
+/// Policies not listed already match with their defaults (LRU, FIFO, CLOCK, ARC, 2Q, OPT) or
+/// have no libCacheSim equivalent in belady (CAR, CLOCK-Pro: see docs/policies.md).
+pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
+    // LIRS.c: Lhirs = 1% of the cache with a minimum of one block, no duplicate skipping, and
+    // |S| bounded by dropping the oldest non-resident entries.
+    ("lirs", "min_hir", "1"),
+    ("lirs", "bound", "stack-nonresident"),
+    ("lirs", "skip_dup", "false"),
+    // LRU_K.cpp: every reference counts (no correlated period) and history leaves with the block.
+    ("lru-k", "crp", "0"),
+    ("lru-k", "history", "0"),
+    // MQ.c: a missed block leaves Qout before the eviction.
+    ("mq", "ghost_lookup", "before-evict"),
+];
 
 impl Preset {
     /// Parses `paper` or `study`.
@@ -549,12 +568,13 @@ impl Preset {
             "paper" => Ok(Preset::Paper),
             "study" => Ok(Preset::Study),
             "accusim" => Ok(Preset::Accusim),
+            "libcachesim" => Ok(Preset::Libcachesim),
             _ => Err(Error::config(
                 "preset",
                 s,
                 format!(
-                    "expected paper, study or accusim{}",
-                    crate::error::did_you_mean(s, ["paper", "study", "accusim"])
+                    "expected paper, study, accusim or libcachesim{}",
+                    crate::error::did_you_mean(s, ["paper", "study", "accusim", "libcachesim"])
                 ),
             )),
         }
@@ -619,6 +639,10 @@ impl PolicySpec {
             Preset::Paper => info.default,
             Preset::Study => info.study.unwrap_or(info.default),
             Preset::Accusim => info.accusim.or(info.study).unwrap_or(info.default),
+            Preset::Libcachesim => LIBCACHESIM
+                .iter()
+                .find(|(p, k, _)| *p == self.info.name && *k == key)
+                .map_or(info.default, |(_, _, v)| v),
         }
     }
 
@@ -758,6 +782,49 @@ pub fn build<V: PolicyVisitor>(
     })
 }
 
+/// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
+/// the size-aware variant where one differs (ARC: libCacheSim's byte-based ARC), every other
+/// level what [`build`] gives.
+pub fn build_for<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &crate::cache_model::Capacity,
+    universe: usize,
+    visitor: V,
+) -> Result<V::Output> {
+    match spec.info.name {
+        "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
+            Ok(visitor.visit(super::arc_sized::ArcSizedPolicy::new(universe)))
+        }
+        _ => build(spec, capacity.entries, universe, visitor),
+    }
+}
+
+/// Refuses, in one line naming the policy, a policy that cannot weigh objects (the objects model
+/// with a byte capacity: see [`Policy::weighs_objects`]).
+pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
+    struct Weighs;
+    impl PolicyVisitor for Weighs {
+        type Output = std::result::Result<(), &'static str>;
+        fn visit<P: Policy + 'static>(self, policy: P) -> Self::Output {
+            policy.weighs_objects()
+        }
+    }
+    let weighted = crate::cache_model::Capacity {
+        units: 2,
+        weighted: true,
+        entries: 2,
+    };
+    build_for(spec, &weighted, 2, Weighs)?.map_err(|why| {
+        Error::config(
+            "policy",
+            spec.label(),
+            format!(
+                "cannot weigh objects of different sizes: {why}; count objects (a plain -c N) or use cache_model = blocks"
+            ),
+        )
+    })
+}
+
 /// Parses a comma-separated policy list, applies a preset and `POLICY.KEY=VALUE` overrides.
 pub fn parse_policies(list: &str, params: &[String], preset: Preset) -> Result<Vec<PolicySpec>> {
     let mut specs: Vec<PolicySpec> = list
@@ -811,6 +878,44 @@ pub fn param_policy(item: &str) -> Result<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_libcachesim_preset_names_real_parameters_with_valid_values() {
+        for (policy, key, value) in LIBCACHESIM {
+            let spec = &parse_policies(policy, &[], Preset::Libcachesim).unwrap()[0];
+            assert_eq!(spec.raw(key), *value, "{policy}.{key}");
+            struct Ok;
+            impl PolicyVisitor for Ok {
+                type Output = ();
+                fn visit<P: Policy + 'static>(self, _: P) {}
+            }
+            build(spec, 10, 10, Ok).unwrap();
+        }
+        let lirs = &parse_policies("lirs", &[], Preset::Libcachesim).unwrap()[0];
+        assert_eq!(
+            lirs.raw("hir"),
+            "0.01",
+            "unlisted keys keep the paper's value"
+        );
+    }
+
+    #[test]
+    fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
+        for name in [
+            "lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc",
+        ] {
+            let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
+            check_weighs(spec).unwrap();
+        }
+        for name in ["2q", "car", "clock-pro"] {
+            let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
+            let e = check_weighs(spec).unwrap_err().to_string();
+            assert!(
+                e.contains(name) && e.contains("cannot weigh") && !e.contains('\n'),
+                "{e}"
+            );
+        }
+    }
 
     #[test]
     fn names_aliases_and_params_are_checked() {
