@@ -122,9 +122,7 @@ impl S3FifoPolicy {
         let mut cur = self.lists.back(MAIN);
         while budget > 0 {
             budget -= 1;
-            let Some(b) = cur.or_else(|| self.lists.back(MAIN)) else {
-                return None;
-            };
+            let b = cur.or_else(|| self.lists.back(MAIN))?;
             cur = self.lists.toward_front(b);
             if frames.is_pinned(b) {
                 continue;
