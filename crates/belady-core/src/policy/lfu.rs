@@ -124,4 +124,16 @@ mod tests {
             prop_assert_eq!(run(LfuPolicy::new(10), cap, &refs).stats().hits, model(cap, &refs));
         }
     }
+
+    #[test]
+    fn a_first_use_is_the_first_reference() {
+        let mut level = crate::level::CacheLevel::new(LfuPolicy::new(4), 2, 4);
+        level.prefetch(1, crate::policy::NEVER);
+        level.access(2, crate::policy::NEVER);
+        level.access(1, crate::policy::NEVER);
+        assert_eq!(level.policy.count(1), 1);
+        // 1 rejoined the count-1 group as its newest member: 2 goes first.
+        level.access(3, crate::policy::NEVER);
+        assert!(level.frames().is_resident(1) && !level.frames().is_resident(2));
+    }
 }

@@ -193,4 +193,19 @@ mod tests {
         assert_eq!(level.policy.priority(2), 2);
         assert_eq!(level.policy.priority(3), 2);
     }
+
+    #[test]
+    fn a_first_use_re_enters_at_the_current_age() {
+        // cap 2: 1 2, 3 evicts 1 (age 1). 4 is prefetched (evicts 2, age 1 -> priority 2); its
+        // first use re-enters it at age + 1 = 2, not 2 + age.
+        let mut level = crate::level::CacheLevel::new(LfudaPolicy::new(6), 2, 6);
+        for b in [1, 2, 3] {
+            level.access(b, crate::policy::NEVER);
+        }
+        level.prefetch(4, crate::policy::NEVER);
+        let age = level.policy.age();
+        level.access(4, crate::policy::NEVER);
+        assert_eq!(level.policy.priority(4), age + 1);
+        level.check().unwrap();
+    }
 }

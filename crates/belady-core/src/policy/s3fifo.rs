@@ -286,4 +286,24 @@ mod tests {
         assert_eq!(level.policy.count[3], 2);
         level.check().unwrap();
     }
+
+    #[test]
+    fn a_first_use_is_not_a_hit_and_an_unused_prefetch_leaves_no_ghost() {
+        // threshold 1, so a first use counted as a hit would move a block to main.
+        let mut level = CacheLevel::new(S3FifoPolicy::new(10, 0.2, 0.9, 1, 64), 10, 64);
+        for b in 1..=10 {
+            level.access(b, NEVER);
+        }
+        level.access(11, NEVER); // small evicts 1 into the ghost; small is [11, 2]
+        level.prefetch(20, NEVER); // evicts 2 (ghost); 20 enters small with count 0
+        level.access(20, NEVER); // first use: count stays 0
+        assert_eq!(level.policy.count[20], 0);
+        level.prefetch(21, NEVER); // evicts 11
+        level.prefetch(22, NEVER); // evicts 20: count 0, so it leaves (into the ghost)
+        assert!(!level.frames().is_resident(20));
+        level.prefetch(23, NEVER); // evicts 21, never used: no ghost entry
+        let ghost = &level.policy.dump()[2].1;
+        assert!(ghost.contains(&20) && !ghost.contains(&21), "{ghost:?}");
+        level.check().unwrap();
+    }
 }

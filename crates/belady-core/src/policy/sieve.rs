@@ -179,4 +179,16 @@ mod tests {
             prop_assert_eq!(run(SievePolicy::new(10), cap, &refs).stats().hits, model(cap, &refs));
         }
     }
+
+    #[test]
+    fn a_first_use_leaves_the_bit_clear() {
+        let mut level = crate::level::CacheLevel::new(SievePolicy::new(6), 3, 6);
+        level.access(1, crate::policy::NEVER);
+        level.prefetch(2, crate::policy::NEVER);
+        assert_eq!(level.policy.dump()[0].1, vec![2, 1]);
+        level.access(2, crate::policy::NEVER);
+        assert!(!level.policy.is_visited(2));
+        level.access(2, crate::policy::NEVER);
+        assert!(level.policy.is_visited(2));
+    }
 }

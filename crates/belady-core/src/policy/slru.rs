@@ -198,4 +198,18 @@ mod tests {
             vec![4, 2, 2, 2]
         );
     }
+
+    #[test]
+    fn a_first_use_refreshes_without_promotion() {
+        // cap 4, 2 segments: 1 enters segment 0, 2 is prefetched into segment 0 too.
+        let mut level = crate::level::CacheLevel::new(SlruPolicy::new(4, 2, 8), 4, 8);
+        level.prefetch(2, crate::policy::NEVER);
+        level.access(1, crate::policy::NEVER);
+        assert_eq!(level.policy.dump()[0].1, vec![1, 2]);
+        level.access(2, crate::policy::NEVER); // first use: MRU of segment 0
+        assert_eq!(level.policy.segment_of(2), Some(0));
+        assert_eq!(level.policy.dump()[0].1, vec![2, 1]);
+        level.access(2, crate::policy::NEVER); // a real hit promotes
+        assert_eq!(level.policy.segment_of(2), Some(1));
+    }
 }

@@ -375,4 +375,14 @@ mod tests {
         assert_eq!(WTinyLfuPolicy::new(50, 0.01, 1).window_cap(), 1);
         assert_eq!(WTinyLfuPolicy::new(1, 0.01, 1).window_cap(), 1);
     }
+
+    #[test]
+    fn a_prefetch_is_not_recorded_until_its_first_use() {
+        let mut level = CacheLevel::new(WTinyLfuPolicy::new(10, 0.01, 32), 10, 32);
+        level.prefetch(5, NEVER);
+        assert_eq!(level.policy.estimate(5), 0);
+        level.access(5, NEVER);
+        assert_eq!(level.policy.estimate(5), 1);
+        assert_eq!(level.policy.dump()[0].1, vec![5]);
+    }
 }
