@@ -90,10 +90,11 @@ impl Policy for LfudaPolicy {
     fn on_hit(&mut self, b: Block, cx: &Access) {
         if cx.first_use {
             self.leave(b);
-            self.enter(b, self.age + 1);
+            self.enter(b, self.age.saturating_add(1));
             return;
         }
-        let raised = self.priority(b) + self.age;
+        // Saturating: libCacheSim's int64 would wrap; a saturated priority stays the largest.
+        let raised = self.priority(b).saturating_add(self.age);
         // libCacheSim raises the bound before the search, and the block joins its group after it.
         self.max_priority = self.max_priority.max(raised);
         self.leave(b);
@@ -126,7 +127,7 @@ impl Policy for LfudaPolicy {
     }
 
     fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
-        self.enter(b, self.age + 1);
+        self.enter(b, self.age.saturating_add(1));
     }
 
     fn len(&self) -> usize {
