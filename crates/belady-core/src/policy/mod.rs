@@ -21,6 +21,7 @@ pub mod clock;
 pub mod clock_pro;
 pub mod fbr;
 pub mod fifo;
+mod freq_buckets;
 pub mod linux;
 pub mod lirs;
 pub mod list;
@@ -33,6 +34,14 @@ pub mod opt;
 pub mod registry;
 mod stamped_heap;
 pub mod twoq;
+
+// Today's policies (S3-FIFO, SIEVE, SLRU, LFU, LFUDA, W-TinyLFU).
+pub mod lfu;
+pub mod lfuda;
+pub mod s3fifo;
+pub mod sieve;
+pub mod slru;
+pub mod wtinylfu;
 
 #[cfg(test)]
 mod conformance;

@@ -20,6 +20,10 @@ use super::mq::MqPolicy;
 use super::opt::OptPolicy;
 use super::twoq::TwoQPolicy;
 use super::Policy;
+use super::{
+    lfu::LfuPolicy, lfuda::LfudaPolicy, s3fifo::S3FifoPolicy, sieve::SievePolicy, slru::SlruPolicy,
+    wtinylfu::WTinyLfuPolicy,
+};
 use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
@@ -527,6 +531,77 @@ pub static POLICIES: &[PolicyInfo] = &[
             },
         ],
     },
+    // Today's policies, each matched to libCacheSim (docs/policies.md, "Against libCacheSim").
+    PolicyInfo {
+        name: "s3fifo",
+        aliases: &["s3-fifo"],
+        about: "S3-FIFO (Yang et al., SOSP 2023): small and main FIFO queues, ghost queue of ids evicted from small",
+        params: &[
+            ParamInfo {
+                name: "small",
+                default: "0.1",
+                study: None,
+                accusim: None,
+                about: "share of the cache for the small FIFO queue (at least one block)",
+            },
+            ParamInfo {
+                name: "threshold",
+                default: "2",
+                study: None,
+                accusim: None,
+                about: "move-to-main threshold: a block leaving small with at least this many hits moves to main",
+            },
+            ParamInfo {
+                name: "ghost",
+                default: "0.9",
+                study: None,
+                accusim: None,
+                about: "ghost queue size (ids evicted from small), as a multiple of the cache size",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "sieve",
+        aliases: &[],
+        about: "SIEVE (Zhang et al., NSDI 2024): FIFO queue with visited bits and a hand that leaves survivors in place",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "slru",
+        aliases: &["segmented-lru"],
+        about: "segmented LRU (Karedla et al. 1994) with equal segments, as libCacheSim: a hit promotes one segment up",
+        params: &[ParamInfo {
+            name: "segments",
+            default: "4",
+            study: None,
+            accusim: None,
+            about: "number of LRU segments (libCacheSim's default 4; 2 = probation/protected)",
+        }],
+    },
+    PolicyInfo {
+        name: "lfu",
+        aliases: &[],
+        about: "least frequently used, counts forgotten on eviction, ties to the block that reached its count first",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "lfuda",
+        aliases: &[],
+        about: "LFU with dynamic aging (Arlitt et al. 2000), libCacheSim's priority rules",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "wtinylfu",
+        aliases: &["w-tinylfu"],
+        about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging",
+        params: &[ParamInfo {
+            name: "window",
+            default: "0.01",
+            study: None,
+            accusim: None,
+            about: "share of the cache for the window LRU (at least one block)",
+        }],
+    },
 ];
 
 /// Named sets of parameter defaults.
@@ -778,6 +853,12 @@ pub fn build<V: PolicyVisitor>(
         // The kernel's own replacement (issue 26 item 2).
         "linux" => visitor.visit(LinuxPolicy::from_spec(spec, capacity, universe)?),
         "mglru" => visitor.visit(MglruPolicy::from_spec(spec, capacity, universe)?),
+        "s3fifo" => visitor.visit(S3FifoPolicy::from_spec(spec, capacity, universe)?),
+        "sieve" => visitor.visit(SievePolicy::new(universe)),
+        "slru" => visitor.visit(SlruPolicy::from_spec(spec, capacity, universe)?),
+        "lfu" => visitor.visit(LfuPolicy::new(universe)),
+        "lfuda" => visitor.visit(LfudaPolicy::new(universe)),
+        "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }
