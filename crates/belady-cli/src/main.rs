@@ -28,8 +28,8 @@ pub use args::TraceArgs;
 use anyhow::{Context, Result};
 use belady_core::outfile::{refuse_overwrite, OutFile};
 use belady_core::trace::{
-    accusim, detect_format, events, export, load_file_trace, native, open_requests, BlockRequest,
-    Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
+    accusim, detect_format, events, export, load_file_trace_with, native, open_requests,
+    BlockRequest, Format, OpFilter, ReadOptions, RequestStream, FORMAT_NAMES,
 };
 use belady_core::{RunConfig, POLICIES};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -547,11 +547,15 @@ fn convert(args: ConvertArgs) -> Result<()> {
         Target::Accusim | Target::AccusimText => return convert_accusim(&args),
         Target::Events => {
             let format = args.input.format()?;
+            let max = args.input.how.max_request_bytes;
             // An events input keeps its TIME column; other inputs have none to keep.
             let (trace, times) = if format == Format::Events {
-                events::load_timed(&args.input.trace)?
+                events::load_timed_with(&args.input.trace, max)?
             } else {
-                (load_file_trace(&args.input.trace, &format)?, Vec::new())
+                (
+                    load_file_trace_with(&args.input.trace, &format, max)?,
+                    Vec::new(),
+                )
             };
             let mut w = events::Writer::new(std::io::BufWriter::new(OutFile::create(out)?))
                 .with_context(failed)?;
