@@ -727,9 +727,32 @@ fn policies(json: bool, markdown: bool) -> Result<()> {
 pub fn emit(text: &str) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
+    out.write_all(printable(text).as_bytes())?;
     out.flush()?;
     Ok(())
+}
+
+/// `text` with every control character but newline and tab escaped (`\x1b`): names read from
+/// traces (a native file's, an events file's paths) reach tables and summaries, and their
+/// escape sequences must not reach the terminal.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            let cells: Vec<_> = line
+                .split('\t')
+                .map(belady_core::error::escape_control)
+                .collect();
+            cells.join("\t")
+        })
+        .collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

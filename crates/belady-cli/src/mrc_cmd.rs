@@ -130,7 +130,9 @@ pub fn run(args: MrcArgs) -> Result<()> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    let (stream, block_size, source) = crate::open_stream(&trace, &format, &args.how)?;
+    // The trace as given names it (a native file's recorded name is provenance, not its name).
+    let (stream, block_size, _) = crate::open_stream(&trace, &format, &args.how)?;
+    let source = trace.display().to_string();
     let mrc = pool.install(|| profile(stream, ops, &specs, &sizes, &opts, &source, block_size))?;
     let json = args.json
         || args
