@@ -464,7 +464,7 @@ fn measure(args: &CalibrateArgs) -> Result<(u64, Observed, Option<tempfile::Temp
         }
         let write = |name: &str, text: &str| {
             let path = d.join(name);
-            std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+            belady_core::outfile::write_atomic(&path, text.as_bytes())
         };
         write("observations.tsv", &tsv)?;
         write("residency.tsv", &residency)?;
@@ -482,7 +482,7 @@ fn write_events(path: &Path, reads: &[(u64, u64)], size: u64) -> Result<()> {
         let _ = writeln!(s, "read - 0 1 3 1 {off} {len}");
     }
     s.push_str("close - 0 1 3 1\n");
-    std::fs::write(path, s).with_context(|| format!("cannot write {}", path.display()))
+    Ok(belady_core::outfile::write_atomic(path, s.as_bytes())?)
 }
 
 /// `statfs` magic and a name for messages.

@@ -14,6 +14,7 @@ mod levels;
 mod merge_cmd;
 mod mrc_chart;
 mod mrc_cmd;
+mod on_signal;
 mod record;
 mod report;
 mod report_chart;
@@ -771,6 +772,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 fn main() {
     use clap::{CommandFactory, FromArgMatches};
+    on_signal::install();
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {

@@ -101,6 +101,8 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             store.display()
         );
     }
+    // An empty, foreign or cut file is refused in one line, unchanged, as `results export` does.
+    drop(belady_core::sweep::store::Store::open_existing(store)?);
     let db = Connection::open(store).with_context(|| format!("cannot open {}", store.display()))?;
     let mut stmt = db
         .prepare(

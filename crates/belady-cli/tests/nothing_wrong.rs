@@ -203,6 +203,9 @@ fn results_export_refuses_a_file_that_is_not_a_store_and_leaves_it_alone() {
             assert_error(&r, why);
             assert!(r.stdout.is_empty(), "nothing printed as if exported");
         }
+        let page = path_in(dir.path(), "r.html");
+        assert_error(&belady(&["report", "--store", file, "-o", &page]), why);
+        assert!(!Path::new(&page).exists());
         assert_eq!(std::fs::read(file).unwrap(), before, "{file} changed");
     }
     // The real store still exports.
