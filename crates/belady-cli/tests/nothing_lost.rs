@@ -263,3 +263,78 @@ fn signals_during_convert_and_merge_remove_their_temporaries() {
         );
     }
 }
+
+#[test]
+fn record_refuses_at_record_time_what_belady_would_refuse_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = write(dir.path(), "data.bin", &"x".repeat(8192));
+    let open = format!(
+        "100 1700000000.000001 openat(AT_FDCWD, \"{data}\", O_RDONLY) = 3<{data}> <0.000010>\n"
+    );
+    let bad_calls = [
+        // An offset near 2^64.
+        format!("100 1700000000.000100 pread64(3<{data}>, \"\", 4096, 18446744073709551000) = 4096 <0.000010>\n"),
+        // A count of 2^63 - 1 bytes.
+        format!("100 1700000000.000100 read(3<{data}>, \"\", 4096) = 9223372036854775807 <0.000010>\n"),
+        // A seek to near 2^63, then a read there.
+        format!("100 1700000000.000100 lseek(3<{data}>, 9223372036854775000, SEEK_SET) = 9223372036854775000 <0.000010>\n\
+                 100 1700000000.000200 read(3<{data}>, \"\", 4096) = 4096 <0.000010>\n"),
+    ];
+    for (i, call) in bad_calls.iter().enumerate() {
+        let log = write(dir.path(), &format!("s{i}.log"), &format!("{open}{call}"));
+        let out = path_in(dir.path(), &format!("s{i}.events"));
+        let r = belady(&["record", "--from-strace", &log, "-o", &out]);
+        let err = assert_error(&r, &format!("s{i}.log:"));
+        assert!(
+            err.contains(":2:") || err.contains(":3:"),
+            "names the strace line: {err}"
+        );
+        assert!(!Path::new(&out).exists(), "no trace written");
+    }
+    // A mapping larger than one request is recorded in pieces the reader accepts.
+    let map = format!(
+        "{open}100 1700000000.000100 mmap(NULL, 3221225472, PROT_READ, MAP_SHARED, 3<{data}>, 0) = 0x7f0000000000 <0.000010>\n"
+    );
+    let log = write(dir.path(), "map.log", &map);
+    let out = path_in(dir.path(), "map.events");
+    ok(&belady(&["record", "--from-strace", &log, "-o", &out]));
+    ok(&belady(&["stats", "-t", &out, "-f", "events"]));
+    // A byte that is not UTF-8 is named with its line.
+    let mut bytes = open.into_bytes();
+    bytes.extend_from_slice(b"100 1700000000.000100 read(3<\xff>, \"\", 4096) = 10 <0.000010>\n");
+    let bad = dir.path().join("utf.log");
+    std::fs::write(&bad, bytes).unwrap();
+    let r = belady(&[
+        "record",
+        "--from-strace",
+        &bad.display().to_string(),
+        "-o",
+        &path_in(dir.path(), "utf.events"),
+    ]);
+    assert_error_all(&r, &["utf.log:2:", "not UTF-8"]);
+}
+
+#[test]
+fn calibrate_checks_the_free_space_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    let start = Instant::now();
+    // Far more than any test machine's disk: refused at once, nothing written. The file-size
+    // limit (1 MiB) bounds what a regression could write, so it can never fill the disk.
+    let r = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -f 2048; exec '{}' calibrate --dir '{d}' --size 1000000TiB --read-ahead-kb 128",
+            env!("CARGO_BIN_EXE_belady")
+        ))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr).into_owned();
+    if err.contains("keeps file pages in memory") {
+        eprintln!("skipping: the temporary directory is on tmpfs");
+        return;
+    }
+    assert_error_all(&r, &["--size", "bytes free"]);
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert!(names(dir.path()).is_empty(), "no scratch file left");
+}
