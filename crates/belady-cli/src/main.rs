@@ -406,6 +406,9 @@ fn config_file(path: &Path, matches: &clap::ArgMatches) -> Result<RunConfig> {
 }
 
 fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
+    if let Some(n) = args.threads {
+        belady_core::threads::check_threads("--threads", n)?;
+    }
     let config = match &args.config {
         Some(path) => config_file(path, matches)?,
         None => sim_config(&args)?,
@@ -548,6 +551,13 @@ fn convert(args: ConvertArgs) -> Result<()> {
         Target::Accusim | Target::AccusimText => return convert_accusim(&args),
         Target::Events => {
             let format = args.input.format()?;
+            if !format.is_file_level() {
+                anyhow::bail!(
+                    "invalid --format '{}': --to events converts file-level traces (accusim, \
+                     accusim-text, events); a block-level trace has no files or offsets to write",
+                    format.name()
+                );
+            }
             let max = args.input.how.max_request_bytes;
             // An events input keeps its TIME column; other inputs have none to keep.
             let (trace, times) = if format == Format::Events {

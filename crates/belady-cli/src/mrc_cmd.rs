@@ -84,6 +84,9 @@ pub fn csv(rows: &[MrcRow]) -> String {
 }
 
 pub fn run(args: MrcArgs) -> Result<()> {
+    if let Some(n) = args.threads {
+        belady_core::threads::check_threads("--threads", n)?;
+    }
     let Some(trace) = args.trace.clone().or(args.trace_flag.clone()) else {
         bail!("name a trace: belady mrc TRACE (or --trace TRACE)");
     };
