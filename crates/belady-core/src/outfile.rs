@@ -39,10 +39,7 @@ impl OutFile {
         if std::fs::metadata(&target).is_ok_and(|m| m.is_dir()) {
             // Refused before anything is written: a rename over a directory fails only at the
             // end, after the whole output was made.
-            let cause = std::io::Error::new(
-                std::io::ErrorKind::IsADirectory,
-                "is a directory; name a file to write",
-            );
+            let cause = std::io::Error::other("is a directory; name a file to write");
             return Err(Error::io(path, cause));
         }
         if std::fs::metadata(&target).is_ok_and(|m| !m.is_file()) {

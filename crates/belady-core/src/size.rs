@@ -87,7 +87,8 @@ impl CacheSize {
         if bytes.is_finite() && bytes >= u64::MAX as f64 || bytes.is_infinite() {
             return Err(bad(&format!("too large: at most {} bytes", u64::MAX)));
         }
-        if !(bytes >= 1.0) {
+        // `num` is digits and dots, so `bytes` is never NaN.
+        if bytes < 1.0 {
             return Err(bad("less than one byte"));
         }
         Ok(CacheSize::Bytes(bytes as u64))
