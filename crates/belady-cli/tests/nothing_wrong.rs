@@ -70,6 +70,26 @@ fn a_timed_block_trace_gives_the_same_numbers_as_text_native_and_pipe() {
     );
     assert_eq!(text, from_native, "text and native differ");
     assert_eq!(text, piped, "text and pipe differ");
+    // A sweep reads the trace by another path (loaded once for all its runs): the same numbers.
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        &format!(
+            "policies = [\"lru\"]\nsizes = [\"100\"]\nprefetch = [\"linux6\"]\ndisks = [\"hdd7200\"]\n\
+             [[trace]]\npath = \"{msr}\"\nformat = \"msr\"\n[[trace]]\npath = \"{native}\"\nformat = \"native\"\n"
+        ),
+    );
+    let store = path_in(dir.path(), "s.sqlite");
+    ok(&belady(&["sweep", &exp, "--store", &store, "--quiet"]));
+    let stored = json_rows(&belady(&[
+        "results", "export", "--store", &store, "--format", "json",
+    ]));
+    assert_eq!(stored.len(), 2);
+    for row in &stored {
+        for key in ["hits", "exec_time_s", "proc_time_s", "prefetch_hits"] {
+            assert_eq!(row[key], text[0][key], "sweep {key} of {}", row["trace"]);
+        }
+    }
 }
 
 #[test]
