@@ -254,6 +254,7 @@ mod tests {
                     count: 1,
                     op: if i % 5 == 0 { Op::Write } else { Op::Read },
                     time_ns: None,
+                    bytes: 4096,
                 }
             })
             .collect()
