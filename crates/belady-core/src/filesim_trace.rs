@@ -10,7 +10,7 @@ use crate::trace::dense;
 use crate::trace::events::EventReader;
 use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
 use crate::trace::{
-    accusim, input, load_file_trace, open_requests, Format, Op, OpFilter, ReadOptions,
+    accusim, input, load_file_trace_with, open_requests, Format, Op, OpFilter, ReadOptions,
     DEFAULT_MAX_REQUEST_BYTES,
 };
 use rustc_hash::FxHashMap;
@@ -237,19 +237,31 @@ impl PreparedFileTrace {
     /// spooling its events: memory is bounded by its files and blocks, not its length. A bad
     /// record anywhere fails here, naming its place, before any run starts.
     pub fn open(path: &Path, format: &Format, block_size: u32) -> Result<Self> {
+        Self::open_with(path, format, block_size, DEFAULT_MAX_REQUEST_BYTES)
+    }
+
+    /// [`PreparedFileTrace::open`], refusing a read or write of more than `max_request_bytes`
+    /// (its line or call is named).
+    pub fn open_with(
+        path: &Path,
+        format: &Format,
+        block_size: u32,
+        max_request_bytes: u64,
+    ) -> Result<Self> {
         let source = path.display().to_string();
         let mut out = FileTraceBuilder::new(source.clone(), block_size);
         let names = match format {
             Format::Events => {
                 let input = input::open_text(path)?;
-                let mut reader = EventReader::new(input, &source, DEFAULT_MAX_REQUEST_BYTES);
+                let mut reader = EventReader::new(input, &source, max_request_bytes);
                 while let Some((ev, _)) = reader.next_event()? {
                     out.push(&ev)?;
                 }
                 reader.into_names()
             }
             Format::Accusim | Format::AccusimText => {
-                let mut resolver = accusim::Resolver::new(source);
+                let mut resolver =
+                    accusim::Resolver::new(source).with_max_request_bytes(max_request_bytes);
                 let mut names = BTreeMap::new();
                 let mut events = Vec::new();
                 for item in accusim::calls(path, matches!(format, Format::Accusim))? {
@@ -261,7 +273,10 @@ impl PreparedFileTrace {
                 names
             }
             // The same refusal as the loader's.
-            other => return PreparedFileTrace::new(load_file_trace(path, other)?, block_size),
+            other => {
+                let trace = load_file_trace_with(path, other, max_request_bytes)?;
+                return PreparedFileTrace::new(trace, block_size);
+            }
         };
         out.finish(names)
     }
@@ -414,7 +429,7 @@ impl PreparedFileTrace {
     ) -> Result<Self> {
         let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
         if *format == Format::Native || !regular {
-            let mut blocks = dense::BlockTrace::load(path, format, opts, ops)?;
+            let mut blocks = dense::BlockTrace::load_timed(path, format, opts, ops)?;
             if writes_as_reads {
                 blocks.write_mask = None;
             }
@@ -423,12 +438,13 @@ impl PreparedFileTrace {
         let source = path.display().to_string();
         // Pass 1: the distinct blocks, as BlockTrace::load checks and counts them.
         let mut place: FxHashMap<u64, u64> = FxHashMap::default();
-        let (mut refs, mut writes) = (0u64, false);
+        let (mut refs, mut writes, mut timed) = (0u64, false, false);
         for req in open_requests(path, format, opts)? {
             let req = req?;
             if !ops.keeps(req.op) {
                 continue;
             }
+            timed |= req.time_ns.is_some();
             if refs + req.count as u64 >= dense::NEVER as u64 {
                 return Err(Error::config(
                     "trace",
@@ -480,20 +496,28 @@ impl PreparedFileTrace {
             run_sizes[run as usize] += 1;
         }
         drop(sorted);
-        // Pass 2: the events, spooled.
+        // Pass 2: the events, spooled. Think times as `from_block_trace` makes them from a loaded
+        // trace's times (a request without a time counts as time 0 when others have one).
         let bs = opts.block_size as u64;
         let mut opened = vec![false; run_sizes.len()];
         let mut out = FileTraceBuilder::new(source, opts.block_size);
+        let mut last_time = None;
         for req in open_requests(path, format, opts)? {
             let req = req?;
             if !ops.keeps(req.op) {
                 continue;
             }
+            let time = timed.then(|| req.time_ns.unwrap_or(0));
             for k in 0..req.count as u64 {
                 let at = place[&(req.block + k)];
                 let (run, index) = (at >> 32, at & u32::MAX as u64);
-                let event = |kind| FileEvent {
-                    think_ns: 0,
+                let think_ns = match (time, last_time) {
+                    (Some(t), Some(prev)) => t.saturating_sub(prev),
+                    _ => 0,
+                };
+                last_time = time;
+                let event = |think_ns, kind| FileEvent {
+                    think_ns,
                     pid: 1,
                     fd: run as u32 + 3,
                     file: run,
@@ -501,12 +525,15 @@ impl PreparedFileTrace {
                     kind,
                 };
                 if !std::mem::replace(&mut opened[run as usize], true) {
-                    out.push(&event(FileEventKind::Open))?;
+                    out.push(&event(0, FileEventKind::Open))?;
                 }
-                out.push(&event(FileEventKind::Read {
-                    offset: index * bs,
-                    len: bs,
-                }))?;
+                out.push(&event(
+                    think_ns,
+                    FileEventKind::Read {
+                        offset: index * bs,
+                        len: bs,
+                    },
+                ))?;
             }
         }
         out.finish(Default::default())
