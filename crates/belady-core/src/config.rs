@@ -9,7 +9,8 @@
 
 use crate::error::{Error, Result};
 use crate::filesim::{FileOptions, FileSimConfig};
-use crate::policy::registry::Preset;
+use crate::hierarchy::Placement;
+use crate::policy::registry::{PolicySpec, Preset};
 use crate::trace::Format;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -299,6 +300,164 @@ impl RunConfig {
     }
 }
 
+impl RunConfig {
+    /// The configuration with every name in its one spelling: what `sim`, `sim --config`,
+    /// Python, sweep cells and the Dask worker all run, so two spellings of one run (`--prefetch
+    /// off` and `none`, `LRU` and `lru`, `./t.lirs` and `t.lirs`) run the same engine, print the
+    /// same rows and get the same sweep key. Names that do not parse are left for the run to
+    /// refuse with its own message.
+    pub fn normalized(&self) -> Result<RunConfig> {
+        let mut c = self.clone();
+        c.trace = canonical_path(&c.trace);
+        c.format = c.format.map(|f| f.trim().to_string());
+        c.ops = name(&c.ops);
+        c.ops = match crate::trace::OpFilter::parse(&c.ops) {
+            Ok(crate::trace::OpFilter::Read) => "read".into(),
+            Ok(crate::trace::OpFilter::Write) => "write".into(),
+            Ok(crate::trace::OpFilter::All) => "all".into(),
+            Err(_) => c.ops,
+        };
+        c.policies = c.policies.iter().map(|p| canonical_policy(p)).collect();
+        c.params = c.params.iter().map(|p| canonical_param(p)).collect();
+        c.preset = name(&c.preset);
+        c.cache_sizes = c.cache_sizes.iter().map(|s| s.trim().to_string()).collect();
+        c.levels = c.levels.iter().map(|l| canonical_levels(l)).collect();
+        c.placement = c
+            .placement
+            .split(',')
+            .map(canonical_placement)
+            .collect::<Vec<_>>()
+            .join(",");
+        c.prefetch = c.prefetch.iter().map(|p| canonical_prefetch(p)).collect();
+        c.disk = c.disk.iter().map(|d| canonical_disk(d)).collect();
+        c.scheduler = name(&c.scheduler);
+        if let Ok(s) = crate::disk::queue::Scheduler::parse(&c.scheduler) {
+            c.scheduler = s.name().to_string();
+        }
+        c.compat = c.compat.map(|v| name(&v)).filter(|v| !v.is_empty());
+        c.compat_rules = c.compat_rules.iter().map(|r| name(r)).collect();
+        c.layout = name(&c.layout);
+        Ok(c)
+    }
+}
+
+/// A name as written, trimmed and in lower case.
+fn name(text: &str) -> String {
+    text.trim().to_ascii_lowercase()
+}
+
+/// `path` without `.` components, and with `dir/..` pairs taken out where `dir` is a name: the
+/// same file written the same way (`./t.lirs` is `t.lirs`), without touching the file system.
+pub fn canonical_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() && !path.as_os_str().is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
+/// A policy entry with its registered name (`LRU` -> `lru`, `Belady` -> `opt`); an entry's own
+/// settings (`lirs(hir=0.01)`) are kept as written.
+pub(crate) fn canonical_policy(entry: &str) -> String {
+    let entry = entry.trim();
+    let (head, rest) = match entry.split_once('(') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (entry, None),
+    };
+    let head =
+        PolicySpec::parse(head).map_or_else(|_| head.trim().to_string(), |s| s.info.name.into());
+    match rest {
+        Some(rest) => format!("{head}({}", rest.trim()),
+        None => head,
+    }
+}
+
+/// A `POLICY.KEY=VALUE` setting with the policy's registered name.
+pub(crate) fn canonical_param(item: &str) -> String {
+    let Some((lhs, value)) = item.split_once('=') else {
+        return item.trim().to_string();
+    };
+    let Some((policy, key)) = lhs.split_once('.') else {
+        return item.trim().to_string();
+    };
+    format!(
+        "{}.{}={}",
+        canonical_policy(policy),
+        key.trim(),
+        value.trim()
+    )
+}
+
+/// A placement by its name as it parses back (`Inclusive` -> `access`).
+pub(crate) fn canonical_placement(text: &str) -> String {
+    Placement::parse(text).map_or_else(|_| text.trim().to_string(), |p| p.label())
+}
+
+/// A hierarchy `NAME:POLICY:SIZE[:PLACEMENT],...` with canonical policies and placements.
+pub(crate) fn canonical_levels(text: &str) -> String {
+    text.split(',')
+        .map(|level| {
+            let fields: Vec<&str> = level.split(':').map(str::trim).collect();
+            if fields.len() < 3 {
+                return level.trim().to_string();
+            }
+            let mut out = vec![
+                fields[0].to_string(),
+                canonical_policy(fields[1]),
+                fields[2].to_string(),
+            ];
+            if fields.len() > 3 {
+                out.push(canonical_placement(&fields[3..].join(":")));
+            }
+            out.join(":")
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A read-ahead setting by its engine's name (`off` -> `none`, `Linux-2.4` -> `linux24`), with
+/// `+clusterfetch` after the engine.
+pub(crate) fn canonical_prefetch(text: &str) -> String {
+    let lower = name(text);
+    let Ok((engine, cf)) = crate::prefetch::clusterfetch::split_prefetch(&lower) else {
+        return lower;
+    };
+    let Ok(kind) = crate::prefetch::PrefetchKind::parse(engine) else {
+        return lower;
+    };
+    match cf {
+        true => format!(
+            "{}+{}",
+            kind.name(),
+            crate::prefetch::clusterfetch::COMPONENT
+        ),
+        false => kind.name().to_string(),
+    }
+}
+
+/// A disk setting: `none` for no device (`off`, `None`), a preset by its lower-case name, a
+/// file's path as written.
+pub(crate) fn canonical_disk(text: &str) -> String {
+    let (trimmed, lower) = (text.trim(), name(text));
+    if lower == "none" || lower == "off" {
+        return "none".into();
+    }
+    if !Path::new(trimmed).exists() && crate::disk::DiskConfig::preset(&lower).is_some() {
+        return lower;
+    }
+    trimmed.to_string()
+}
+
 /// A serde message without its list of every valid key (one line, the bad key first).
 fn short_message(msg: &str) -> String {
     match msg.split_once(", expected one of") {
@@ -352,6 +511,46 @@ mod tests {
         assert!(o.uses_file_engine(&Format::Lirs));
         assert!(!RunOptions::default().uses_file_engine(&Format::Lirs));
         assert_eq!(RunOptions::default().preset().unwrap(), Preset::Paper);
+    }
+
+    #[test]
+    fn names_are_normalised_once() {
+        let c = RunConfig {
+            trace: "./a/../t.lirs".into(),
+            ops: " All".into(),
+            policies: vec!["LRU".into(), "Belady".into(), "LIRS(hir=0.01)".into()],
+            params: vec!["LIRS.hir = 0.02".into()],
+            preset: "Paper".into(),
+            levels: vec!["client:LRU:10,storage:MQ:20:Inclusive".into()],
+            placement: "Access,EVICTION".into(),
+            prefetch: vec!["off".into(), "Linux-2.4+ClusterFetch".into()],
+            disk: vec!["OFF".into(), "HDD".into()],
+            scheduler: "C-LOOK".into(),
+            compat: Some(" ".into()),
+            ..RunConfig::default()
+        }
+        .normalized()
+        .unwrap();
+        assert_eq!(c.trace, PathBuf::from("t.lirs"));
+        assert_eq!(c.ops, "all");
+        assert_eq!(c.policies, ["lru", "opt", "lirs(hir=0.01)"]);
+        assert_eq!(c.params, ["lirs.hir=0.02"]);
+        assert_eq!(c.preset, "paper");
+        assert_eq!(c.levels, ["client:lru:10,storage:mq:20:access"]);
+        assert_eq!(c.placement, "access,eviction");
+        assert_eq!(c.prefetch, ["none", "linux24+clusterfetch"]);
+        assert_eq!(c.disk, ["none", "hdd"]);
+        assert_eq!(c.scheduler, "clook");
+        assert_eq!(c.compat, None);
+        assert_eq!(
+            c.normalized().unwrap(),
+            c,
+            "normalising twice changes nothing"
+        );
+        assert_eq!(
+            canonical_path(Path::new("../x/./y")),
+            PathBuf::from("../x/y")
+        );
     }
 
     #[test]

@@ -299,6 +299,7 @@ fn bytes(key: &str, text: &str) -> Result<u64> {
 /// Performs `config`: every setting of `prefetch` × `disk`, each over every policy and size (or
 /// hierarchy). Runs in the current rayon pool.
 pub fn run(config: &RunConfig) -> Result<Outcome> {
+    let config = &config.normalized()?;
     if config.trace.as_os_str().is_empty() {
         return Err(Error::config("trace", "", "name the trace file"));
     }

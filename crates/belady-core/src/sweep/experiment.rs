@@ -119,6 +119,35 @@ impl Experiment {
         Experiment::from_toml(&text, &path.display().to_string())
     }
 
+    /// The experiment with every name in its one spelling ([`crate::RunConfig::normalized`]'s
+    /// rules), so two spellings of one run get one key.
+    pub(super) fn normalized(&self) -> Experiment {
+        use crate::config::*;
+        let list = |v: &[String], f: fn(&str) -> String| v.iter().map(|x| f(x)).collect();
+        let lower = |t: &str| t.trim().to_ascii_lowercase();
+        Experiment {
+            preset: lower(&self.preset),
+            policies: list(&self.policies, canonical_policy),
+            params: list(&self.params, canonical_param),
+            sizes: self.sizes.iter().map(|s| s.trim().to_string()).collect(),
+            levels: list(&self.levels, canonical_levels),
+            placements: list(&self.placements, canonical_placement),
+            prefetch: list(&self.prefetch, canonical_prefetch),
+            disks: list(&self.disks, canonical_disk),
+            scheduler: lower(&self.scheduler),
+            compat: self.compat.as_deref().map(lower).filter(|c| !c.is_empty()),
+            traces: self
+                .traces
+                .iter()
+                .map(|t| TraceSpec {
+                    path: canonical_path(&t.path),
+                    ..t.clone()
+                })
+                .collect(),
+            ..self.clone()
+        }
+    }
+
     pub(super) fn preset(&self) -> Result<Preset> {
         RunOptions {
             preset: self.preset.clone(),

@@ -34,6 +34,7 @@ impl crate::policy::registry::PolicyVisitor for CheckBuild {
 impl Plan {
     /// Checks the experiment, reads its traces (paths relative to `base`) and lists its runs.
     pub fn new(exp: &Experiment, base: &Path, name: &str) -> Result<Plan> {
+        let exp = &exp.normalized();
         let preset = exp.preset()?;
         // Policy names, settings and hierarchies are checked here, once, before any trace is
         // read; each run then gets only the settings for its own policies.

@@ -306,3 +306,23 @@ fn cells_run_as_the_core_runs_the_same_configuration() {
         assert_eq!(whole.runs, vec![got], "{}", cell.policy);
     }
 }
+
+#[test]
+fn two_spellings_of_one_run_get_one_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..300).map(|i| format!("{}\n", (i * 7) % 50)).collect();
+    write(dir.path(), "t.trace", &ids);
+    let keys = |policy: &str, path: &str, prefetch: &str| -> Vec<String> {
+        let text = format!(
+            "policies = [\"{policy}\"]\nsizes = [\"10\"]\nprefetch = [\"{prefetch}\"]\n\
+             [[trace]]\npath = \"{path}\"\nformat = \"lirs\"\n"
+        );
+        let exp = Experiment::from_toml(&text, "e.toml").unwrap();
+        let plan = Plan::new(&exp, dir.path(), "e").unwrap();
+        plan.runs.iter().map(|(_, c)| c.key()).collect()
+    };
+    let canonical = keys("lru", "t.trace", "none");
+    assert_eq!(keys("LRU", "./t.trace", "off"), canonical);
+    assert_eq!(keys("Lru", "sub/../t.trace", "None"), canonical);
+    assert_ne!(keys("fifo", "t.trace", "none"), canonical);
+}
