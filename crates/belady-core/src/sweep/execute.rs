@@ -1,11 +1,10 @@
 //! Execution: a plan's runs on a thread pool into the store, and one run from its configuration
 //! alone (what a remote worker does).
 
-use super::cell::{CellConfig, LoadedTrace};
+use super::cell::{sha256_file, CellConfig};
 use super::{store, Plan};
-use crate::engine::RunResult;
 use crate::error::{Error, Result};
-use std::path::Path;
+use serde_json::Value;
 
 /// What [`Plan::execute_counted`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,7 +42,7 @@ impl Plan {
     ) -> Result<Executed> {
         use rayon::prelude::*;
         let claims = store.claims()?;
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Result<RunResult>>)>();
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Result<Value>>)>();
         let mut failure = None;
         let mut done = Executed::default();
         std::thread::scope(|scope| -> Result<()> {
@@ -80,8 +79,10 @@ impl Plan {
                         failure.get_or_insert(Error::config(
                             "run",
                             format!(
-                                "{} at {} blocks on {}",
-                                config.policy, config.cache_blocks, config.trace
+                                "{} at {} on {}",
+                                config.label(),
+                                config.cache_size(),
+                                config.trace
                             ),
                             e.to_string(),
                         ));
@@ -98,30 +99,38 @@ impl Plan {
     }
 }
 
-/// Performs a run from its configuration alone, reading the trace from `trace_path` (and checking
-/// its hash): what a remote worker does.
-pub fn run_config(config: &CellConfig) -> Result<RunResult> {
-    let path = Path::new(&config.trace_path);
-    let options = config.run_config()?.option_grid()?;
-    let levels = !config.levels.is_empty();
-    let trace = LoadedTrace::load(
-        &config.trace,
-        path,
-        Some(&config.format),
-        config.block_size,
-        &options,
-        !levels,
-        levels,
-    )?;
-    if trace.hash != config.trace_hash {
+/// Performs one cell through [`crate::run::run`] (which streams the trace as `belady sim`
+/// does); returns its row as `belady sim --json` prints it.
+pub(super) fn run_cell(cell: &CellConfig) -> Result<Value> {
+    let out = crate::run::run(&cell.run)?;
+    let mut rows = out.rows();
+    if rows.len() != 1 {
+        return Err(Error::config(
+            "run",
+            cell.label(),
+            format!(
+                "a sweep cell makes one run, but this one made {}",
+                rows.len()
+            ),
+        ));
+    }
+    Ok(rows.remove(0))
+}
+
+/// Performs a run from its configuration alone, reading the trace from its `trace_path` (and
+/// checking its hash): what a remote worker does. Returns the row `belady sim --json` prints.
+pub fn run_config(config: &CellConfig) -> Result<Value> {
+    let path = &config.run.trace;
+    let hash = sha256_file(path)?;
+    if hash != config.trace_hash {
         return Err(Error::config(
             "trace",
             path.display(),
             format!(
-                "has SHA-256 {} but the run was planned for {}",
-                trace.hash, config.trace_hash
+                "has SHA-256 {hash} but the run was planned for {}",
+                config.trace_hash
             ),
         ));
     }
-    trace.run(config)
+    run_cell(config)
 }
