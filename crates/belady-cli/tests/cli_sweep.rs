@@ -174,3 +174,61 @@ fn a_sweep_stores_exactly_the_rows_sim_prints_for_the_same_settings() {
     printed.sort_by_key(key);
     assert_eq!(stored, printed);
 }
+
+/// Runs belady with `args` and returns its peak resident memory in KiB (the child's own
+/// `ru_maxrss`, read with `wait4`), after checking it succeeded.
+fn peak_rss_kib(args: &[&str]) -> i64 {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_belady"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run belady");
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data that wait4 fills in; the pid is our own child's.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "belady {args:?} failed ({status})"
+    );
+    usage.ru_maxrss
+}
+
+#[test]
+fn a_sweep_streams_its_trace_like_sim() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = path_in(dir.path(), "t.bel");
+    ok(&belady(&[
+        "gen",
+        "zipf",
+        "--requests",
+        "20000000",
+        "--blocks",
+        "1000000",
+        "-o",
+        &t,
+    ]));
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        "policies = [\"lru\"]\ncache_sizes = [\"10%\"]\n[[trace]]\npath = \"t.bel\"\n",
+    );
+    let store = path_in(dir.path(), "r.sqlite");
+    let sim = peak_rss_kib(&["sim", "-t", &t, "-p", "lru", "-c", "10%", "--threads", "1"]);
+    let sweep = peak_rss_kib(&[
+        "sweep",
+        &exp,
+        "--store",
+        &store,
+        "--quiet",
+        "--threads",
+        "1",
+    ]);
+    // Loading 20 M references whole would take 80 MB for the ids alone.
+    assert!(
+        sweep <= sim + 16 * 1024,
+        "sweep peak {sweep} KiB, sim peak {sim} KiB"
+    );
+    assert_eq!(stored_rows(&store).len(), 1);
+}
