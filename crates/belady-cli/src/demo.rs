@@ -5,7 +5,7 @@ use anyhow::{bail, Context, Result};
 use belady_core::sweep::store::Store;
 use belady_core::sweep::{Experiment, Plan, PlannedTrace, TraceSpec};
 use belady_core::workload::{self, GenSpec, Generator, OutFormat};
-use belady_core::{parse_policies, run_grid, CacheSize, PreparedTrace, Preset, POLICIES};
+use belady_core::POLICIES;
 use belady_core::{RunConfig, RunResult};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -228,18 +228,27 @@ fn fixes(hit: f64, lru: f64, opt: f64) -> bool {
 
 fn lru_failures(args: LruFailuresArgs) -> Result<()> {
     let all: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
-    let specs = parse_policies(&all.join(","), &[], Preset::Paper)?;
     let mut columns: Vec<Vec<RunResult>> = Vec::new();
     for case in CASES {
         let mut spec = GenSpec::new(case.kind)?;
         for (k, v) in case.params {
             spec.set(k, v)?;
         }
-        let Generator::Block(gen) = spec.build(args.seed)? else {
+        let gen = spec.build(args.seed)?;
+        if !matches!(gen, Generator::Block(_)) {
             bail!("{} is not a block-level generator", case.kind);
-        };
-        let trace = PreparedTrace::new(workload::block_trace(gen, case.name)?);
-        columns.push(run_grid(&specs, &[CacheSize::Blocks(case.cache)], &trace)?);
+        }
+        // Written to a private file and run as `belady sim` runs it.
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join(format!("{}.bel", case.name));
+        workload::write(gen, &path, OutFormat::Native, case.name, 4096)?;
+        let out = belady_core::run(&RunConfig {
+            trace: path,
+            policies: all.iter().map(|p| p.to_string()).collect(),
+            cache_sizes: vec![case.cache.to_string()],
+            ..RunConfig::default()
+        })?;
+        columns.push(out.runs);
     }
     if args.json {
         let runs: Vec<&RunResult> = columns.iter().flatten().collect();
@@ -268,8 +277,7 @@ fn lru_failures(args: LruFailuresArgs) -> Result<()> {
     out.push_str(&header);
     out.push('\n');
     let mut fix_all = Vec::new();
-    for (p, spec) in specs.iter().enumerate() {
-        let name = spec.info.name;
+    for (p, &name) in all.iter().enumerate() {
         let mut line = format!("{name:<10}");
         let mut every = true;
         for (c, runs) in columns.iter().enumerate() {
