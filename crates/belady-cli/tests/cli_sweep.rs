@@ -177,6 +177,8 @@ fn a_sweep_stores_exactly_the_rows_sim_prints_for_the_same_settings() {
 
 /// Runs belady with `args` and returns its peak resident memory in KiB (the child's own
 /// `ru_maxrss`, read with `wait4`), after checking it succeeded.
+// The child is reaped by `wait4`, which std's `wait` cannot do while returning its usage.
+#[allow(clippy::zombie_processes)]
 fn peak_rss_kib(args: &[&str]) -> i64 {
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_belady"))
         .args(args)
