@@ -399,24 +399,19 @@ fn name(text: &str) -> String {
     text.trim().to_ascii_lowercase()
 }
 
-/// `path` without `.` components, and with `dir/..` pairs taken out where `dir` is a name: the
-/// same file written the same way (`./t.lirs` is `t.lirs`), without touching the file system.
+/// `path` without `.` components: the same file written one way (`./t.lirs` is `t.lirs`),
+/// without touching the file system. `dir/..` is kept: through a symbolic link it names
+/// another directory.
 pub fn canonical_path(path: &Path) -> PathBuf {
     use std::path::Component;
-    let mut out: Vec<Component> = Vec::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    if out.is_empty() && !path.as_os_str().is_empty() {
+    let out: PathBuf = path
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect();
+    if out.as_os_str().is_empty() && !path.as_os_str().is_empty() {
         return PathBuf::from(".");
     }
-    out.iter().collect()
+    out
 }
 
 /// A policy entry with its registered name (`LRU` -> `lru`, `Belady` -> `opt`); an entry's own
@@ -567,7 +562,7 @@ mod tests {
     #[test]
     fn names_are_normalised_once() {
         let c = RunConfig {
-            trace: "./a/../t.lirs".into(),
+            trace: "./a/./t.lirs".into(),
             ops: " All".into(),
             policies: vec!["LRU".into(), "Belady".into(), "LIRS(hir=0.01)".into()],
             params: vec!["LIRS.hir = 0.02".into()],
@@ -582,7 +577,7 @@ mod tests {
         }
         .normalized()
         .unwrap();
-        assert_eq!(c.trace, PathBuf::from("t.lirs"));
+        assert_eq!(c.trace, PathBuf::from("a/t.lirs"));
         assert_eq!(c.ops, "all");
         assert_eq!(c.policies, ["lru", "opt", "lirs(hir=0.01)"]);
         assert_eq!(c.params, ["lirs.hir=0.02"]);
