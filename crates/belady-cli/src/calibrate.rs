@@ -10,7 +10,6 @@
 //! replays); `--from` re-runs the model on saved observations without touching the kernel.
 
 use anyhow::{anyhow, bail, Context, Result};
-use belady_core::filesim::{FileOptions, FileSimConfig};
 use belady_core::{CacheSize, RunConfig};
 use clap::Args;
 use std::ffi::CString;
@@ -72,11 +71,13 @@ pub fn within_bound(kernel: u64, model: u64) -> bool {
 /// Runs `belady calibrate`.
 pub fn run(args: CalibrateArgs) -> Result<()> {
     // A bad engine name fails before the minute of measuring, not after.
-    FileSimConfig::from_options(&FileOptions {
-        prefetch: Some(&args.prefetch),
+    RunConfig {
+        prefetch: vec![args.prefetch.clone()],
         read_ahead_kb: Some(args.read_ahead_kb.unwrap_or(128).max(4)),
-        ..FileOptions::default()
-    })?;
+        ..RunConfig::default()
+    }
+    .normalized()?
+    .file_config()?;
     let (kb, observed, keep) = match &args.from {
         Some(dir) => {
             let (kb, observed) = load_observations(dir)?;

@@ -339,6 +339,7 @@ fn record(run: StoredRun) -> Record {
     for field in CONFIG_ORDER {
         let v = match *field {
             "policy" => run.result.policy.clone().into(),
+            "cache_blocks" => run.result.cache_blocks.into(),
             // Empty, not null, for single-level runs, as before these became optional.
             "levels" | "placement" => config.get(*field).map_or("".into(), shown),
             _ => config.get(*field).map_or(serde_json::Value::Null, shown),
@@ -373,11 +374,12 @@ const CONFIG_ORDER: &[&str] = &[
     "format",
     "block_size",
     "policy",
+    "policies",
     "levels",
     "placement",
     "params",
     "preset",
-    "cache_size",
+    "cache_sizes",
     "cache_blocks",
     "prefetch",
     "disk",

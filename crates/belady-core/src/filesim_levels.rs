@@ -567,8 +567,8 @@ mod tests {
 
     /// No read-ahead, a constant 1 ms disk (`fixed`), or none.
     fn config(disk: Option<&str>) -> FileSimConfig {
-        crate::config::RunOptions {
-            disk: disk.map(str::to_string),
+        crate::config::RunConfig {
+            disk: disk.map(str::to_string).into_iter().collect(),
             ..Default::default()
         }
         .file_config()
@@ -734,8 +734,8 @@ mod tests {
             }
         }
         for prefetch in ["none", "ondemand", "linux24"] {
-            let cfg = crate::config::RunOptions {
-                prefetch: Some(prefetch.into()),
+            let cfg = crate::config::RunConfig {
+                prefetch: vec![prefetch.into()],
                 ..Default::default()
             }
             .file_config()

@@ -15,9 +15,7 @@ use rayon::prelude::*;
 /// What a finished run reports.
 type Finished = (LevelStats, IoStats, Option<PrefetchStore>);
 
-/// Runs per worker thread alive at once in a grid: each holds tables sized by the trace's
-/// blocks, so a grid's memory is a group's runs, whatever the number of cells.
-const GROUP_PER_THREAD: usize = 4;
+use crate::stream::GROUP_PER_THREAD;
 
 /// Runs every event of `trace` through `policy` with `capacity` blocks.
 pub fn simulate_file<P: Policy>(

@@ -4,7 +4,7 @@
 use belady_core::sweep::store::Store;
 use belady_core::sweep::{run_config, CellConfig, Experiment, Plan};
 use belady_core::trace::{detect_format, Format, OpFilter};
-use belady_core::{parse_policies, Error, RunConfig, RunResult};
+use belady_core::{parse_policies, Error, RunConfig};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -70,8 +70,7 @@ fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<St
 #[pyfunction]
 fn plan_json(py: Python<'_>, experiment: &str, base: PathBuf, name: &str) -> PyResult<String> {
     py.allow_threads(|| -> belady_core::Result<String> {
-        let exp: Experiment = serde_json::from_str(experiment)
-            .map_err(|e| Error::config("experiment", name, e.to_string()))?;
+        let exp = Experiment::from_json(experiment, name)?;
         let plan = Plan::new(&exp, &base, name)?;
         let runs: Vec<serde_json::Value> = plan
             .runs
@@ -83,15 +82,15 @@ fn plan_json(py: Python<'_>, experiment: &str, base: PathBuf, name: &str) -> PyR
     .map_err(to_py)
 }
 
-/// Performs one run from its configuration (JSON); returns the result as JSON. What a Dask
-/// worker calls.
+/// Performs one run from its configuration (JSON); returns its row (as `belady sim --json`
+/// prints it) as JSON. What a Dask worker calls.
 #[pyfunction]
 fn run_config_json(py: Python<'_>, config: &str) -> PyResult<String> {
     py.allow_threads(|| -> belady_core::Result<String> {
         let config: CellConfig = serde_json::from_str(config)
             .map_err(|e| Error::config("run configuration", "JSON", e.to_string()))?;
-        let result = run_config(&config)?;
-        Ok(serde_json::to_string(&result).expect("results serialise"))
+        let row = run_config(&config)?;
+        Ok(row.to_string())
     })
     .map_err(to_py)
 }
@@ -133,9 +132,9 @@ fn store_keys(store: PathBuf) -> PyResult<Vec<String>> {
 fn store_insert(store: PathBuf, experiment: &str, config: &str, result: &str) -> PyResult<()> {
     let bad = |e: serde_json::Error| to_py(Error::config("stored run", experiment, e.to_string()));
     let config: CellConfig = serde_json::from_str(config).map_err(bad)?;
-    let result: RunResult = serde_json::from_str(result).map_err(bad)?;
+    let row: serde_json::Value = serde_json::from_str(result).map_err(bad)?;
     let store = Store::open(&store).map_err(to_py)?;
-    store.insert(experiment, &config, &result).map_err(to_py)
+    store.insert(experiment, &config, &row).map_err(to_py)
 }
 
 /// Every run in `store` as JSON: `[{"key", "experiment", "config", "result"}, ...]` in a fixed order.

@@ -174,8 +174,10 @@ pub(crate) fn row(
 /// How many references ahead a run prefetches a block's state.
 const HINT_AHEAD: usize = 8;
 
-/// Runs per worker thread that share one pass over the trace.
-const GROUP_PER_THREAD: usize = 4;
+/// Runs per worker thread alive at once in a grid, sharing one pass over the trace: each holds
+/// tables sized by the trace's blocks, so a grid's memory is a group's runs, whatever the number
+/// of cells (the block grid and the file engine's grid alike).
+pub(crate) const GROUP_PER_THREAD: usize = 4;
 
 /// Simulates every policy at every size over a block trace, streaming it once; results come
 /// policy-major in the order given, equal to [`crate::engine::run_grid`] over the loaded trace.

@@ -202,11 +202,20 @@ impl Store {
         Ok(keys)
     }
 
-    /// Stores one run (its own transaction); a run already stored is left as it is.
-    pub fn insert(&self, experiment: &str, config: &CellConfig, r: &RunResult) -> Result<()> {
+    /// Stores one run (its own transaction) with its row as `belady sim --json` prints it; a
+    /// run already stored is left as it is.
+    pub fn insert(
+        &self,
+        experiment: &str,
+        config: &CellConfig,
+        row: &serde_json::Value,
+    ) -> Result<()> {
+        let r: RunResult = serde_json::from_value(row.clone()).map_err(|e| {
+            Error::config("run result", config.label(), format!("is not a row: {e}"))
+        })?;
         let io = r.io.as_ref();
         let config_json = serde_json::to_string(config).expect("configurations serialise");
-        let result_json = serde_json::to_string(r).expect("results serialise");
+        let result_json = serde_json::to_string(row).expect("results serialise");
         self.db
             .execute(
                 "INSERT OR IGNORE INTO runs (key, experiment, trace, trace_hash, format, policy,
@@ -220,11 +229,11 @@ impl Store {
                     experiment,
                     config.trace,
                     config.trace_hash,
-                    config.format,
+                    config.run.format.clone().unwrap_or_default(),
                     r.policy,
                     r.cache_blocks as i64,
-                    config.prefetch,
-                    config.disk,
+                    config.run.the_prefetch(),
+                    config.run.the_disk().unwrap_or("none"),
                     config.belady_version,
                     r.requests as i64,
                     r.hits as i64,
@@ -451,7 +460,9 @@ mod tests {
         // New rows go into the extended table beside the old one.
         let mut new = r.clone();
         new.policy = "fifo".into();
-        store.insert("e", &cell("fifo"), &new).unwrap();
+        store
+            .insert("e", &cell("fifo"), &serde_json::to_value(&new).unwrap())
+            .unwrap();
         let misses: i64 = store
             .db
             .query_row(
