@@ -420,6 +420,19 @@ impl PreparedFileTrace {
             }
             return PreparedFileTrace::from_block_trace(&blocks);
         }
+        let (place, run_sizes, refs) = Self::block_runs(path, format, opts, ops, writes_as_reads)?;
+        Self::spool_block_runs(path, format, opts, ops, &place, &run_sizes, refs)
+    }
+
+    /// Pass 1 of [`PreparedFileTrace::open_blocks`]: each distinct block's run (high half) and
+    /// index in it (low half), each run's length, and the references kept.
+    fn block_runs(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        ops: OpFilter,
+        writes_as_reads: bool,
+    ) -> Result<(FxHashMap<u64, u64>, Vec<u64>, u64)> {
         let source = path.display().to_string();
         // Pass 1: the distinct blocks, as BlockTrace::load checks and counts them.
         let mut place: FxHashMap<u64, u64> = FxHashMap::default();
@@ -480,17 +493,42 @@ impl PreparedFileTrace {
             run_sizes[run as usize] += 1;
         }
         drop(sorted);
-        // Pass 2: the events, spooled.
+        Ok((place, run_sizes, refs))
+    }
+
+    /// Pass 2 of [`PreparedFileTrace::open_blocks`]: the events, spooled, over the runs pass 1
+    /// found. A trace that changed between the passes (a block pass 1 did not see, or another
+    /// number of references) is refused: its runs would not describe it.
+    fn spool_block_runs(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        ops: OpFilter,
+        place: &FxHashMap<u64, u64>,
+        run_sizes: &[u64],
+        refs: u64,
+    ) -> Result<Self> {
+        let source = path.display().to_string();
+        let changed = |what: String| {
+            Error::config(
+                "trace",
+                &source,
+                format!("changed while it was read twice ({what}); simulate a copy that does not change"),
+            )
+        };
         let bs = opts.block_size as u64;
         let mut opened = vec![false; run_sizes.len()];
-        let mut out = FileTraceBuilder::new(source, opts.block_size);
+        let mut out = FileTraceBuilder::new(source.clone(), opts.block_size);
         for req in open_requests(path, format, opts)? {
             let req = req?;
             if !ops.keeps(req.op) {
                 continue;
             }
             for k in 0..req.count as u64 {
-                let at = place[&(req.block + k)];
+                let block = req.block + k;
+                let at = *place.get(&block).ok_or_else(|| {
+                    changed(format!("block {block} was not there the first time"))
+                })?;
                 let (run, index) = (at >> 32, at & u32::MAX as u64);
                 let event = |kind| FileEvent {
                     think_ns: 0,
@@ -508,6 +546,12 @@ impl PreparedFileTrace {
                     len: bs,
                 }))?;
             }
+        }
+        if out.count.references != refs {
+            return Err(changed(format!(
+                "{refs} block references the first time, {} the second",
+                out.count.references
+            )));
         }
         out.finish(Default::default())
     }
@@ -731,6 +775,39 @@ mod tests {
         std::fs::write(&empty, "").unwrap();
         let err = PreparedFileTrace::open_blocks(&empty, &Format::Lirs, &opts, OpFilter::Read);
         assert!(matches!(err, Err(Error::EmptyTrace { .. })));
+    }
+
+    #[test]
+    fn a_block_trace_that_changes_between_its_two_reads_is_refused_in_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.lirs");
+        std::fs::write(&path, "1\n2\n3\n1\n").unwrap();
+        let (opts, f, ops) = (ReadOptions::default(), Format::Lirs, OpFilter::Read);
+        let (place, runs, refs) =
+            PreparedFileTrace::block_runs(&path, &f, &opts, ops, false).unwrap();
+        // What a writer appending between the passes does: a block the first pass never saw.
+        std::fs::write(&path, "1\n2\n3\n1\n9\n").unwrap();
+        let spool =
+            |p: &Path| PreparedFileTrace::spool_block_runs(p, &f, &opts, ops, &place, &runs, refs);
+        let err = spool(&path)
+            .err()
+            .expect("a grown trace is refused")
+            .to_string();
+        assert!(err.contains("changed while it was read twice"), "{err}");
+        assert!(err.contains("block 9"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        // Only known blocks, but more of them: refused too.
+        std::fs::write(&path, "1\n2\n3\n1\n2\n").unwrap();
+        let err = spool(&path)
+            .err()
+            .expect("a longer trace is refused")
+            .to_string();
+        assert!(
+            err.contains("4 block references the first time, 5 the second"),
+            "{err}"
+        );
+        std::fs::write(&path, "1\n2\n3\n1\n").unwrap();
+        assert_eq!(spool(&path).unwrap().references, 4);
     }
 
     #[test]

@@ -595,6 +595,14 @@ impl Decoder {
         d.has_times = flags & FLAG_TIMES != 0;
         d.original_ids = flags & FLAG_ORIGINAL_IDS != 0;
         d.block_size = word(&d.bytes, 16);
+        // The same check as `--block-size`: every engine divides by it.
+        if super::check_block_size(d.block_size).is_err() {
+            return Err(d.error_at(
+                0,
+                16,
+                "block size 0 in the header: expected at least 1 byte".into(),
+            ));
+        }
         let unique = long(&d.bytes, 24);
         d.refs = long(&d.bytes, 32);
         if unique > u32::MAX as u64
@@ -636,7 +644,23 @@ impl Decoder {
             );
             remaining -= k;
         }
+        d.refuse_duplicate_ids()?;
         Ok(d)
+    }
+
+    /// Refuses an id table that names one block twice: two dense ids for one block would split
+    /// its references (and make the file engine's runs of blocks overlap).
+    fn refuse_duplicate_ids(&self) -> Result<()> {
+        let mut sorted = self.originals.clone();
+        sorted.sort_unstable();
+        match sorted.windows(2).find(|w| w[0] == w[1]) {
+            None => Ok(()),
+            Some(w) => Err(self.error_at(
+                0,
+                self.offset - 8 * self.originals.len() as u64,
+                format!("the block id table lists block {} twice", w[0]),
+            )),
+        }
     }
 
     /// The original block id of `id` (checked below `bound`).

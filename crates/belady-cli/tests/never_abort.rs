@@ -1,0 +1,120 @@
+//! Regression tests for issue #27's "never a panic, abort or hang" and "no unbounded memory":
+//! hostile native headers, times and rates beyond their bounds, inputs readable once with
+//! several runs, small file-size limits, and memory that follows what a trace uses.
+
+mod common;
+
+use common::*;
+
+use std::path::Path;
+
+/// A lirs trace of 2000 references over 301 blocks (a fixed pseudo-random walk).
+fn lirs(dir: &Path, name: &str) -> String {
+    let mut x: u64 = 7;
+    let text: String = (0..2000)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            format!("{}\n", (x >> 33) % 301)
+        })
+        .collect();
+    write(dir, name, &text)
+}
+
+/// CRC-32 (IEEE), as the native format's trailer holds it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A native copy of `lirs` at `dir/name` with `edit` applied to its bytes (checksum excluded)
+/// and the checksum made right again, so only the edited field is wrong.
+fn native_edited(dir: &Path, name: &str, edit: impl Fn(&mut Vec<u8>)) -> String {
+    let src = lirs(dir, "src.lirs");
+    let good = path_in(dir, "good.bldy");
+    ok(&belady(&["convert", "-t", &src, "-f", "lirs", "-o", &good]));
+    let mut bytes = std::fs::read(&good).unwrap();
+    bytes.truncate(bytes.len() - 4);
+    edit(&mut bytes);
+    let crc = crc32(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    let out = dir.join(name);
+    std::fs::write(&out, bytes).unwrap();
+    out.display().to_string()
+}
+
+/// Offset of the id table: after the 40-byte header, the source name's length and bytes.
+fn table_offset(bytes: &[u8]) -> usize {
+    44 + u32::from_le_bytes(bytes[40..44].try_into().unwrap()) as usize
+}
+
+#[test]
+fn a_native_header_with_block_size_zero_is_refused_on_every_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = native_edited(dir.path(), "bs0.bldy", |b| b[16..20].fill(0));
+    for extra in [&[][..], &["--prefetch", "linux6"], &["-p", "opt"]] {
+        let r = run_sim(&t, "native", &[&["-c", "50"], extra].concat());
+        assert_error_all(&r, &["bs0.bldy", "block size 0"]);
+    }
+    let r = belady(&["stats", "-t", &t]);
+    assert_error_all(&r, &["bs0.bldy", "block size 0"]);
+}
+
+#[test]
+fn a_native_block_size_other_than_the_runs_is_refused_on_the_file_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = native_edited(dir.path(), "huge.bldy", |b| b[16..20].fill(0xff));
+    let r = run_sim(&huge, "native", &["-c", "50", "--prefetch", "linux6"]);
+    assert_error_all(&r, &["holds 4294967295-byte blocks", "--block-size"]);
+    // A legitimately converted 512-byte trace: refused without --block-size 512 (before, its
+    // blocks were merged eight to one silently), and the same numbers as its text with it.
+    let src = lirs(dir.path(), "t.lirs");
+    let small = path_in(dir.path(), "t512.bldy");
+    ok(&belady(&[
+        "convert",
+        "-t",
+        &src,
+        "-f",
+        "lirs",
+        "--block-size",
+        "512",
+        "-o",
+        &small,
+    ]));
+    let r = run_sim(&small, "native", &["-c", "50", "--prefetch", "linux6"]);
+    assert_error_all(&r, &["512-byte blocks", "--block-size 512"]);
+    let args = ["-c", "50", "--prefetch", "linux6", "--block-size", "512"];
+    let from_native = ok(&run_sim(&small, "native", &args));
+    let from_text = ok(&run_sim(&src, "lirs", &args));
+    let table = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(table(&from_native), table(&from_text));
+    // The other way round (a 4096-byte trace run in 512-byte blocks) indexed out of bounds.
+    let t = native_edited(dir.path(), "t.bldy", |_| {});
+    let r = run_sim(&t, "native", &args);
+    assert_error_all(&r, &["4096-byte blocks", "--block-size 4096"]);
+}
+
+#[test]
+fn a_native_id_table_naming_a_block_twice_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = native_edited(dir.path(), "dup.bldy", |b| {
+        let at = table_offset(b);
+        let first: [u8; 8] = b[at..at + 8].try_into().unwrap();
+        b[at + 8..at + 16].copy_from_slice(&first);
+    });
+    for extra in [&[][..], &["--prefetch", "linux6"]] {
+        let r = run_sim(&t, "native", &[&["-c", "50"], extra].concat());
+        assert_error_all(&r, &["dup.bldy", "lists block", "twice"]);
+    }
+}
