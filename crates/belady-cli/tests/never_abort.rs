@@ -118,3 +118,161 @@ fn a_native_id_table_naming_a_block_twice_is_refused() {
         assert_error_all(&r, &["dup.bldy", "lists block", "twice"]);
     }
 }
+
+/// Runs `belady args` with `feed` written into the FIFO `fifo` by another thread (or on the
+/// child's stdin when `fifo` is `None`); kills the child after 60 s, so a hang fails the test.
+/// The child's `$TMPDIR` is `tmp` (created), so what it leaves there can be checked.
+fn with_fifo(args: &[&str], fifo: Option<&Path>, feed: &str, tmp: &Path) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_belady"))
+        .args(args)
+        .env("TMPDIR", {
+            std::fs::create_dir_all(tmp).unwrap();
+            tmp
+        })
+        .stdin(if fifo.is_some() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = feed.to_string();
+    let writer = match fifo {
+        Some(p) => {
+            let p = p.to_path_buf();
+            std::thread::spawn(move || {
+                // Opening blocks until the reader opens; the write fails if it never reads all.
+                let _ = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(p)
+                    .and_then(|mut f| f.write_all(text.as_bytes()));
+            })
+        }
+        None => {
+            let mut stdin = child.stdin.take().unwrap();
+            std::thread::spawn(move || {
+                let _ = stdin.write_all(text.as_bytes());
+            })
+        }
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("belady {args:?} hung on a read-once input");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    // A writer still blocked on open (the input was never opened) is released by opening the
+    // FIFO for reading once.
+    if let Some(p) = fifo {
+        if !writer.is_finished() {
+            let _ = std::fs::File::open(p);
+        }
+    }
+    writer.join().unwrap();
+    out
+}
+
+fn mkfifo(dir: &Path, name: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    let c = std::ffi::CString::new(p.display().to_string()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    p
+}
+
+#[test]
+fn a_fifo_or_stdin_trace_is_read_once_for_every_engine_and_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = lirs(dir.path(), "t.lirs");
+    let text = std::fs::read_to_string(&src).unwrap();
+    let fifo = mkfifo(dir.path(), "f");
+    let f = fifo.display().to_string();
+    let tmp = dir.path().join("tmp");
+    let grids: [&[&str]; 3] = [
+        &["--prefetch", "linux6,none"],
+        &["--prefetch", "linux6", "--disk", "hdd,nvme"],
+        &["-p", "lru,opt", "--prefetch", "none,linux6"],
+    ];
+    for grid in grids {
+        let common = [&["-c", "50", "-f", "lirs", "--json"][..], grid].concat();
+        let want = json_rows(&belady(&[&["sim", "-t", &src][..], &common].concat()));
+        for (input, fifo) in [(f.as_str(), Some(fifo.as_path())), ("/dev/stdin", None)] {
+            let got = json_rows(&with_fifo(
+                &[&["sim", "-t", input][..], &common].concat(),
+                fifo,
+                &text,
+                &tmp,
+            ));
+            assert_eq!(got.len(), want.len(), "{grid:?} over {input}");
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(g["trace"], input, "{grid:?}: runs name the input given");
+                for key in ["policy", "hits", "misses", "prefetch", "io"] {
+                    assert_eq!(g[key], w[key], "{grid:?} over {input}: {key}");
+                }
+            }
+        }
+    }
+    // The spooled copies are gone.
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "left in $TMPDIR"
+    );
+}
+
+#[test]
+fn a_bad_line_in_a_spooled_fifo_names_the_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = mkfifo(dir.path(), "f");
+    let f = fifo.display().to_string();
+    let r = with_fifo(
+        &[
+            "sim",
+            "-t",
+            &f,
+            "-f",
+            "lirs",
+            "-c",
+            "5",
+            "--prefetch",
+            "linux6,none",
+        ],
+        Some(&fifo),
+        "1\n2\nthree\n",
+        &dir.path().join("tmp"),
+    );
+    assert_error_all(&r, &[&format!("{f}:3")]);
+}
+
+#[test]
+fn a_sweep_over_a_fifo_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = lirs(dir.path(), "t.lirs");
+    let text = std::fs::read_to_string(&src).unwrap();
+    let fifo = mkfifo(dir.path(), "f");
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        "policies = [\"lru\", \"opt\"]\nsizes = [\"10\", \"30\"]\nprefetch = [\"none\", \"linux6\"]\n\
+         [[trace]]\npath = \"f\"\nformat = \"lirs\"\n",
+    );
+    let store = path_in(dir.path(), "s.sqlite");
+    let r = with_fifo(
+        &["sweep", &exp, "--store", &store, "--quiet"],
+        Some(&fifo),
+        &text,
+        &dir.path().join("tmp"),
+    );
+    ok(&r);
+    let rows = json_rows(&belady(&[
+        "results", "export", "--store", &store, "--format", "json",
+    ]));
+    assert_eq!(rows.len(), 8, "2 policies x 2 sizes x 2 engines");
+}

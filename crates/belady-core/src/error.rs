@@ -113,6 +113,49 @@ impl Error {
     }
 }
 
+impl Error {
+    /// This error with the file `from` named `to` instead: a spooled copy of an input readable
+    /// once is reported under the name the user gave.
+    pub fn renamed(self, from: &str, to: &str) -> Self {
+        let swap = |p: String| if p == from { to.to_string() } else { p };
+        match self {
+            Error::Io { path, cause } => Error::Io {
+                path: swap(path),
+                cause,
+            },
+            Error::Parse { path, line, msg } => Error::Parse {
+                path: swap(path),
+                line,
+                msg,
+            },
+            Error::Record {
+                path,
+                record,
+                offset,
+                msg,
+            } => Error::Record {
+                path: swap(path),
+                record,
+                offset,
+                msg,
+            },
+            Error::EmptyTrace { path, what } => Error::EmptyTrace {
+                path: swap(path),
+                what,
+            },
+            Error::UnknownFormat { path, msg } => Error::UnknownFormat {
+                path: swap(path),
+                msg,
+            },
+            Error::Config { field, value, msg } => Error::Config {
+                field,
+                value: value.replace(from, to),
+                msg: msg.replace(from, to),
+            },
+        }
+    }
+}
+
 /// " (did you mean 'X'?)" for the candidate closest to what the user `typed`, or "" when none is
 /// close: a typo in a name (`lur`, `linux2`) then costs one glance instead of reading a list.
 pub fn did_you_mean<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {

@@ -302,6 +302,34 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     if config.trace.as_os_str().is_empty() {
         return Err(Error::config("trace", "", "name the trace file"));
     }
+    // Several settings read the trace once each: an input readable once is copied first, and
+    // reported under its own name.
+    if config.option_grid()?.len() > 1 {
+        if let Some(spool) = crate::trace::input::spool_read_once(&config.trace)? {
+            let (given, copy) = (
+                config.trace.display().to_string(),
+                spool.display().to_string(),
+            );
+            let spooled = RunConfig {
+                trace: spool.to_path_buf(),
+                ..config.clone()
+            };
+            let mut out = run_each(&spooled).map_err(|e| e.renamed(&copy, &given))?;
+            for name in
+                std::iter::once(&mut out.source).chain(out.runs.iter_mut().map(|r| &mut r.trace))
+            {
+                if *name == copy {
+                    name.clone_from(&given);
+                }
+            }
+            return Ok(out);
+        }
+    }
+    run_each(config)
+}
+
+/// [`run`] over a trace every setting can read again.
+fn run_each(config: &RunConfig) -> Result<Outcome> {
     let grid = config.option_grid()?;
     grid[0].preset()?;
     let format = config.trace_format()?;

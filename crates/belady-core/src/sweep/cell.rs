@@ -202,6 +202,15 @@ impl LoadedTrace {
         grid: bool,
         levels: bool,
     ) -> Result<LoadedTrace> {
+        // Hashing and loading read the trace twice: an input readable once is copied first
+        // (and the copy dropped once the trace is held), errors naming the input.
+        if let Some(spool) = crate::trace::input::spool_read_once(path)? {
+            let (given, copy) = (path.display().to_string(), spool.display().to_string());
+            let mut trace = Self::load(label, &spool, format, block_size, settings, grid, levels)
+                .map_err(|e| e.renamed(&copy, &given))?;
+            trace.path = path.to_path_buf();
+            return Ok(trace);
+        }
         let format = match format {
             Some(f) => Format::parse(f, None, None)?,
             None => detect_format(path)?,
