@@ -744,6 +744,13 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 fn main() {
     use clap::{CommandFactory, FromArgMatches};
+    // Past a file-size limit (`ulimit -f`) a write fails with EFBIG, which every writer reports in
+    // one line naming its output and cleans up after; the default SIGXFSZ would kill the process
+    // silently, leaving its temporaries behind.
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {

@@ -276,3 +276,91 @@ fn a_sweep_over_a_fifo_finishes() {
     ]));
     assert_eq!(rows.len(), 8, "2 policies x 2 sizes x 2 engines");
 }
+
+#[test]
+fn a_small_file_size_limit_is_one_error_line_and_leaves_nothing_behind() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..300_000).map(|i| format!("{}\n", i % 5000)).collect();
+    let src = write(dir.path(), "big.lirs", &text);
+    let work = dir.path().join("out");
+    std::fs::create_dir(&work).unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &[
+                "convert", "-t", &src, "-f", "lirs", "--to", "csv", "-o", "o.csv",
+            ],
+            "o.csv",
+        ),
+        (
+            &[
+                "gen",
+                "loop",
+                "--blocks",
+                "100",
+                "--requests",
+                "200000",
+                "-o",
+                "g.bldy",
+            ],
+            "spill file",
+        ),
+        (
+            &[
+                "gen",
+                "loop",
+                "--blocks",
+                "100",
+                "--requests",
+                "200000",
+                "--to",
+                "lirs",
+                "-o",
+                "g.lirs",
+            ],
+            "g.lirs",
+        ),
+        (&["merge", &src, &src, "-o", "m.lirs"], "spill file"),
+        (
+            &["mrc", "-t", &src, "-f", "lirs", "--html", "m.html"],
+            "m.html",
+        ),
+        (
+            &["calibrate", "--dir", ".", "--size", "16MiB"],
+            "belady-calibrate",
+        ),
+    ];
+    for (args, names) in cases {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_belady"));
+        cmd.args(args)
+            .current_dir(&work)
+            .env("TMPDIR", &work)
+            .process_group(0)
+            .stdin(std::process::Stdio::null());
+        // 16 KiB: every output above is larger.
+        let limit = libc::rlimit {
+            rlim_cur: 16 << 10,
+            rlim_max: 16 << 10,
+        };
+        // SAFETY: setrlimit is async-signal-safe; the child only sets its own limit.
+        let out = unsafe {
+            cmd.pre_exec(move || {
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            })
+        }
+        .output()
+        .unwrap();
+        eprintln!("case {args:?}");
+        assert_eq!(out.status.signal(), None, "{args:?} was killed by a signal");
+        assert_error_all(&out, &["File too large", names]);
+        let left: Vec<_> = std::fs::read_dir(&work)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+}

@@ -33,7 +33,7 @@ use super::input::open_trace;
 use super::{BlockRequest, Op};
 use crate::error::{Error, Result};
 use std::io::{BufRead, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// First bytes of every native trace.
 pub const MAGIC: &[u8; 8] = b"BELADYT\0";
@@ -126,6 +126,8 @@ pub fn write(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
 /// when any reference has one.
 pub struct StreamWriter {
     spill: std::io::BufWriter<std::fs::File>,
+    /// What errors writing the spill name: its folder (the output's) and what it is.
+    spill_name: PathBuf,
     ids: Ids,
     chunk_ids: Vec<u32>,
     chunk_mask: Vec<u8>,
@@ -172,6 +174,7 @@ impl StreamWriter {
         let spill = tempfile::tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
         Ok(StreamWriter {
             spill: std::io::BufWriter::with_capacity(1 << 20, spill),
+            spill_name: dir.join("(the native output's spill file)"),
             ids,
             chunk_ids: Vec::with_capacity(CHUNK),
             chunk_mask: Vec::with_capacity(CHUNK / 8),
@@ -255,7 +258,7 @@ impl StreamWriter {
         self.refs += 1;
         if self.chunk_ids.len() == CHUNK {
             self.spill_chunk()
-                .map_err(|e| Error::io(Path::new("<spill file>"), e))?;
+                .map_err(|e| Error::io(&self.spill_name, e))?;
         }
         Ok(())
     }
