@@ -364,3 +364,91 @@ fn a_small_file_size_limit_is_one_error_line_and_leaves_nothing_behind() {
         assert!(left.is_empty(), "{args:?} left {left:?}");
     }
 }
+
+/// Runs `belady args` and returns its own peak resident memory in KiB (`wait4`, so other
+/// tests' children do not count).
+fn max_rss_kib(args: &[&str]) -> i64 {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_belady"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{args:?} failed"
+    );
+    usage.ru_maxrss
+}
+
+#[test]
+fn sim_memory_does_not_grow_with_the_number_of_finished_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    // 10,000 references to distinct blocks: every run's cache fills.
+    let text: String = (0..10_000u64)
+        .map(|i| format!("{}\n", i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 24))
+        .collect();
+    let t = write(dir.path(), "u.lirs", &text);
+    let sizes = |n: u64| {
+        (1..=n)
+            .map(|i| (i * 100).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let run = |n: u64| {
+        max_rss_kib(&[
+            "sim",
+            "-t",
+            &t,
+            "-f",
+            "lirs",
+            "-p",
+            "lru,arc,lirs",
+            "-c",
+            &sizes(n),
+            "--threads",
+            "2",
+        ])
+    };
+    let (few, many) = (run(8), run(128));
+    // 360 more finished runs kept their caches before (about 60 MiB more here); now only rows.
+    assert!(
+        many < few + 16 * 1024,
+        "8 sizes: {few} KiB, 128 sizes: {many} KiB"
+    );
+    // A native trace through a FIFO: the block engine reads it once per group of runs, so it is
+    // spooled rather than every run kept live at once.
+    let native = path_in(dir.path(), "u.bldy");
+    ok(&belady(&["convert", "-t", &t, "-f", "lirs", "-o", &native]));
+    let bytes = std::fs::read(&native).unwrap();
+    let fifo = mkfifo(dir.path(), "f");
+    let f = fifo.display().to_string();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&fifo)
+            .and_then(|mut w| w.write_all(&bytes));
+    });
+    let piped = max_rss_kib(&[
+        "sim",
+        "-t",
+        &f,
+        "-p",
+        "lru,arc,lirs",
+        "-c",
+        &sizes(128),
+        "--threads",
+        "2",
+    ]);
+    writer.join().unwrap();
+    assert!(
+        piped < few + 16 * 1024,
+        "8 sizes: {few} KiB, 128 sizes from a FIFO: {piped} KiB"
+    );
+}

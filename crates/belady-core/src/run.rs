@@ -302,9 +302,9 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     if config.trace.as_os_str().is_empty() {
         return Err(Error::config("trace", "", "name the trace file"));
     }
-    // Several settings read the trace once each: an input readable once is copied first, and
-    // reported under its own name.
-    if config.option_grid()?.len() > 1 {
+    // Several settings read the trace once each, and the block engine reads a native file once
+    // per group of runs: an input readable once is copied first, and reported under its own name.
+    if config.option_grid()?.len() > 1 || config.trace_format()? == Format::Native {
         if let Some(spool) = crate::trace::input::spool_read_once(&config.trace)? {
             let (given, copy) = (
                 config.trace.display().to_string(),
