@@ -452,3 +452,59 @@ fn sim_memory_does_not_grow_with_the_number_of_finished_runs() {
         "8 sizes: {few} KiB, 128 sizes from a FIFO: {piped} KiB"
     );
 }
+
+#[test]
+fn times_and_rates_past_their_bounds_are_refused_naming_the_key_and_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = lirs(dir.path(), "t.lirs");
+    let disk = write(
+        dir.path(),
+        "d.toml",
+        "model = \"fixed\"\nlatency_ms = 1e15\n",
+    );
+    // Before: a panic ("a request not started is waiting").
+    let r = run_sim(
+        &t,
+        "lirs",
+        &["-c", "50", "--prefetch", "linux6", "--disk", &disk],
+    );
+    assert_error_all(&r, &["latency_ms", "d.toml", "3600000 (one hour)"]);
+    let slow = write(
+        dir.path(),
+        "p.toml",
+        "model = \"fixed\"\nlatency_ms = 1\nper_sector_ms = -1\n",
+    );
+    let r = run_sim(
+        &t,
+        "lirs",
+        &["-c", "50", "--prefetch", "linux6", "--disk", &slow],
+    );
+    assert_error_all(&r, &["per_sector_ms", "p.toml", "0 to 3600000"]);
+    let levels = ["--levels", "c:lru:50,s:lru:100", "--disk", "hdd"];
+    for (flag, value, bound) in [
+        // Before: a panic.
+        ("--link-latency-us", "1e300", "3600000000 (one hour)"),
+        // Before: faster than 1 Mb/s (the transfer time wrapped).
+        ("--link-mbps", "1e-12", "0.001 to 1000000000 Mb/s"),
+        // Before: 18446744073.7 s (saturated).
+        ("--think-us", "1e300", "3600000000 (one hour)"),
+    ] {
+        let r = run_sim(&t, "lirs", &[&levels[..], &[flag, value]].concat());
+        assert_error_all(&r, &[&format!("{flag} '{value}'"), bound]);
+    }
+    // A timestamp past 2^64 ns: before, stored as u64::MAX.
+    let systor = write(
+        dir.path(),
+        "sy.csv",
+        "Timestamp,Response,IOType,LUN,Offset,Size\n1e30,0.0001,R,0,4096,4096\n",
+    );
+    let r = run_sim(&systor, "systor", &["-c", "5"]);
+    assert_error_all(&r, &["sy.csv:2", "timestamp '1e30'", "2^64 ns"]);
+    let events = write(
+        dir.path(),
+        "e.events",
+        "file 1 8192 /a\nopen - 0 1 3 1\nread - 1e30 1 3 1 0 4096\n",
+    );
+    let r = run_sim(&events, "events", &["-c", "5"]);
+    assert_error_all(&r, &["e.events:3", "THINK '1e30'", "2^64 ns"]);
+}

@@ -5,6 +5,7 @@
 //! [`frames::Frames`] table owns all block state while a [`policy::Policy`] decides order and
 //! victims. Only the engine calls across components.
 
+pub mod bounds;
 pub mod compat;
 pub mod config;
 pub mod disk;

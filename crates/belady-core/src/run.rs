@@ -176,17 +176,18 @@ impl RunConfig {
 
     /// The links between levels and the reload queue (they time hierarchies under a disk).
     fn links(&self) -> Result<Links> {
-        let us = |v: f64, key: &str| -> Result<u64> {
-            if v.is_finite() && v >= 0.0 {
-                Ok((v * 1000.0).round() as u64)
-            } else {
-                Err(Error::config(key, v, "expected microseconds, 0 or more"))
-            }
-        };
+        use crate::bounds::{time_ns, TimeUnit};
+        crate::bounds::check_rate(
+            "link_mbps",
+            self.link_mbps,
+            1e6 / 8.0,
+            "Mb/s",
+            crate::bounds::MIN_LINK_BYTES_PER_S,
+        )?;
         let links = Links {
-            link_latency_ns: us(self.link_latency_us, "link_latency_us")?,
+            link_latency_ns: time_ns("link_latency_us", self.link_latency_us, TimeUnit::Us)?,
             link_bytes_per_s: self.link_mbps * 1e6 / 8.0,
-            think_ns: us(self.think_us, "think_us")?,
+            think_ns: time_ns("think_us", self.think_us, TimeUnit::Us)?,
             reload_queue: self.reload_queue,
         };
         links.validate()?;
@@ -218,14 +219,8 @@ impl RunConfig {
             cf.queue_len = q;
         }
         if let Some(ms) = self.cf_threshold {
-            if !(ms.is_finite() && ms > 0.0 && ms < 1e12) {
-                return Err(Error::config(
-                    "cf_threshold",
-                    ms,
-                    "expected a time in milliseconds above 0",
-                ));
-            }
-            cf.threshold_ns = (ms * 1e6).round() as u64;
+            cf.threshold_ns =
+                crate::bounds::time_ns("cf_threshold", ms, crate::bounds::TimeUnit::Ms)?;
         }
         if let Some(m) = self.cf_min_burst {
             cf.min_burst = m;
