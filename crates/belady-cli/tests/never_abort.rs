@@ -508,3 +508,92 @@ fn times_and_rates_past_their_bounds_are_refused_naming_the_key_and_the_bound() 
     let r = run_sim(&events, "events", &["-c", "5"]);
     assert_error_all(&r, &["e.events:3", "THINK '1e30'", "2^64 ns"]);
 }
+
+/// Runs `belady args` with its address space limited to `limit` bytes (`ulimit -v`).
+fn under_memory_limit(args: &[&str], limit: u64) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_belady"));
+    cmd.args(args);
+    let lim = libc::rlimit {
+        rlim_cur: limit,
+        rlim_max: limit,
+    };
+    // SAFETY: setrlimit is async-signal-safe; the child only lowers its own limit.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        })
+    }
+    .output()
+    .unwrap()
+}
+
+#[test]
+fn files_declared_far_larger_than_what_the_trace_reads_are_refused_not_allocated() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    // A 1 TiB file read once: before, about 3.6 GB per run (an abort under a 2 GiB limit).
+    let ev = write(
+        dir.path(),
+        "big.events",
+        "file 1 1099511627776 /big\nopen - 0 1 3 1\nread - 0 1 3 1 0 4096\n",
+    );
+    let r = under_memory_limit(&["sim", "-t", &ev, "-f", "events", "-c", "10"], 2 << 30);
+    assert_eq!(
+        r.status.signal(),
+        None,
+        "killed: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert_error_all(
+        &r,
+        &[
+            "big.events",
+            "268435456 blocks",
+            "declare the files' real sizes",
+        ],
+    );
+    // What `record` makes of a program that seeks 1 TiB into a file and reads there.
+    let data = write(dir.path(), "data.bin", "x");
+    let log = write(
+        dir.path(),
+        "s.log",
+        &format!(
+            "7 1.000000 openat(AT_FDCWD, \"{data}\", O_RDONLY) = 3<{data}> <0.000010>\n\
+             7 1.000100 lseek(3<{data}>, 1099511627776, SEEK_SET) = 1099511627776 <0.000001>\n\
+             7 1.000200 read(3<{data}>, \"\"..., 4096) = 4096 <0.000010>\n\
+             7 1.000300 pread64(3<{data}>, \"\"..., 4096, 1125899906842624) = 4096 <0.000010>\n\
+             7 1.000400 close(3<{data}>) = 0 <0.000001>\n"
+        ),
+    );
+    let rec = path_in(dir.path(), "rec.events");
+    ok(&belady(&["record", "--from-strace", &log, "-o", &rec]));
+    for extra in [&[][..], &["--prefetch", "linux6"], &["-p", "opt"]] {
+        let r = under_memory_limit(
+            &[&["sim", "-t", &rec, "-f", "events", "-c", "10"][..], extra].concat(),
+            2 << 30,
+        );
+        assert_eq!(
+            r.status.signal(),
+            None,
+            "killed: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert_error_all(&r, &["rec.events", "declare the files' real sizes"]);
+    }
+    // Files a little larger than what is read stay legal (read-ahead reaches up to their ends).
+    let ok_ev = write(
+        dir.path(),
+        "ok.events",
+        "file 1 1073741824 /one-gib\nopen - 0 1 3 1\nread - 0 1 3 1 0 4096\n",
+    );
+    ok(&run_sim(
+        &ok_ev,
+        "events",
+        &["-c", "10", "--prefetch", "linux6"],
+    ));
+}

@@ -62,13 +62,23 @@ impl Layout {
     }
 }
 
+/// Fewest blocks a trace's files may declare in all whatever it reads (16 GiB of files at 4 KiB):
+/// each run keeps about 14 bytes per declared block.
+pub const MIN_LAYOUT_BLOCKS: u64 = 1 << 22;
+
+/// Declared blocks allowed per distinct block read, past [`MIN_LAYOUT_BLOCKS`]: files may be
+/// larger than what the trace reads (read-ahead reaches up to their ends), but not without limit.
+pub const LAYOUT_BLOCKS_PER_READ: u64 = 64;
+
 /// What one pass over the events learns: each file's extent and the demand reads, in memory
-/// bounded by the files and their blocks (a bit per block), not by the number of events.
+/// bounded by the blocks read (a bit each, 64 to a word, words kept sparse), not by the number of
+/// events nor by the files' declared sizes.
 struct Counter {
     block_size: u64,
     slot: FxHashMap<u64, usize>,
-    /// Per file in order of first appearance: id, blocks needed, blocks read so far (bits).
-    files: Vec<(u64, u64, Vec<u64>)>,
+    /// Per file in order of first appearance: id, blocks needed, blocks read so far (bit words
+    /// by word index).
+    files: Vec<(u64, u64, FxHashMap<u64, u64>)>,
     references: u64,
     distinct: u64,
 }
@@ -93,7 +103,7 @@ impl Counter {
         };
         let files = &mut self.files;
         let slot = *self.slot.entry(ev.file).or_insert_with(|| {
-            files.push((ev.file, 0, Vec::new()));
+            files.push((ev.file, 0, FxHashMap::default()));
             files.len() - 1
         });
         let entry = &mut self.files[slot];
@@ -102,12 +112,10 @@ impl Counter {
             self.references += count;
             let seen = &mut entry.2;
             for i in first..first + count {
-                let (word, bit) = ((i / 64) as usize, 1u64 << (i % 64));
-                if word >= seen.len() {
-                    seen.resize(word + 1, 0);
-                }
-                if seen[word] & bit == 0 {
-                    seen[word] |= bit;
+                let word = seen.entry(i / 64).or_insert(0);
+                let bit = 1u64 << (i % 64);
+                if *word & bit == 0 {
+                    *word |= bit;
                     self.distinct += 1;
                 }
             }
@@ -115,6 +123,20 @@ impl Counter {
     }
 
     fn layout(&self, source: &str) -> Result<Layout> {
+        // Each run's tables follow the declared blocks: bound them by what the trace reads.
+        let declared: u64 = self.files.iter().map(|f| f.1).fold(0, u64::saturating_add);
+        let allowed = MIN_LAYOUT_BLOCKS.max(LAYOUT_BLOCKS_PER_READ.saturating_mul(self.distinct));
+        if declared > allowed {
+            let (file, blocks, _) = self.files.iter().max_by_key(|f| f.1).expect("a file");
+            return Err(Error::config(
+                "trace",
+                source,
+                format!(
+                    "its files span {declared} blocks of {} bytes (file {file} alone {blocks}) but it reads {} distinct blocks; each run needs about 14 bytes per block of every file, so belady simulates files of at most {allowed} blocks in all ({MIN_LAYOUT_BLOCKS}, or {LAYOUT_BLOCKS_PER_READ} per block read): declare the files' real sizes",
+                    self.block_size, self.distinct
+                ),
+            ));
+        }
         let mut layout = Layout::default();
         let mut next: u64 = 0;
         for &(file, n, _) in &self.files {
