@@ -14,6 +14,7 @@ mod levels;
 mod merge_cmd;
 mod mrc_chart;
 mod mrc_cmd;
+mod oom;
 mod record;
 mod report;
 mod report_chart;
@@ -741,6 +742,10 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         io.is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
+
+/// Allocation failures end the process with one error line, not an abort (see `oom`).
+#[global_allocator]
+static ALLOC: oom::ReportingAlloc = oom::ReportingAlloc;
 
 fn main() {
     use clap::{CommandFactory, FromArgMatches};

@@ -597,3 +597,43 @@ fn files_declared_far_larger_than_what_the_trace_reads_are_refused_not_allocated
         &["-c", "10", "--prefetch", "linux6"],
     ));
 }
+
+#[test]
+fn opt_under_any_memory_limit_finishes_or_says_what_memory_it_lacked() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let t = path_in(dir.path(), "u.bldy");
+    ok(&belady(&[
+        "gen",
+        "uniform",
+        "--blocks",
+        "1000",
+        "--requests",
+        "2000000",
+        "-o",
+        &t,
+    ]));
+    let args = ["sim", "-t", &t, "-p", "opt", "-c", "100", "--threads", "1"];
+    let want = ok(&belady(&args));
+    let mut refused = Vec::new();
+    // From too little to start through enough: before, a band of limits aborted (SIGABRT) on
+    // the references' or the next-use array's allocation.
+    for mib in (28..=72).step_by(4) {
+        let r = under_memory_limit(&args, mib << 20);
+        let err = String::from_utf8_lossy(&r.stderr).into_owned();
+        assert_eq!(r.status.signal(), None, "{mib} MiB: killed: {err}");
+        if r.status.success() {
+            assert_eq!(String::from_utf8_lossy(&r.stdout), want, "{mib} MiB");
+        } else {
+            assert_eq!(err.trim_end().lines().count(), 1, "{mib} MiB: {err}");
+            assert!(err.starts_with("belady: error: "), "{mib} MiB: {err}");
+            refused.push(err);
+        }
+    }
+    assert!(
+        refused.iter().any(|e| e.contains(
+            "out of memory: OPT's next-use array for 2000000 references needs 8000000 bytes"
+        )),
+        "no limit reached OPT's array: {refused:?}"
+    );
+}

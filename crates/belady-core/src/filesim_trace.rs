@@ -583,7 +583,11 @@ impl PreparedFileTrace {
         if self.oracle.get().is_some() {
             return Ok(());
         }
-        let mut refs = Vec::with_capacity(self.references);
+        let (n, universe) = (self.references, self.layout.universe());
+        let mut refs = Vec::new();
+        crate::error::try_reserve(&mut refs, n, || {
+            format!("OPT's references for {n} block reads")
+        })?;
         let bs = self.block_size as u64;
         self.for_each_chunk(|events| {
             for ev in events {
@@ -594,8 +598,12 @@ impl PreparedFileTrace {
                 }
             }
         })?;
-        let mut next = vec![dense::NEVER; refs.len()];
-        let mut upcoming = vec![dense::NEVER; self.layout.universe()];
+        let mut next = crate::error::try_filled(refs.len(), dense::NEVER, || {
+            format!("OPT's next-use array for {n} block reads")
+        })?;
+        let mut upcoming = crate::error::try_filled(universe, dense::NEVER, || {
+            format!("OPT's first-use array for {universe} blocks")
+        })?;
         for i in (0..refs.len()).rev() {
             let b = refs[i] as usize;
             next[i] = upcoming[b];

@@ -354,6 +354,15 @@ pub fn load(path: &Path) -> Result<BlockTrace> {
     let mut write_mask = dec.has_writes.then(|| Vec::with_capacity(n.div_ceil(8)));
     let mut times = dec.has_times.then(|| Vec::with_capacity(n));
     while dec.next_chunk()? {
+        if refs.capacity() - refs.len() < dec.ids.len() {
+            let (held, more) = (refs.len(), refs.len().max(dec.ids.len()));
+            crate::error::try_reserve(&mut refs, more, || {
+                format!("{}: the references held in memory (past {held})", dec.path)
+            })?;
+            if let Some(t) = &mut times {
+                crate::error::try_reserve(t, more, || format!("{}: the timestamps", dec.path))?;
+            }
+        }
         refs.extend_from_slice(&dec.ids);
         if let Some(m) = &mut write_mask {
             m.extend_from_slice(&dec.mask);
