@@ -76,11 +76,6 @@ impl FileSimConfig {
                 format!("is less than one {}-byte block", self.block_size),
             ));
         }
-        crate::bounds::check_time(
-            "unplug_delay",
-            self.unplug_delay_ns as f64 / 1e6,
-            crate::bounds::TimeUnit::Ms,
-        )?;
         if let Some(disk) = &self.disk {
             disk.validate()?;
         } else if self.scheduler != Scheduler::Fcfs {
