@@ -367,6 +367,8 @@ fn a_small_file_size_limit_is_one_error_line_and_leaves_nothing_behind() {
 
 /// Runs `belady args` and returns its own peak resident memory in KiB (`wait4`, so other
 /// tests' children do not count).
+// The child is reaped by `wait4` (for its own rusage), which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn max_rss_kib(args: &[&str]) -> i64 {
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_belady"))
         .args(args)

@@ -127,14 +127,13 @@ fn shown(value: f64) -> String {
 pub fn timestamp_ns(value: f64, ns_per_unit: f64) -> Option<u64> {
     let ns = value * ns_per_unit;
     // 2^64 as f64 is the first value past the bound (`as u64` would saturate it silently).
-    (value.is_finite() && value >= 0.0 && ns < 18_446_744_073_709_551_616.0).then(|| ns as u64)
+    (value.is_finite() && value >= 0.0 && ns < 18_446_744_073_709_551_616.0).then_some(ns as u64)
 }
 
-/// A whole-unit timestamp `value` x `ns_per_unit`, or `None` past [`MAX_TIMESTAMP_NS`].
+/// A whole-unit timestamp `value` x `ns_per_unit`, or `None` past [`MAX_TIMESTAMP_NS`] (the
+/// largest 64-bit count, so the product must not overflow).
 pub fn timestamp_ns_int(value: u64, ns_per_unit: u64) -> Option<u64> {
-    value
-        .checked_mul(ns_per_unit)
-        .filter(|&ns| ns <= MAX_TIMESTAMP_NS)
+    value.checked_mul(ns_per_unit)
 }
 
 #[cfg(test)]
