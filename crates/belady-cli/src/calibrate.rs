@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::time::{Duration, Instant};
 
+pub use crate::calibrate_patterns::{patterns, splitmix, MIN_SIZE};
+
 /// Options of `belady calibrate`.
 #[derive(Args)]
 pub struct CalibrateArgs {
@@ -46,105 +48,6 @@ pub struct CalibrateArgs {
     /// Compare the model with observations saved by --save instead of measuring.
     #[arg(long)]
     from: Option<PathBuf>,
-}
-
-/// One access pattern: its name and its reads (byte offset, length).
-pub struct Pattern {
-    /// Name in tables and file names.
-    pub name: &'static str,
-    /// The pread calls.
-    pub reads: Vec<(u64, u64)>,
-}
-
-/// splitmix64: the patterns' fixed random offsets without a dependency (same on every machine).
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// Smallest scratch file the patterns fit in.
-pub const MIN_SIZE: u64 = 16 << 20;
-
-/// The default patterns over a file of `size` bytes with `page`-byte pages.
-pub fn patterns(size: u64, page: u64) -> Vec<Pattern> {
-    let pages = size / page;
-    let seq = |start: u64, n: u64, len: u64| -> Vec<(u64, u64)> {
-        (0..n).map(|k| (start * page + k * len, len)).collect()
-    };
-    let mut rng = 18u64;
-    let mut random = |n: u64, len_pages: u64| -> Vec<(u64, u64)> {
-        (0..n)
-            .map(|_| {
-                let p = splitmix(&mut rng) % (pages - len_pages);
-                (p * page, len_pages * page)
-            })
-            .collect()
-    };
-    let random_4k = random(300, 1);
-    let random_64k = random(100, 16);
-    let mid = pages / 2;
-    vec![
-        Pattern {
-            name: "seq-4k",
-            reads: seq(0, 600, page),
-        },
-        Pattern {
-            name: "seq-16k",
-            reads: seq(0, 300, 4 * page),
-        },
-        Pattern {
-            name: "seq-64k",
-            reads: seq(0, 100, 16 * page),
-        },
-        Pattern {
-            name: "seq-1m",
-            reads: seq(0, 16, 256 * page),
-        },
-        Pattern {
-            name: "seq-middle",
-            reads: seq(mid, 600, page),
-        },
-        Pattern {
-            name: "random-4k",
-            reads: random_4k,
-        },
-        Pattern {
-            name: "random-64k",
-            reads: random_64k,
-        },
-        Pattern {
-            name: "stride-2",
-            reads: (0..300).map(|k| (2 * k * page, page)).collect(),
-        },
-        Pattern {
-            name: "stride-16",
-            reads: (0..100).map(|k| (16 * k * page, page)).collect(),
-        },
-        Pattern {
-            name: "backward",
-            reads: (0..300).map(|k| ((mid - 1 - k) * page, page)).collect(),
-        },
-        Pattern {
-            name: "interleaved",
-            reads: (0..300)
-                .flat_map(|k| [(k * page, page), ((mid + k) * page, page)])
-                .collect(),
-        },
-        Pattern {
-            name: "seq-then-jump",
-            reads: seq(0, 300, page)
-                .into_iter()
-                .chain(seq(pages * 3 / 4, 300, page))
-                .collect(),
-        },
-        Pattern {
-            name: "unaligned-6000",
-            reads: seq(0, 400, 6000),
-        },
-    ]
 }
 
 /// One pattern's outcome.
@@ -801,24 +704,6 @@ impl Drop for Scratch {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thirteen_patterns_inside_the_file() {
-        let size = 64 << 20;
-        let p = patterns(size, 4096);
-        assert_eq!(p.len(), 13);
-        for pat in &p {
-            assert!(!pat.reads.is_empty(), "{}", pat.name);
-            assert!(
-                pat.reads.iter().all(|&(o, l)| o + l <= size),
-                "{} reads past the end",
-                pat.name
-            );
-        }
-        // Fixed offsets: the same patterns on every machine.
-        assert_eq!(patterns(size, 4096)[5].reads, p[5].reads);
-        assert_eq!(patterns(MIN_SIZE, 4096).len(), 13);
-    }
 
     #[test]
     fn the_bound_is_five_percent_or_eight_pages() {

@@ -4,6 +4,7 @@
 //! declared once (name, default, help) and serves both `gen KIND --NAME` and `mix` parts.
 
 use anyhow::{Context, Result};
+use belady_core::workload::sizes::ObjectSizes;
 use belady_core::workload::{self, GenSpec, Level, MixPart, OutFormat, GENERATORS, MIX_KEYS};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ pub struct GenArgs {
     output: PathBuf,
     to: Option<String>,
     block_size: u32,
+    sizes: Option<String>,
 }
 
 fn common(cmd: Command) -> Command {
@@ -38,8 +40,18 @@ fn common(cmd: Command) -> Command {
     .arg(
         Arg::new("to")
             .long("to")
-            .value_parser(["native", "lirs", "events"])
-            .help("Output format: native (default for block-level) or lirs; events (file-level)"),
+            .value_parser(["native", "lirs", "events", "oracle-general"])
+            .help(
+                "Output format: native (default for block-level), lirs or oracle-general                  (libCacheSim's; built in memory, about 16 bytes per request); events (file-level)",
+            ),
+    )
+    .arg(
+        Arg::new("sizes")
+            .long("sizes")
+            .value_name("SPEC")
+            .help(
+                "Give each object a size (block-level generators; kept by native and                  oracle-general): fixed:N, uniform:A-B, pareto:MIN,ALPHA[,MAX] or                  lognormal:MEDIAN,SIGMA[,MAX], bytes with optional units; drawn per object                  from --seed",
+            ),
     )
     .arg(
         Arg::new("block_size")
@@ -123,6 +135,7 @@ impl FromArgMatches for GenArgs {
                 .clone(),
             to: sub.get_one::<String>("to").cloned(),
             block_size: *sub.get_one::<u32>("block_size").expect("has a default"),
+            sizes: sub.get_one::<String>("sizes").cloned(),
         })
     }
 
@@ -168,10 +181,20 @@ pub fn run(args: GenArgs) -> Result<()> {
     let to = match (args.to.as_deref(), level) {
         (Some("lirs"), _) => OutFormat::Lirs,
         (Some("events"), _) => OutFormat::Events,
+        (Some("oracle-general"), _) => OutFormat::OracleGeneral,
         (Some(_), _) | (None, Level::Block) => OutFormat::Native,
         (None, Level::File) => OutFormat::Events,
     };
-    let written = workload::write(gen, &args.output, to, &source, args.block_size)
+    let sizes = args
+        .sizes
+        .as_deref()
+        .map(|spec| ObjectSizes::parse(spec, args.seed))
+        .transpose()?;
+    let source = match &args.sizes {
+        Some(spec) => format!("{source} sizes={spec}"),
+        None => source,
+    };
+    let written = workload::write_sized(gen, &args.output, to, &source, args.block_size, sizes)
         .with_context(|| format!("gen {}", args.kind))?;
     let what = if level == Level::File {
         "events"

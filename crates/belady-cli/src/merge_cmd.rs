@@ -1,6 +1,6 @@
 //! `belady merge A B --scale-to A -o OUT`: two traces interleaved by time, ids kept apart.
 
-use crate::{open_stream, FormatArgs, RefSink, Target};
+use crate::{open_request_stream, open_stream, FormatArgs, RefSink, Target};
 use anyhow::Result;
 use belady_core::trace::merge::{merge, ScaleTo};
 use clap::{Args, ValueEnum};
@@ -57,12 +57,31 @@ pub fn run(args: MergeArgs) -> Result<()> {
         None if args.how.format.is_some() => fa.clone(),
         None => args.how.format_of(&args.b, None)?,
     };
-    let (_, block_size, _) = open_stream(&args.a, &fa, &args.how)?;
+    let first = open_request_stream(&args.a, &fa, &args.how)?;
+    let block_size = first.block_size;
+    // Object sizes survive when both traces have them and the output holds them (native).
+    let sized = [
+        first.object_sizes,
+        open_request_stream(&args.b, &fb, &args.how)?.object_sizes,
+    ];
+    drop(first);
     let open_a = || Ok(open_stream(&args.a, &fa, &args.how).map_err(to_core)?.0);
     let open_b = || Ok(open_stream(&args.b, &fb, &args.how).map_err(to_core)?.0);
     let source = format!("merge {} {}", args.a.display(), args.b.display());
     belady_core::outfile::refuse_overwrite(&args.output, &[&args.a, &args.b])?;
     let mut sink = RefSink::create(args.to, &args.output, &source, block_size)?;
+    if sized == [true, true] && args.to == Target::Native {
+        sink = sink.with_sizes();
+    } else if sized.contains(&true) {
+        eprintln!(
+            "note: object sizes are dropped: {}",
+            if args.to == Target::Native {
+                "only one of the traces has them"
+            } else {
+                "the output format holds none (merge to native keeps them)"
+            }
+        );
+    }
     let scale = match args.scale_to {
         Scale::A => ScaleTo::A,
         Scale::B => ScaleTo::B,

@@ -76,15 +76,17 @@ pub fn run(args: StatsArgs) -> Result<()> {
         block_size: args.input.how.block_size,
         sample_rate: args.sample_rate,
         window: args.window,
+        object_sizes: false,
     };
     let stats = if format.is_file_level() {
         file_stats(&load_file_trace(&args.input.trace, &format)?, opts)
     } else {
-        let (stream, bs, _) = crate::open_stream(&args.input.trace, &format, &args.input.how)?;
+        let opened = crate::open_request_stream(&args.input.trace, &format, &args.input.how)?;
         block_stats(
-            stream,
+            opened.stream,
             StatsOptions {
-                block_size: bs,
+                block_size: opened.block_size,
+                object_sizes: opened.object_sizes,
                 ..opts
             },
         )?
@@ -139,17 +141,28 @@ fn human(r: &Report) -> String {
             s.requests, s.read_requests, s.write_requests
         ),
     );
-    row(
-        "block references",
-        format!(
-            "{} ({} reads, {} writes)",
-            s.references, s.read_references, s.write_references
-        ),
-    );
-    row(
-        "unique blocks",
-        format!("{} ({} bytes each)", s.unique_blocks, s.block_size),
-    );
+    if let Some(z) = &s.object_sizes {
+        row("unique objects", s.unique_blocks.to_string());
+        row(
+            "object size (per request)",
+            format!(
+                "min {} B, p50 {} B, p90 {} B, p99 {} B, max {} B, mean {:.1} B",
+                z.min, z.p50, z.p90, z.p99, z.max, z.mean
+            ),
+        );
+    } else {
+        row(
+            "block references",
+            format!(
+                "{} ({} reads, {} writes)",
+                s.references, s.read_references, s.write_references
+            ),
+        );
+        row(
+            "unique blocks",
+            format!("{} ({} bytes each)", s.unique_blocks, s.block_size),
+        );
+    }
     if let Some(f) = s.unique_files {
         row("unique files", f.to_string());
     }

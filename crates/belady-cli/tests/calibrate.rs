@@ -27,16 +27,24 @@ fn observations() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/calibrate-linux-6.18-ext4")
 }
 
-/// Issue #18's held-out check: linux6 within max(5%, 8 pages) of the kernel's final residency on
-/// at least 11 of the 13 patterns; ondemand on random 4 KiB, random 64 KiB, backward and
-/// stride 16.
+/// Observations of the patterns issue 27 added (interleaved streams at four distances, random
+/// 64 KiB reads in two hot regions), recorded by `belady calibrate --save` on Linux 6.18.44, ext4
+/// on a virtio disk, read_ahead_kb 8192, 64 MiB scratch file, 2026-11-27 (first line of its
+/// observations.tsv).
+fn issue27_observations() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/calibrate-linux-6.18-ext4-interleaved")
+}
+
+/// Issue #18's held-out check, tightened by issue 27: linux6 within max(5%, 8 pages) of the
+/// kernel's final residency on all 13 patterns; ondemand on random 4 KiB, random 64 KiB,
+/// backward and stride 16.
 #[test]
 fn held_out_kernel_observations() {
     let dir = observations();
     let d = dir.to_str().unwrap();
     let linux6 = json_rows(&belady(&["calibrate", "--from", d, "--json"]));
     assert_eq!(linux6.len(), 13);
-    assert!(within(&linux6) >= 11, "{linux6:#?}");
+    assert_eq!(within(&linux6), 13, "{linux6:#?}");
     // The folio-aligned windows: a 4 KiB reader ends at exactly 1024 pages, where ondemand's
     // pre-folio windows reach 1876.
     assert_eq!(row(&linux6, "seq-4k")["model_pages"], 1024);
@@ -55,8 +63,44 @@ fn held_out_kernel_observations() {
     assert_eq!(row(&ondemand, "seq-4k")["within_bound"], false);
 }
 
-/// Issue #18's live check, on the file system of the build directory: at least 13 patterns and
-/// linux6 within the bound on at least 11. Skipped (with the reason printed) only where the file
+/// Issue 27's held-out check: on the interleaved streams, whose foreign markers send the kernel's
+/// hole scan across xarray nodes, linux6 lands within the bound on every pattern. Starting the
+/// window one block past every hole (`miss + 1` for folios larger than a block, the rule before
+/// issue 27) missed interleaved-40 by 2001 pages, interleaved-100 by 228, interleaved-700 by
+/// 1152 and interleaved-2500 by 3396.
+#[test]
+fn held_out_interleaved_streams() {
+    let dir = issue27_observations();
+    let rows = json_rows(&belady(&[
+        "calibrate",
+        "--from",
+        dir.to_str().unwrap(),
+        "--json",
+    ]));
+    let names: Vec<_> = rows
+        .iter()
+        .map(|r| r["pattern"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "interleaved-40",
+            "interleaved-100",
+            "interleaved-700",
+            "interleaved-2500",
+            "hot-64k-256",
+            "hot-64k-1024"
+        ]
+    );
+    assert_eq!(within(&rows), rows.len(), "{rows:#?}");
+    // The two streams 40 pages apart: the kernel's 4288 pages exactly.
+    assert_eq!(row(&rows, "interleaved-40")["kernel_pages"], 4288);
+    assert_eq!(row(&rows, "interleaved-40")["model_pages"], 4288);
+}
+
+/// Issue #18's live check, on the file system of the build directory: every pattern (the 13 of
+/// issue 18 and the 6 of issue 27) and linux6 within the bound on all of them on Linux 6.18,
+/// where the model was measured (on other kernels, on all but two). Skipped (with the reason printed) only where the file
 /// system has no page-cache read-ahead to measure.
 #[test]
 fn live_kernel_matches_linux6() {
@@ -84,8 +128,10 @@ fn live_kernel_matches_linux6() {
         return;
     }
     let rows = json_rows(&out);
-    assert!(rows.len() >= 13);
-    assert!(within(&rows) >= 11, "{rows:#?}");
+    assert_eq!(rows.len(), 19);
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let slack = if release.starts_with("6.18") { 0 } else { 2 };
+    assert!(within(&rows) + slack >= rows.len(), "{release}: {rows:#?}");
     // The scratch file is gone; the saved traces replay with `belady sim`.
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
     let tsv = std::fs::read_to_string(save.join("observations.tsv")).unwrap();

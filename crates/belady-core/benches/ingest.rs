@@ -64,6 +64,7 @@ fn ingest_vs_lru(c: &mut Criterion) {
             count: 1,
             op: Op::Read,
             time_ns: None,
+            bytes: 4096,
         })
     });
     let trace = PreparedTrace::new(

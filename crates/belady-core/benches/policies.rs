@@ -24,6 +24,7 @@ fn zipf_trace(n: usize, objects: usize, alpha: f64) -> BlockTrace {
             count: 1,
             op: Op::Read,
             time_ns: None,
+            bytes: 4096,
         })
     });
     BlockTrace::from_requests(reqs, OpFilter::Read, false, "zipf".into(), 4096).unwrap()

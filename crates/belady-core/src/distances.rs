@@ -193,6 +193,7 @@ mod tests {
             originals: (0..unique as u64).collect(),
             write_mask: None,
             times: None,
+            sizes: None,
         })
     }
 

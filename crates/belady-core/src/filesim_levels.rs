@@ -519,6 +519,7 @@ mod tests {
             originals: (0..order.len() as u64).collect(),
             write_mask: None,
             times: None,
+            sizes: None,
         };
         PreparedFileTrace::from_block_trace(&trace).unwrap()
     }

@@ -14,6 +14,13 @@
 //! sampled histogram (SHARDS, Waldspurger et al., FAST 2015) keeps only blocks whose hash falls
 //! below `rate` and scales distances and counts by `1 / rate`, so distances are resolved to about
 //! `1 / rate` blocks.
+//!
+//! Object traces (oracleGeneral, lcs, native files converted from them) are counted by their
+//! sizes: bytes requested is the sum of the requests' object sizes, the footprint the sum over
+//! distinct objects of each one's size at its first reference (as libCacheSim's
+//! `cal_working_set_size`), and [`SizeStats`] the distribution of request sizes. The
+//! distribution is kept as a count per distinct size, so its percentiles are exact and its
+//! memory follows the distinct sizes, not the trace's length.
 
 use crate::error::Result;
 // The same block hash as `belady mrc`'s sampler (seed 0), so both sample the same blocks.
@@ -31,6 +38,9 @@ pub struct StatsOptions {
     pub sample_rate: Option<f64>,
     /// References per working-set window.
     pub window: u64,
+    /// Whether each request is one object of its [`BlockRequest::bytes`] (object traces), so
+    /// that sizes are reported and the footprint is the objects' bytes.
+    pub object_sizes: bool,
 }
 
 impl Default for StatsOptions {
@@ -39,7 +49,59 @@ impl Default for StatsOptions {
             block_size: 4096,
             sample_rate: None,
             window: 10_000,
+            object_sizes: false,
         }
+    }
+}
+
+/// The distribution of request sizes of an object trace, weighted by requests. A percentile
+/// is the smallest size at least that share of requests does not exceed (nearest rank).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SizeStats {
+    /// Smallest request size in bytes.
+    pub min: u64,
+    /// Median.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// Largest.
+    pub max: u64,
+    /// Mean request size in bytes (bytes requested / requests).
+    pub mean: f64,
+}
+
+impl SizeStats {
+    /// The statistics of `counts` (size, requests of that size), in any order; `None` when
+    /// empty.
+    fn of(mut counts: Vec<(u32, u64)>) -> Option<SizeStats> {
+        counts.sort_unstable();
+        let total: u64 = counts.iter().map(|&(_, n)| n).sum();
+        if total == 0 {
+            return None;
+        }
+        let bytes: u128 = counts.iter().map(|&(z, n)| z as u128 * n as u128).sum();
+        let percentile = |p: u64| {
+            // Nearest rank: the ceil(p% of total)-th smallest request (at least the first).
+            let rank = (total as u128 * p as u128).div_ceil(100).max(1) as u64;
+            let mut seen = 0;
+            for &(z, n) in &counts {
+                seen += n;
+                if seen >= rank {
+                    return z as u64;
+                }
+            }
+            unreachable!("rank is at most the total")
+        };
+        Some(SizeStats {
+            min: counts[0].0 as u64,
+            p50: percentile(50),
+            p90: percentile(90),
+            p99: percentile(99),
+            max: counts[counts.len() - 1].0 as u64,
+            mean: bytes as f64 / total as f64,
+        })
     }
 }
 
@@ -122,10 +184,17 @@ pub struct TraceStats {
     pub unique_files: Option<u64>,
     /// Bytes per block.
     pub block_size: u32,
-    /// Bytes moved: the calls' lengths (file-level) or references × block size (block-level).
+    /// Bytes requested: the requests' own lengths (object sizes, recorded byte lengths, the
+    /// calls' lengths of file-level traces), or references × block size where the trace
+    /// records none.
     pub bytes: u64,
-    /// Distinct blocks × block size: the data the trace touches.
+    /// The data the trace touches: distinct blocks × block size, or for an object trace the
+    /// sum of each distinct object's size at its first reference (estimated under a sample
+    /// rate).
     pub footprint_bytes: u64,
+    /// Request sizes of an object trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_sizes: Option<SizeStats>,
     /// References to the block right after the previous reference's block of the same file
     /// (block-level traces: of the previous reference).
     pub sequential_references: u64,
@@ -283,6 +352,10 @@ pub struct Collector {
     /// Per file: last block index referenced, and largest size seen.
     files: FxHashMap<u64, (Option<u64>, u64)>,
     file_level: bool,
+    /// Object traces: requests per distinct size.
+    sizes: FxHashMap<u32, u64>,
+    /// Object traces: sizes of the (sampled) objects at their first reference.
+    object_footprint: u64,
 }
 
 impl Collector {
@@ -309,6 +382,8 @@ impl Collector {
             previous: None,
             files: FxHashMap::default(),
             file_level: false,
+            sizes: FxHashMap::default(),
+            object_footprint: 0,
         }
     }
 
@@ -326,8 +401,23 @@ impl Collector {
         self.bytes = self.bytes.saturating_add(bytes);
     }
 
+    /// Counts one request for object `block` of `size` bytes (object traces): the request,
+    /// its one reference and its size.
+    pub fn object(&mut self, block: u64, op: Op, size: u32) {
+        self.request(op, size as u64);
+        *self.sizes.entry(size).or_insert(0) += 1;
+        if self.count_reference(block, op, None) {
+            self.object_footprint += size as u64;
+        }
+    }
+
     /// Counts one reference to `block`; `file` is the file and block index within it, when known.
     pub fn reference(&mut self, block: u64, op: Op, file: Option<(u64, u64)>) {
+        self.count_reference(block, op, file);
+    }
+
+    /// [`Collector::reference`]; true when it is the first reference to a sampled block.
+    fn count_reference(&mut self, block: u64, op: Op, file: Option<(u64, u64)>) -> bool {
         let n = self.references[0] + self.references[1];
         self.references[(op == Op::Write) as usize] += 1;
         let window = n / self.opts.window;
@@ -337,7 +427,12 @@ impl Collector {
         let sampled = self.threshold == u64::MAX || mix64(block) < self.threshold;
         // Under sampling only sampled blocks are tracked, so memory follows the sample; the
         // distinct counts are then estimates, scaled up in `finish`.
-        if sampled && self.windows.insert(block, window) != Some(window) {
+        let previous = if sampled {
+            self.windows.insert(block, window)
+        } else {
+            Some(window)
+        };
+        if previous != Some(window) {
             self.series[window as usize] += 1;
         }
         self.window_count = window + 1;
@@ -365,6 +460,7 @@ impl Collector {
                 None => self.first += scale,
             }
         }
+        sampled && previous.is_none()
     }
 
     /// Notes that `file` is `size` bytes long (file-level traces).
@@ -377,7 +473,8 @@ impl Collector {
     /// The statistics gathered.
     pub fn finish(self) -> TraceStats {
         let references = self.references[0] + self.references[1];
-        let scale_up = |n: u64| (n as f64 / self.rate()).round() as u64;
+        let rate = self.rate();
+        let scale_up = |n: u64| (n as f64 / rate).round() as u64;
         let unique = scale_up(self.windows.len() as u64);
         let block_size = self.opts.block_size;
         let file_sizes = self.file_level.then(|| {
@@ -397,7 +494,6 @@ impl Collector {
                 histogram: buckets(&counts),
             }
         });
-        let rate = self.rate();
         let series: Vec<u64> = if rate < 1.0 {
             self.series.iter().map(|&n| scale_up(n)).collect()
         } else {
@@ -425,7 +521,16 @@ impl Collector {
             unique_files: self.file_level.then_some(self.files.len() as u64),
             block_size,
             bytes: self.bytes,
-            footprint_bytes: unique.saturating_mul(block_size as u64),
+            footprint_bytes: if self.opts.object_sizes {
+                scale_up(self.object_footprint)
+            } else {
+                unique.saturating_mul(block_size as u64)
+            },
+            object_sizes: if self.opts.object_sizes {
+                SizeStats::of(self.sizes.into_iter().collect())
+            } else {
+                None
+            },
             sequential_references: self.sequential,
             sequential_percent: if references == 0 {
                 0.0
@@ -450,11 +555,29 @@ pub fn block_stats(
     stream: impl Iterator<Item = Result<BlockRequest>>,
     opts: StatsOptions,
 ) -> Result<TraceStats> {
-    let bs = opts.block_size as u64;
+    let objects = opts.object_sizes;
     let mut c = Collector::new(opts);
-    for req in stream {
+    for (i, req) in stream.enumerate() {
         let req = req?;
-        c.request(req.op, req.count as u64 * bs);
+        if objects {
+            // Object readers give one object of 1 to u32::MAX bytes per request.
+            let size = u32::try_from(req.bytes).ok().filter(|_| req.count == 1);
+            let Some(size) = size else {
+                return Err(crate::error::Error::config(
+                    "object_sizes",
+                    true,
+                    format!(
+                        "request {i} is not one object of at most {} bytes ({} blocks, {} bytes)",
+                        u32::MAX,
+                        req.count,
+                        req.bytes
+                    ),
+                ));
+            };
+            c.object(req.block, req.op, size);
+            continue;
+        }
+        c.request(req.op, req.bytes);
         for k in 0..req.count as u64 {
             c.reference(req.block.wrapping_add(k), req.op, None);
         }
@@ -531,14 +654,15 @@ mod tests {
                 count,
                 op,
                 time_ns: None,
+                bytes: count as u64 * 512,
             })
         });
         let s = block_stats(
             stream,
             StatsOptions {
                 block_size: 512,
-                sample_rate: None,
                 window: 2,
+                ..StatsOptions::default()
             },
         )
         .unwrap();
@@ -571,6 +695,7 @@ mod tests {
                 count: 1,
                 op: Op::Read,
                 time_ns: None,
+                bytes: 4096,
             })
         });
         let opts = StatsOptions {

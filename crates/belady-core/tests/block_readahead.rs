@@ -14,6 +14,7 @@ fn blocks(ids: &[u64]) -> BlockTrace {
             count: 1,
             op: Op::Read,
             time_ns: Some(block * 1000),
+            bytes: 4096,
         })
     });
     BlockTrace::from_requests(reqs, OpFilter::Read, true, "t".into(), 4096).unwrap()
@@ -126,6 +127,7 @@ fn writes_are_refused_with_the_reason() {
             count: 1,
             op,
             time_ns: None,
+            bytes: 4096,
         })
     });
     let t = BlockTrace::from_requests(reqs, OpFilter::All, false, "w.csv".into(), 4096).unwrap();

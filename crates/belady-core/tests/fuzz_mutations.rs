@@ -113,6 +113,7 @@ fn native_seed() -> Vec<u8> {
             count: 1,
             op: if i % 3 == 0 { Op::Write } else { Op::Read },
             time_ns: Some(i * 10),
+            bytes: 4096,
         })
     });
     let t = BlockTrace::from_requests(reqs, OpFilter::All, true, "seed".into(), 4096).unwrap();

@@ -85,11 +85,18 @@ proptest! {
         ids in proptest::collection::vec(0u64..50, 1..300),
         flips in proptest::collection::vec((any::<usize>(), 1u8..=255), 1..4),
         cut in any::<usize>(),
+        sized in any::<bool>(),
     ) {
-        let reqs = ids.iter().map(|&b| Ok(belady_core::trace::BlockRequest {
+        // Object sizes (format version 3) vary per reference when `sized`.
+        let reqs = ids.iter().enumerate().map(|(i, &b)| Ok(belady_core::trace::BlockRequest {
             block: b, count: 1, op: belady_core::trace::Op::Read, time_ns: None,
+            bytes: if sized { 1 + (b * 7919 + i as u64) % 100_000 } else { 4096 },
         }));
-        let trace = BlockTrace::from_requests(reqs, OpFilter::All, false, "p".into(), 4096).unwrap();
+        let trace = if sized {
+            BlockTrace::from_sized_requests(reqs, OpFilter::All, false, "p".into(), 4096).unwrap()
+        } else {
+            BlockTrace::from_requests(reqs, OpFilter::All, false, "p".into(), 4096).unwrap()
+        };
         let mut bytes = Vec::new();
         native::write(&trace, &mut bytes).unwrap();
         // Distinct positions, so that two flips never cancel out.
@@ -103,6 +110,19 @@ proptest! {
         let p = dir.path().join("d.bldy");
         std::fs::write(&p, &damaged).unwrap();
         prop_assert!(native::load(&p).is_err(), "a damaged file loaded");
+        // Streamed with its sizes, the damage shows by the last chunk at the latest.
+        let streamed = belady_core::stream::ingest::ingest_sized(
+            &p, &Format::Native, &ReadOptions::default(), OpFilter::All,
+        )
+        .and_then(|mut feed| {
+            if feed.has_sizes() {
+                while feed.next_sized_chunk()?.is_some() {}
+            } else {
+                while feed.next_chunk()?.is_some() {}
+            }
+            Ok(())
+        });
+        prop_assert!(streamed.is_err(), "a damaged file streamed");
         std::fs::write(&p, &bytes[..cut % bytes.len()]).unwrap();
         prop_assert!(native::load(&p).is_err(), "a truncated file loaded");
     }

@@ -489,6 +489,7 @@ fn stream_of(refs: Vec<u64>) -> RequestStream {
             count: 1,
             op: belady_core::trace::Op::Read,
             time_ns: None,
+            bytes: 4096,
         })
     }))
 }
@@ -575,6 +576,7 @@ fn reuse_histogram_predicts_lru_hits() {
                     count: 1,
                     op: belady_core::trace::Op::Read,
                     time_ns: None,
+                    bytes: 4096,
                 })
             })
             .collect::<Vec<_>>()

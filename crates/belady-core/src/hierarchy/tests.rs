@@ -516,6 +516,7 @@ fn grids_sharing_a_client_match_separate_runs() {
         originals: Vec::new(),
         write_mask: None,
         times: None,
+        sizes: None,
     };
     let mut ids = std::collections::HashMap::new();
     for &b in &refs {

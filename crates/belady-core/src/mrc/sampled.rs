@@ -137,6 +137,7 @@ impl SampleCollector {
                 originals: self.originals,
                 write_mask: None,
                 times: None,
+                sizes: None,
             },
             sampler: self.sampler,
             references: self.references,

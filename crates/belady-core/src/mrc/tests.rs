@@ -13,6 +13,7 @@ fn requests(refs: &[u64]) -> Vec<Result<BlockRequest>> {
                 count: 1,
                 op: Op::Read,
                 time_ns: None,
+                bytes: 4096,
             })
         })
         .collect()
@@ -165,18 +166,21 @@ fn writes_are_filtered_like_sim() {
             count: 3,
             op: Op::Read,
             time_ns: None,
+            bytes: 3 * 4096,
         }),
         Ok(BlockRequest {
             block: 2,
             count: 1,
             op: Op::Write,
             time_ns: None,
+            bytes: 4096,
         }),
         Ok(BlockRequest {
             block: 2,
             count: 1,
             op: Op::Read,
             time_ns: None,
+            bytes: 4096,
         }),
     ];
     let m = profile(

@@ -13,6 +13,9 @@ use super::lirs::LirsPolicy;
 use super::lrfu::LrfuPolicy;
 use super::lru::LruPolicy;
 use super::lruk::LruKPolicy;
+// The kernel's own replacement (issue 26 item 2).
+use super::linux::LinuxPolicy;
+use super::mglru::MglruPolicy;
 use super::mq::MqPolicy;
 use super::opt::OptPolicy;
 use super::twoq::TwoQPolicy;
@@ -481,6 +484,49 @@ pub static POLICIES: &[PolicyInfo] = &[
             },
         ],
     },
+    // The kernel's own replacement (issue 26 item 2): docs/policies.md, "Linux's own".
+    PolicyInfo {
+        name: "linux",
+        aliases: &["linux-lru", "two-list"],
+        about: "Linux's active/inactive lists (mm/vmscan.c) with refault detection by shadow entries (mm/workingset.c)",
+        params: &[
+            ParamInfo {
+                name: "inactive_ratio",
+                default: "auto",
+                study: None,
+                accusim: None,
+                about: "inactive_is_low's ratio: the active list is cut back while inactive x ratio < active; auto = int_sqrt(10 x GiB of 4 KiB pages), 1 below 1 GiB",
+            },
+            ParamInfo {
+                name: "refault",
+                default: "true",
+                study: None,
+                accusim: None,
+                about: "shadow entries: a page refaulting within the active list's size of its eviction enters the active list",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "mglru",
+        aliases: &["lru-gen", "multi-gen-lru"],
+        about: "Linux 6's multi-generational LRU (mm/vmscan.c lru_gen): 2 to 4 generations, tiers by descriptor accesses, refault feedback",
+        params: &[
+            ParamInfo {
+                name: "aging",
+                default: "kswapd",
+                study: None,
+                accusim: None,
+                about: "when a new generation opens: kswapd (whenever 3 or fewer remain, as background reclaim) or direct (only at 2, when eviction would stall)",
+            },
+            ParamInfo {
+                name: "refault",
+                default: "true",
+                study: None,
+                accusim: None,
+                about: "shadow entries: refault counts per tier for the tier controller, PG_workingset restored on a recent refault",
+            },
+        ],
+    },
 ];
 
 /// Named sets of parameter defaults.
@@ -705,6 +751,9 @@ pub fn build<V: PolicyVisitor>(
         "lru-k" => visitor.visit(LruKPolicy::from_spec(spec, capacity, universe)?),
         "2q" => visitor.visit(TwoQPolicy::from_spec(spec, capacity, universe)?),
         "mq" => visitor.visit(MqPolicy::from_spec(spec, capacity, universe)?),
+        // The kernel's own replacement (issue 26 item 2).
+        "linux" => visitor.visit(LinuxPolicy::from_spec(spec, capacity, universe)?),
+        "mglru" => visitor.visit(MglruPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }

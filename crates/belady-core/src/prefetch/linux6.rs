@@ -20,15 +20,20 @@
 //!   triggers the next window, and the marked folio's size decides which trigger is "expected".
 //! - A synchronous window resets the order to 0.
 //! - A marker hit that does not match the state (interleaved streams on one descriptor) starts
-//!   the window at the first uncached block after the marked folio, one block further when that
-//!   folio is larger than a block (the kernel's xarray scan starts inside it and runs one slot
-//!   behind).
+//!   the window where the kernel's hole scan (`page_cache_next_miss` from the block after the
+//!   marked folio's first) stops, walked as the xarray walks it ([`next_miss`]): from inside a
+//!   folio of 2 to 32 blocks the walk reads each slot one behind the index it reports, so a hole
+//!   in the folio's 64-slot node is reported one block late; past that node's end, and from a
+//!   one-block or a 64-block-or-larger folio, it stops exactly at the hole.
 //!
 //! Left out: `bdi->io_pages` (a read larger than the window is capped at the window, not at the
 //! device's largest request), memory-pressure fallbacks (a large folio that cannot be allocated),
 //! `FMODE_RANDOM`, mmap faults (`mmap_miss`), and the PG_readahead flag being a property of the
 //! page shared by every descriptor (a flag one descriptor consumed through a non-first block of
-//! its folio can still fire again for another descriptor reading that folio's first block).
+//! its folio can still fire again for another descriptor reading that folio's first block; a
+//! folio another descriptor marked is taken as one block long, so its hole scan is exact).
+//! Shadow entries are not modelled: the hole scan treats an evicted block like one never read,
+//! as the kernel does (`xa_is_value`).
 
 use super::ondemand::{follows, history_size, init_size, next_size};
 use super::{Desc, Lookup, Plan, ReadAhead, ReadCall};
@@ -195,15 +200,8 @@ impl Linux6 {
             s.size = s.size.max(next_size(self.max, s.size));
         } else {
             // A marked folio without matching state (another stream): the window it belonged
-            // to ends at the first uncached block after it. The kernel's scan
-            // (`page_cache_next_miss`) starts inside the marked folio when it is larger than one
-            // block, and the xarray walk then reads each slot one behind its index: it reports
-            // the block after the hole (measured on 6.18: a marked 4-block folio at 4 with the
-            // hole at 20 starts the window at 21, leaving 20 to a later demand read).
-            let Some(miss) = (folio + 1..=folio + self.max).find(|&j| !cached(j)) else {
-                return Plan::nothing();
-            };
-            let start = miss + u64::from(len > 1);
+            // to ends at the first uncached block after it, as the kernel's scan finds it.
+            let start = next_miss(folio, len, self.max, cached);
             if start - folio > self.max {
                 return Plan::nothing();
             }
@@ -220,6 +218,37 @@ impl Linux6 {
         s.async_size = s.size;
         self.submit(s, cached)
     }
+}
+
+/// Slots in one xarray node (`XA_CHUNK_SIZE`).
+const XA_CHUNK: u64 = 64;
+
+/// `page_cache_next_miss(mapping, folio + 1, max)` as the kernel's xarray walk answers it for a
+/// marked folio `[folio, folio + len)`: the index of the first step that finds an empty slot, or
+/// `folio + 1 + max` when none of the `max` steps does.
+///
+/// The walk (`xas_next`) first loads the entry at `folio + 1`. When that index lies inside a
+/// folio of 2 to 32 pages, the load lands on a sibling slot of a leaf node and moves the slot
+/// back to the folio's first one, so every later step reads the slot one behind the index it
+/// reports: a hole at `h` is reported as `h + 1`. The lag lasts to the end of that 64-slot node:
+/// stepping past its last slot re-aligns slot and index one index later, so the first index of
+/// the next node is never looked at, and the walk is exact from there. A one-page folio starts
+/// the walk on its own slot, and a folio of 64 pages or more lives in an upper node whose slots
+/// cover 64 indices each, where the walk is exact from the start.
+fn next_miss(folio: u64, len: u64, max: u64, cached: &dyn Fn(u64) -> bool) -> u64 {
+    let first = folio + 1;
+    let lag_end = if len > 1 && len < XA_CHUNK {
+        // The first index of the next node: up to it, step `i` reads slot `i - 1`.
+        (folio | (XA_CHUNK - 1)) + 1
+    } else {
+        folio
+    };
+    (first..first + max)
+        .find(|&i| {
+            let slot = if i <= lag_end { i - 1 } else { i };
+            !cached(slot)
+        })
+        .unwrap_or(first + max)
 }
 
 impl ReadAhead for Linux6 {
@@ -387,6 +416,58 @@ mod tests {
                 (4, 21, 80)
             ]
         );
+    }
+
+    /// Blocks `0..n` cached, except those in `holes`.
+    fn cached_up_to(n: u64, holes: &[u64]) -> impl Fn(u64) -> bool + '_ {
+        move |j| j < n && !holes.contains(&j)
+    }
+
+    /// Inside the marked folio's 64-slot node the walk reports a hole one index late (the
+    /// measured 4-block folio at 4 with the hole at 20 gives 21).
+    #[test]
+    fn the_hole_scan_lags_inside_the_first_node() {
+        assert_eq!(next_miss(4, 4, MAX, &cached_up_to(20, &[])), 21);
+        assert_eq!(next_miss(80, 16, MAX, &cached_up_to(100, &[])), 101);
+        // The last slot of the node: index 64 reports the hole at 63.
+        assert_eq!(next_miss(32, 32, MAX, &cached_up_to(63, &[])), 64);
+    }
+
+    /// Past the node's end the walk re-aligns and finds the hole exactly (the 4-block folio at
+    /// 92 of `interleaved-40`, hole at 824: measured window 824..2288).
+    #[test]
+    fn the_hole_scan_is_exact_past_the_node() {
+        assert_eq!(next_miss(92, 4, MAX, &cached_up_to(824, &[])), 824);
+        assert_eq!(next_miss(4, 4, MAX, &cached_up_to(65, &[])), 65);
+        // The re-alignment step never looks at the next node's first slot: a hole there, with
+        // the block after it cached, is walked over.
+        assert_eq!(next_miss(60, 4, MAX, &cached_up_to(100, &[64])), 100);
+    }
+
+    /// A one-block folio starts the walk on its own slot, and a 64-block folio lives in an
+    /// upper node: both find the hole exactly (issue 27: a marked 64-block folio at 320 with
+    /// the hole at 380 starts the kernel's window at 380).
+    #[test]
+    fn one_block_and_64_block_folios_scan_exactly() {
+        assert_eq!(next_miss(10, 1, MAX, &cached_up_to(20, &[])), 20);
+        assert_eq!(next_miss(320, 64, MAX, &cached_up_to(380, &[])), 380);
+        assert_eq!(next_miss(512, 512, MAX, &cached_up_to(1100, &[])), 1100);
+        // No hole within the window's reach: an index past it, which the caller refuses.
+        assert_eq!(next_miss(0, 4, 16, &cached_up_to(1000, &[])), 17);
+    }
+
+    /// Measured on 6.18 (`calibrate` pattern `interleaved-40`, issue 27's recorded residency):
+    /// two 4 KiB streams 40 blocks apart on one descriptor. The foreign marker on the 4-block
+    /// folio at 92 starts the window at the hole, 824 (the kernel's residency grows by 1464
+    /// pages, 824..2288), where `hole + 1` started it at 825; the 64-block folio at 288 then
+    /// starts the last one at 2288, 4288 pages in all as the kernel ends.
+    #[test]
+    fn interleaved_streams_40_blocks_apart() {
+        let reads: Vec<u64> = (0..300).flat_map(|k| [k, 40 + k]).collect();
+        let w = windows(&reads, 16384);
+        assert_eq!(w[9], (92, 824, 2288));
+        assert_eq!(w[10], (288, 2288, 4288));
+        assert_eq!(w.len(), 11);
     }
 
     /// Windows stop at the file's end.

@@ -6,10 +6,16 @@
 //! in memory up to [`MEM_REFS`] references, then to an anonymous temporary file. The spool makes
 //! the unique blocks known before the first run starts (percent sizes and the policies' tables
 //! need it) without holding the trace in memory; reading it back costs little next to parsing.
+//!
+//! An object trace (oracleGeneral, lcs, or a native file that kept their sizes) read through
+//! [`ingest_sized`] spools each reference's object size beside its id, in a second spool, and
+//! counts the bytes requested and the byte footprint on the way; [`ingest`] reads ids alone,
+//! exactly as before sizes were kept.
 
 use super::{requests, text};
 use crate::error::{Error, Result};
 use crate::trace::native::NativeChunks;
+pub use crate::trace::SizeTotals;
 use crate::trace::{input, Format, Op, OpFilter, ReadOptions};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
@@ -33,20 +39,51 @@ pub struct Ingested {
     pub unique: usize,
     /// Block references.
     pub refs: u64,
+    /// Byte totals of an object trace read with its sizes; `None` for ids alone.
+    sized: Option<SizeTotals>,
     feed: Feed,
 }
 
 enum Feed {
     Native(Box<NativeChunks>),
-    Memory { ids: Vec<u32>, pos: usize },
+    Memory {
+        ids: Vec<u32>,
+        sizes: Option<Vec<u32>>,
+        pos: usize,
+    },
     Spill(Box<SpillReader>),
 }
 
 struct SpillReader {
     file: BufReader<File>,
+    /// The object sizes' spool, beside the ids' (sized traces only).
+    size_file: Option<BufReader<File>>,
     left: u64,
     ids: Vec<u32>,
+    sizes: Vec<u32>,
     bytes: Vec<u8>,
+}
+
+fn spool_err(e: std::io::Error) -> Error {
+    Error::io(Path::new("<spool file>"), e)
+}
+
+/// Reads `k` little-endian `u32`s from `file` into `out`, through the byte buffer `bytes`.
+fn read_words(
+    file: &mut BufReader<File>,
+    k: usize,
+    bytes: &mut Vec<u8>,
+    out: &mut Vec<u32>,
+) -> Result<()> {
+    bytes.resize(k * 4, 0);
+    file.read_exact(bytes).map_err(spool_err)?;
+    out.clear();
+    out.extend(
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
+    );
+    Ok(())
 }
 
 impl Ingested {
@@ -67,11 +104,26 @@ impl Ingested {
             Feed::Spill(s) => {
                 s.file
                     .seek(std::io::SeekFrom::Start(0))
-                    .map_err(|e| Error::io(Path::new("<spool file>"), e))?;
+                    .map_err(spool_err)?;
+                if let Some(f) = &mut s.size_file {
+                    f.seek(std::io::SeekFrom::Start(0)).map_err(spool_err)?;
+                }
                 s.left = self.refs;
             }
         }
         Ok(())
+    }
+
+    /// Whether each reference comes with its object's size ([`Ingested::next_sized_chunk`]):
+    /// an object trace read with [`ingest_sized`].
+    pub fn has_sizes(&self) -> bool {
+        self.sized.is_some()
+    }
+
+    /// The bytes requested and the byte footprint of a sized trace (see [`SizeTotals`]);
+    /// `None` when the references carry no sizes.
+    pub fn size_totals(&self) -> Option<SizeTotals> {
+        self.sized
     }
 
     /// The next chunk of dense ids; `None` at the end. A native file's checksum is verified
@@ -80,7 +132,7 @@ impl Ingested {
     pub fn next_chunk(&mut self) -> Result<Option<&[u32]>> {
         match &mut self.feed {
             Feed::Native(chunks) => Ok(chunks.next_chunk()?.map(|(ids, _)| ids)),
-            Feed::Memory { ids, pos } => {
+            Feed::Memory { ids, pos, .. } => {
                 if *pos == ids.len() {
                     return Ok(None);
                 }
@@ -94,18 +146,52 @@ impl Ingested {
                     return Ok(None);
                 }
                 let k = (s.left as usize).min(CHUNK);
-                s.bytes.resize(k * 4, 0);
-                s.file
-                    .read_exact(&mut s.bytes)
-                    .map_err(|e| Error::io(Path::new("<spool file>"), e))?;
-                s.ids.clear();
-                s.ids.extend(
-                    s.bytes
-                        .chunks_exact(4)
-                        .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
-                );
+                read_words(&mut s.file, k, &mut s.bytes, &mut s.ids)?;
+                if let Some(f) = &mut s.size_file {
+                    // Keep the sizes' spool in step with the ids'.
+                    f.seek_relative(k as i64 * 4).map_err(spool_err)?;
+                }
                 s.left -= k as u64;
                 Ok(Some(&s.ids))
+            }
+        }
+    }
+
+    /// The next chunk of dense ids with each reference's object size in bytes (two slices of
+    /// one length); `None` at the end. An error when the trace carries no sizes
+    /// ([`Ingested::has_sizes`]). The checksum note of [`Ingested::next_chunk`] applies.
+    pub fn next_sized_chunk(&mut self) -> Result<Option<(&[u32], &[u32])>> {
+        if self.sized.is_none() {
+            return Err(Error::config(
+                "trace",
+                &self.source,
+                "its references carry no object sizes (only oracleGeneral, lcs and native files converted from them do)",
+            ));
+        }
+        match &mut self.feed {
+            Feed::Native(chunks) => Ok(chunks
+                .next_sized_chunk()?
+                .map(|(ids, _, sizes)| (ids, sizes))),
+            Feed::Memory { ids, sizes, pos } => {
+                if *pos == ids.len() {
+                    return Ok(None);
+                }
+                let end = (*pos + CHUNK).min(ids.len());
+                let start = *pos;
+                *pos = end;
+                let sizes = sizes.as_ref().expect("a sized spool keeps sizes");
+                Ok(Some((&ids[start..end], &sizes[start..end])))
+            }
+            Feed::Spill(s) => {
+                if s.left == 0 {
+                    return Ok(None);
+                }
+                let k = (s.left as usize).min(CHUNK);
+                read_words(&mut s.file, k, &mut s.bytes, &mut s.ids)?;
+                let f = s.size_file.as_mut().expect("a sized spool keeps sizes");
+                read_words(f, k, &mut s.bytes, &mut s.sizes)?;
+                s.left -= k as u64;
+                Ok(Some((&s.ids, &s.sizes)))
             }
         }
     }
@@ -209,6 +295,43 @@ impl Mapper {
         Ok(())
     }
 
+    /// Maps `originals` in order as [`Mapper::map_all`] does, pushing each dense id and its
+    /// object's size (`sizes[i]`, bytes) to a sized `spool`, which also adds up the bytes
+    /// requested and the footprint (an object's size at its first reference).
+    pub(crate) fn map_all_sized(
+        &mut self,
+        originals: &[u64],
+        sizes: &[u32],
+        spool: &mut Spool,
+    ) -> Result<()> {
+        debug_assert_eq!(originals.len(), sizes.len());
+        for &o in originals.iter().take(AHEAD) {
+            prefetch(&self.slots[self.home(o)]);
+        }
+        let mut done = 0;
+        while done < originals.len() {
+            let end = done + spool.room().min(originals.len() - done);
+            let spool_sizes = spool.sizes.as_mut().expect("a sized spool");
+            for i in done..end {
+                if let Some(&next) = originals.get(i + AHEAD) {
+                    prefetch(&self.slots[self.home(next)]);
+                }
+                let before = self.len;
+                let id = self.map(originals[i]);
+                let size = sizes[i];
+                if self.len > before {
+                    spool.totals.footprint += size as u64;
+                }
+                spool.totals.requested += size as u64;
+                spool.ids.push(id);
+                spool_sizes.push(size);
+            }
+            spool.settle()?;
+            done = end;
+        }
+        Ok(())
+    }
+
     /// Maps the blocks `starts[i] .. starts[i] + counts[i]` of every request in order (ARC's
     /// ranges), a batch of consecutive blocks at a time through [`Mapper::map_all`].
     pub(crate) fn map_ranges(
@@ -270,22 +393,44 @@ fn prefetch(slot: &Slot) {
     let _ = slot;
 }
 
-/// Dense ids collected in memory and, past [`MEM_REFS`], in an anonymous temporary file.
+/// Dense ids collected in memory and, past [`MEM_REFS`], in an anonymous temporary file; for a
+/// sized trace, each reference's object size likewise in a second one.
 pub(crate) struct Spool {
     ids: Vec<u32>,
+    /// Object sizes beside `ids` (a sized spool only).
+    sizes: Option<Vec<u32>>,
     file: Option<BufWriter<File>>,
+    size_file: Option<BufWriter<File>>,
     spilled: u64,
     bytes: Vec<u8>,
+    /// Byte totals of the sizes pushed (a sized spool only).
+    totals: SizeTotals,
 }
 
 impl Spool {
     pub(crate) fn new() -> Spool {
         Spool {
             ids: Vec::with_capacity(CHUNK),
+            sizes: None,
             file: None,
+            size_file: None,
             spilled: 0,
             bytes: Vec::new(),
+            totals: SizeTotals::default(),
         }
+    }
+
+    /// A spool that keeps each reference's object size beside its id.
+    pub(crate) fn sized() -> Spool {
+        Spool {
+            sizes: Some(Vec::with_capacity(CHUNK)),
+            ..Spool::new()
+        }
+    }
+
+    /// Whether the spool keeps sizes (pushes must then go through the sized calls).
+    pub(crate) fn is_sized(&self) -> bool {
+        self.sizes.is_some()
     }
 
     /// References pushed so far.
@@ -296,6 +441,22 @@ impl Spool {
     #[inline]
     pub(crate) fn push(&mut self, id: u32) -> Result<()> {
         self.ids.push(id);
+        if self.ids.len() >= MEM_REFS {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Pushes one reference of a sized spool; `first` when it is the object's first reference
+    /// (its size then counts toward the footprint).
+    #[inline]
+    pub(crate) fn push_sized(&mut self, id: u32, size: u32, first: bool) -> Result<()> {
+        self.ids.push(id);
+        self.sizes.as_mut().expect("a sized spool").push(size);
+        self.totals.requested += size as u64;
+        if first {
+            self.totals.footprint += size as u64;
+        }
         if self.ids.len() >= MEM_REFS {
             self.spill()?;
         }
@@ -317,56 +478,99 @@ impl Spool {
         Ok(())
     }
 
-    fn spill(&mut self) -> Result<()> {
-        let spool_err = |e| Error::io(Path::new("<spool file>"), e);
-        if self.file.is_none() {
-            self.file = Some(BufWriter::with_capacity(
+    /// Appends `words` to the spill file `file` (created on first use) through `bytes`.
+    fn write_words(
+        file: &mut Option<BufWriter<File>>,
+        bytes: &mut Vec<u8>,
+        words: &[u32],
+    ) -> Result<()> {
+        if file.is_none() {
+            *file = Some(BufWriter::with_capacity(
                 1 << 20,
                 tempfile::tempfile().map_err(spool_err)?,
             ));
         }
         // Element-wise into a sized buffer: this compiles to a plain copy on little-endian.
-        self.bytes.resize(self.ids.len() * 4, 0);
-        for (b, id) in self.bytes.chunks_exact_mut(4).zip(&self.ids) {
-            b.copy_from_slice(&id.to_le_bytes());
+        bytes.resize(words.len() * 4, 0);
+        for (b, w) in bytes.chunks_exact_mut(4).zip(words) {
+            b.copy_from_slice(&w.to_le_bytes());
         }
-        let file = self.file.as_mut().expect("created above");
-        file.write_all(&self.bytes).map_err(spool_err)?;
+        let file = file.as_mut().expect("created above");
+        file.write_all(bytes).map_err(spool_err)
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        Self::write_words(&mut self.file, &mut self.bytes, &self.ids)?;
+        if let Some(sizes) = &mut self.sizes {
+            Self::write_words(&mut self.size_file, &mut self.bytes, sizes)?;
+            sizes.clear();
+        }
         self.spilled += self.ids.len() as u64;
         self.ids.clear();
         Ok(())
+    }
+
+    /// The finished spill file `file`, at its start, for reading back.
+    fn reopen(file: Option<BufWriter<File>>) -> Result<Option<BufReader<File>>> {
+        let Some(file) = file else {
+            return Ok(None);
+        };
+        let mut file = file.into_inner().map_err(|e| spool_err(e.into_error()))?;
+        file.seek(std::io::SeekFrom::Start(0)).map_err(spool_err)?;
+        Ok(Some(BufReader::with_capacity(1 << 20, file)))
     }
 
     fn into_feed(mut self) -> Result<Feed> {
         if self.file.is_none() {
             return Ok(Feed::Memory {
                 ids: self.ids,
+                sizes: self.sizes,
                 pos: 0,
             });
         }
         self.spill()?;
-        let spool_err = |e| Error::io(Path::new("<spool file>"), e);
-        let mut file = self
-            .file
-            .take()
-            .expect("spilled")
-            .into_inner()
-            .map_err(|e| spool_err(e.into_error()))?;
-        file.seek(std::io::SeekFrom::Start(0)).map_err(spool_err)?;
+        let file = Self::reopen(self.file.take())?.expect("spilled");
+        let size_file = Self::reopen(self.size_file.take())?;
         Ok(Feed::Spill(Box::new(SpillReader {
-            file: BufReader::with_capacity(1 << 20, file),
+            file,
+            size_file,
             left: self.spilled,
             ids: Vec::with_capacity(CHUNK),
+            sizes: Vec::new(),
             bytes: Vec::with_capacity(CHUNK * 4),
         })))
     }
 }
 
 /// Reads the block trace at `path` into a dense-id stream, keeping the requests `ops` selects.
+/// Object sizes are not kept (see [`ingest_sized`]).
 pub fn ingest(path: &Path, format: &Format, opts: &ReadOptions, ops: OpFilter) -> Result<Ingested> {
+    ingest_with(path, format, opts, ops, false)
+}
+
+/// Reads the trace at `path` as [`ingest`] does, keeping each reference's object size when the
+/// trace has them (oracleGeneral, lcs, or a native file converted from one): then
+/// [`Ingested::has_sizes`] holds and [`Ingested::size_totals`] gives the byte totals. Other
+/// traces are read as [`ingest`] reads them.
+pub fn ingest_sized(
+    path: &Path,
+    format: &Format,
+    opts: &ReadOptions,
+    ops: OpFilter,
+) -> Result<Ingested> {
+    ingest_with(path, format, opts, ops, true)
+}
+
+fn ingest_with(
+    path: &Path,
+    format: &Format,
+    opts: &ReadOptions,
+    ops: OpFilter,
+    sizes: bool,
+) -> Result<Ingested> {
     let name = path.display().to_string();
     let ingested = match format {
-        Format::Native => ingest_native(path, ops)?,
+        Format::Native => ingest_native(path, ops, sizes)?,
         Format::Lirs | Format::Arc => {
             let mut mapper = Mapper::with_capacity(expected_ids(path));
             let mut spool = Spool::new();
@@ -375,7 +579,11 @@ pub fn ingest(path: &Path, format: &Format, opts: &ReadOptions, ops: OpFilter) -
         }
         _ => {
             let mut mapper = Mapper::with_capacity(expected_ids(path));
-            let mut spool = Spool::new();
+            let mut spool = if sizes && format.has_object_sizes() {
+                Spool::sized()
+            } else {
+                Spool::new()
+            };
             requests::parse(path, format, opts, ops, &mut mapper, &mut spool)?;
             finish(name, opts.block_size, mapper, spool)?
         }
@@ -400,6 +608,7 @@ pub(crate) fn finish(
         block_size,
         unique: mapper.unique(),
         refs: spool.len(),
+        sized: spool.is_sized().then_some(spool.totals),
         feed: spool.into_feed()?,
     })
 }
@@ -416,10 +625,11 @@ fn expected_ids(path: &Path) -> usize {
     ((len / 128) as usize).min(1 << 20)
 }
 
-fn ingest_native(path: &Path, ops: OpFilter) -> Result<Ingested> {
+fn ingest_native(path: &Path, ops: OpFilter, want_sizes: bool) -> Result<Ingested> {
     let mut chunks = NativeChunks::open(input::open_trace(path)?, path.display().to_string())?;
     let source = chunks.source().to_string();
     let block_size = chunks.block_size();
+    let sized = want_sizes && chunks.has_sizes();
     let keeps_all = match ops {
         OpFilter::All => true,
         OpFilter::Read => !chunks.has_writes(),
@@ -431,6 +641,7 @@ fn ingest_native(path: &Path, ops: OpFilter) -> Result<Ingested> {
             block_size,
             unique: chunks.bound() as usize,
             refs: chunks.refs(),
+            sized: if sized { chunks.size_totals() } else { None },
             feed: Feed::Native(Box::new(chunks)),
         });
     }
@@ -449,30 +660,46 @@ fn ingest_native(path: &Path, ops: OpFilter) -> Result<Ingested> {
     } else {
         (chunks.bound() as usize).min(1 << 20)
     });
-    let mut spool = Spool::new();
+    let mut spool = if sized { Spool::sized() } else { Spool::new() };
     let has_writes = chunks.has_writes();
     let mut kept = Vec::with_capacity(CHUNK);
-    while let Some((ids, mask)) = chunks.next_chunk()? {
+    let mut kept_sizes: Vec<u32> = Vec::with_capacity(if sized { CHUNK } else { 0 });
+    while let Some((ids, mask, sizes)) = chunks.next_sized_chunk()? {
         kept.clear();
+        kept_sizes.clear();
         for (j, &id) in ids.iter().enumerate() {
             let write = has_writes && mask[j / 8] & (1 << (j % 8)) != 0;
             let op = if write { Op::Write } else { Op::Read };
             if ops.keeps(op) {
                 kept.push(id);
+                if sized {
+                    kept_sizes.push(sizes[j]);
+                }
             }
         }
         if flat_ids {
-            for &id in &kept {
+            for (k, &id) in kept.iter().enumerate() {
                 let d = &mut flat[id as usize];
-                if *d == u32::MAX {
+                let first = *d == u32::MAX;
+                if first {
                     *d = flat_unique;
                     flat_unique += 1;
                 }
-                spool.push(*d)?;
+                if sized {
+                    spool.push_sized(*d, kept_sizes[k], first)?;
+                } else {
+                    spool.push(*d)?;
+                }
             }
         } else {
-            for &id in &kept {
-                spool.push(mapper.map(chunks.original(id)))?;
+            for (k, &id) in kept.iter().enumerate() {
+                let before = mapper.unique();
+                let d = mapper.map(chunks.original(id));
+                if sized {
+                    spool.push_sized(d, kept_sizes[k], mapper.unique() > before)?;
+                } else {
+                    spool.push(d)?;
+                }
             }
         }
     }

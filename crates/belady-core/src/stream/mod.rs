@@ -252,6 +252,7 @@ mod tests {
                     count: 1,
                     op: if i % 5 == 0 { Op::Write } else { Op::Read },
                     time_ns: None,
+                    bytes: 4096,
                 }
             })
             .collect()

@@ -62,7 +62,8 @@ pub(crate) fn parse(
         }
         Format::U32Le | Format::U32Be => {
             let input = Box::new(threaded(open_trace(path)?));
-            let reader = U32Reader::new(input, name.clone(), *format == Format::U32Be);
+            let reader = U32Reader::new(input, name.clone(), *format == Format::U32Be)
+                .with_block_size(opts.block_size);
             requests(reader, &name, opts, ops, mapper, spool)
         }
         // File-level formats (simulated block by block): their readers hold the trace anyway.
@@ -115,8 +116,26 @@ fn requests<I: Iterator<Item = Result<BlockRequest>>>(
 }
 
 /// Decodes fixed-size request records laid out as `layout`, the first at byte `offset` of the
-/// decompressed stream, mapping the object id of every kept request.
+/// decompressed stream, mapping the object id of every kept request (with its size, when the
+/// spool keeps sizes).
 fn records(
+    input: Threaded,
+    name: &str,
+    layout: Layout,
+    offset: u64,
+    ops: OpFilter,
+    mapper: &mut Mapper,
+    spool: &mut Spool,
+) -> Result<()> {
+    if spool.is_sized() {
+        records_as::<true>(input, name, layout, offset, ops, mapper, spool)
+    } else {
+        records_as::<false>(input, name, layout, offset, ops, mapper, spool)
+    }
+}
+
+/// [`records`], with or without sizes (`SIZED`) compiled in.
+fn records_as<const SIZED: bool>(
     mut input: Threaded,
     name: &str,
     layout: Layout,
@@ -131,11 +150,19 @@ fn records(
     let mut record = 0u64;
     let mut carry: Vec<u8> = Vec::with_capacity(size);
     let mut ids: Vec<u64> = Vec::with_capacity(TUNING.block / size + 1);
+    let mut sizes: Vec<u32> = Vec::with_capacity(if SIZED { TUNING.block / size + 1 } else { 0 });
     let error = |record: u64, msg: String| Error::Record {
         path: name.to_string(),
         record,
         offset: offset + record * size as u64,
         msg,
+    };
+    let mut map = |ids: &[u64], sizes: &[u32]| {
+        if SIZED {
+            mapper.map_all_sized(ids, sizes, spool)
+        } else {
+            mapper.map_all(ids, spool)
+        }
     };
     loop {
         let block = match input.next_block() {
@@ -153,15 +180,19 @@ fn records(
                 continue;
             }
             ids.clear();
-            decode(&carry, layout, keep, &mut ids).map_err(|(i, m)| error(record + i, m))?;
-            mapper.map_all(&ids, spool)?;
+            sizes.clear();
+            decode::<SIZED>(&carry, layout, keep, &mut ids, &mut sizes)
+                .map_err(|(i, m)| error(record + i, m))?;
+            map(&ids, &sizes)?;
             record += 1;
             carry.clear();
         }
         let whole = data.len() / size * size;
         ids.clear();
-        decode(&data[..whole], layout, keep, &mut ids).map_err(|(i, m)| error(record + i, m))?;
-        mapper.map_all(&ids, spool)?;
+        sizes.clear();
+        decode::<SIZED>(&data[..whole], layout, keep, &mut ids, &mut sizes)
+            .map_err(|(i, m)| error(record + i, m))?;
+        map(&ids, &sizes)?;
         record += (whole / size) as u64;
         carry.extend_from_slice(&data[whole..]);
         input.give_back(block);
@@ -178,19 +209,24 @@ fn records(
     Ok(())
 }
 
-/// Pushes the object id of every kept request among the whole records of `data`; else the
-/// index of the first bad record and what is wrong with it.
-fn decode(
+/// Pushes the object id (and, when `SIZED`, the size) of every kept request among the whole
+/// records of `data`; else the index of the first bad record and what is wrong with it.
+/// Records of size 0 are skipped, as [`decode_record`] skips them.
+fn decode<const SIZED: bool>(
     data: &[u8],
     layout: Layout,
     keep: [bool; 2],
     ids: &mut Vec<u64>,
+    sizes: &mut Vec<u32>,
 ) -> std::result::Result<(), (u64, String)> {
     let (size_at, size_width) = layout.size_field;
     for (i, r) in data.chunks_exact(layout.record_size).enumerate() {
         let id = u64::from_le_bytes(r[4..12].try_into().expect("8 bytes"));
-        // A 4-byte size is unsigned; an 8-byte one is negative when its top bit is set.
-        let bad_size = size_width == 8 && r[size_at + 7] & 0x80 != 0;
+        let obj_size = u32::from_le_bytes(r[size_at..size_at + 4].try_into().expect("4 bytes"));
+        // A 4-byte size is unsigned; an 8-byte one is negative or above u32::MAX when any of
+        // its high four bytes is set.
+        let bad_size = size_width == 8
+            && u32::from_le_bytes(r[size_at + 4..size_at + 8].try_into().expect("4 bytes")) != 0;
         let class = layout
             .op_offset
             .map_or(OpClass::Read, |at| OP_CLASSES[r[at] as usize]);
@@ -205,8 +241,11 @@ fn decode(
                 .expect_err("the quick checks agree with decode_record (tested)");
             return Err((i as u64, msg));
         }
-        if kept {
+        if kept && obj_size != 0 {
             ids.push(id);
+            if SIZED {
+                sizes.push(obj_size);
+            }
         }
     }
     Ok(())
@@ -291,7 +330,8 @@ mod tests {
     use crate::trace::BlockTrace;
 
     /// An lcs v3 (`v3 == true`) or oracleGeneral file of `n` records over a few hundred ids,
-    /// with every operation code libCacheSim defines; `bad` spoils one record.
+    /// with every operation code libCacheSim defines and sizes from 0 to 4999 bytes (an id's
+    /// size changes between its references); `bad` spoils one record.
     fn trace_bytes(n: usize, v3: bool, bad: Option<(usize, bool)>) -> Vec<u8> {
         let mut out = Vec::new();
         if v3 {
@@ -309,7 +349,11 @@ mod tests {
             out.extend(id.to_le_bytes());
             let spoil = bad.filter(|&(at, _)| at == i);
             if v3 {
-                let size: i64 = if spoil == Some((i, true)) { -5 } else { 4096 };
+                let size: i64 = if spoil == Some((i, true)) {
+                    -5
+                } else {
+                    size_of(x) as i64
+                };
                 out.extend(size.to_le_bytes());
                 let op = if spoil == Some((i, false)) {
                     15
@@ -319,11 +363,158 @@ mod tests {
                 out.extend([op, 0, 0, 0]);
                 out.extend(7u32.to_le_bytes());
             } else {
-                out.extend(4096u32.to_le_bytes());
+                out.extend(size_of(x).to_le_bytes());
             }
             out.extend((-1i64).to_le_bytes());
         }
         out
+    }
+
+    /// The size `trace_bytes` gives the record drawn from `x`: 0 for about one in 500.
+    fn size_of(x: u64) -> u32 {
+        ((x >> 25) % 5000) as u32 / 10 * 10
+    }
+
+    /// Ids and sizes through the sized streaming ingest, and its totals.
+    fn streamed_sized(
+        path: &Path,
+        format: &Format,
+        ops: OpFilter,
+    ) -> Result<(Vec<u32>, Vec<u32>, crate::trace::SizeTotals)> {
+        let mut feed =
+            super::super::ingest::ingest_sized(path, format, &ReadOptions::default(), ops)?;
+        assert!(feed.has_sizes());
+        let (mut ids, mut sizes) = (Vec::new(), Vec::new());
+        while let Some((i, z)) = feed.next_sized_chunk()? {
+            assert_eq!(i.len(), z.len());
+            ids.extend_from_slice(i);
+            sizes.extend_from_slice(z);
+        }
+        Ok((ids, sizes, feed.size_totals().unwrap()))
+    }
+
+    #[test]
+    fn sized_ingest_keeps_each_size_and_counts_libcachesims_totals() {
+        let dir = tempfile::tempdir().unwrap();
+        for (v3, format, name) in [
+            (false, Format::OracleGeneral, "t.oracleGeneral"),
+            (true, Format::Lcs, "t.lcs"),
+        ] {
+            let bytes = trace_bytes(60_000, v3, None);
+            let path = dir.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            // The expected values straight from the records: size-0 records and deletes
+            // (op 9) skipped, footprint by each id's first kept size.
+            let (at, width) = (
+                if v3 { lcs::HEADER_SIZE } else { 0 },
+                if v3 { 36 } else { 24 },
+            );
+            let mut want_sizes = Vec::new();
+            let mut first = std::collections::HashMap::new();
+            for r in bytes[at..].chunks_exact(width) {
+                let id = u64::from_le_bytes(r[4..12].try_into().unwrap());
+                let size = u32::from_le_bytes(r[12..16].try_into().unwrap());
+                if size == 0 || (v3 && r[20] == 9) {
+                    continue;
+                }
+                want_sizes.push(size);
+                first.entry(id).or_insert(size);
+            }
+            assert!(
+                want_sizes.len() < 60_000 - 50,
+                "the trace has size-0 records"
+            );
+            let (ids, sizes, totals) = streamed_sized(&path, &format, OpFilter::All).unwrap();
+            assert_eq!(sizes, want_sizes, "{name}");
+            assert_eq!(
+                totals.requested,
+                want_sizes.iter().map(|&z| z as u64).sum::<u64>()
+            );
+            assert_eq!(
+                totals.footprint,
+                first.values().map(|&z| z as u64).sum::<u64>()
+            );
+            // The same ids as the id-only ingest, and the same sizes as the loaded trace.
+            assert_eq!(ids, streamed(&path, &format, OpFilter::All).unwrap());
+            let trace =
+                BlockTrace::load(&path, &format, &ReadOptions::default(), OpFilter::All).unwrap();
+            assert_eq!(trace.refs, ids);
+            assert_eq!(trace.sizes.as_ref(), Some(&sizes));
+            // oracleGeneral holds reads only.
+            for ops in [OpFilter::Read, OpFilter::Write]
+                .into_iter()
+                .take(1 + v3 as usize)
+            {
+                let (ids, sizes, _) = streamed_sized(&path, &format, ops).unwrap();
+                let t = BlockTrace::load(&path, &format, &ReadOptions::default(), ops).unwrap();
+                assert_eq!(
+                    (Some(&ids), t.sizes.as_ref()),
+                    (Some(&t.refs), Some(&sizes)),
+                    "{ops:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_sized_spool_reads_back_in_step_after_rewinds_and_id_only_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.oracleGeneral");
+        // 60,000 references: past the test spool's 4096 in memory, so both spools spill.
+        std::fs::write(&path, trace_bytes(60_000, false, None)).unwrap();
+        let (ids, sizes, _) = streamed_sized(&path, &Format::OracleGeneral, OpFilter::All).unwrap();
+        let mut feed = super::super::ingest::ingest_sized(
+            &path,
+            &Format::OracleGeneral,
+            &ReadOptions::default(),
+            OpFilter::All,
+        )
+        .unwrap();
+        // One id-only chunk, then sized ones: the sizes stay with their ids.
+        let skipped = feed.next_chunk().unwrap().unwrap().len();
+        let mut rest = Vec::new();
+        while let Some((_, z)) = feed.next_sized_chunk().unwrap() {
+            rest.extend_from_slice(z);
+        }
+        assert_eq!(rest, sizes[skipped..]);
+        feed.rewind(&path).unwrap();
+        let mut again = Vec::new();
+        while let Some((i, _)) = feed.next_sized_chunk().unwrap() {
+            again.extend_from_slice(i);
+        }
+        assert_eq!(again, ids);
+        // The id-only ingest has no sizes and says so.
+        let mut plain = ingest(
+            &path,
+            &Format::OracleGeneral,
+            &ReadOptions::default(),
+            OpFilter::All,
+        )
+        .unwrap();
+        assert!(!plain.has_sizes() && plain.size_totals().is_none());
+        let e = plain.next_sized_chunk().unwrap_err().to_string();
+        assert!(e.contains("no object sizes"), "{e}");
+    }
+
+    #[test]
+    fn an_object_above_u32_max_bytes_is_refused_naming_its_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.lcs");
+        let mut bytes = trace_bytes(100, true, None);
+        let at = lcs::HEADER_SIZE + 36 * 57 + 12;
+        bytes[at..at + 8].copy_from_slice(&(u32::MAX as i64 + 1).to_le_bytes());
+        std::fs::write(&path, bytes).unwrap();
+        let got = streamed(&path, &Format::Lcs, OpFilter::All)
+            .unwrap_err()
+            .to_string();
+        let want = loaded(&path, &Format::Lcs, OpFilter::All)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(got, want);
+        assert!(
+            got.contains("record 57") && got.contains("object size 4294967296 is above 4294967295"),
+            "{got}"
+        );
     }
 
     fn streamed(path: &Path, format: &Format, ops: OpFilter) -> Result<Vec<u32>> {
@@ -395,9 +586,11 @@ mod tests {
         for code in 0..=255u8 {
             let mut r = vec![0u8; layout.record_size];
             r[20] = code;
+            // A non-zero size, so that only the code decides.
+            r[12] = 1;
             let want = match decode_record(&r, layout) {
-                Ok(Some((_, Op::Read, _))) => OpClass::Read,
-                Ok(Some((_, Op::Write, _))) => OpClass::Write,
+                Ok(Some(rec)) if rec.op == Op::Read => OpClass::Read,
+                Ok(Some(_)) => OpClass::Write,
                 Ok(None) => OpClass::Skip,
                 Err(_) => OpClass::Bad,
             };

@@ -332,7 +332,7 @@ fn parse_arc(data: &[u8], rules: Rules, out: &mut Piece) {
         let (block, count) = match arc_fields(line) {
             Some(r) => r,
             // The general parser words the error (or reads what the quick one does not).
-            None => match ArcReader::parse(line) {
+            None => match ArcReader::parse(line, 1) {
                 Ok(r) => (r.block, r.count as u64),
                 Err(msg) => {
                     out.error = Some((out.lines, msg));

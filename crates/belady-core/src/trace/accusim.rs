@@ -761,6 +761,7 @@ impl Iterator for AccusimRequests {
                             count: 1,
                             op,
                             time_ns: Some(self.time_ns),
+                            bytes: ev.bytes_in(index, self.block_size),
                         });
                     }
                 }

@@ -11,6 +11,7 @@ pub struct U32Reader {
     big_endian: bool,
     record: u64,
     done: bool,
+    block_size: u64,
 }
 
 impl U32Reader {
@@ -22,7 +23,14 @@ impl U32Reader {
             big_endian,
             record: 0,
             done: false,
+            block_size: super::ReadOptions::default().block_size as u64,
         }
+    }
+
+    /// Sets the bytes of one block, which each request asks for (default 4096).
+    pub fn with_block_size(mut self, block_size: u32) -> Self {
+        self.block_size = block_size as u64;
+        self
     }
 }
 
@@ -74,6 +82,7 @@ impl Iterator for U32Reader {
             count: 1,
             op: Op::Read,
             time_ns: None,
+            bytes: self.block_size,
         }))
     }
 }

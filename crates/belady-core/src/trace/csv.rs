@@ -438,7 +438,7 @@ impl CsvReader {
             }
         };
         let bs = self.block_size;
-        let (first, count) = match self.address {
+        let (first, count, bytes) = match self.address {
             Address::Offset { col, unit } => {
                 let offset = unit
                     .bytes(Self::number(record, col, "offset")?, bs)
@@ -456,24 +456,27 @@ impl CsvReader {
                     .checked_add(size - 1)
                     .ok_or("offset + size overflows 64 bits")?
                     / bs;
-                (offset / bs, last - offset / bs + 1)
+                (offset / bs, last - offset / bs + 1, size)
             }
             Address::Block { col } => {
                 let block = Self::number(record, col, "block")?;
-                let count = match self.spec.size {
-                    Some((c, Unit::Blocks)) => Self::number(record, c, "size")?,
+                let (count, bytes) = match self.spec.size {
+                    Some((c, Unit::Blocks)) => {
+                        let count = Self::number(record, c, "size")?;
+                        (count, count.saturating_mul(bs))
+                    }
                     Some((c, u)) => {
                         let bytes = u
                             .bytes(Self::number(record, c, "size")?, bs)
                             .ok_or("size overflows 64 bits")?;
-                        bytes.div_ceil(bs)
+                        (bytes.div_ceil(bs), bytes)
                     }
-                    None => 1,
+                    None => (1, bs),
                 };
                 if count == 0 {
                     return Ok(None);
                 }
-                (block, count)
+                (block, count, bytes)
             }
         };
         if count > self.max_blocks {
@@ -537,6 +540,7 @@ impl CsvReader {
             count,
             op,
             time_ns,
+            bytes,
         }))
     }
 }
@@ -615,6 +619,44 @@ mod tests {
         );
         let b = got[1].as_ref().unwrap();
         assert_eq!((b.block, b.count, b.op), (0, 1, Op::Write));
+        // The recorded lengths, not the blocks they span.
+        assert_eq!((a.bytes, b.bytes), (8192, 512));
+    }
+
+    #[test]
+    fn a_request_asks_for_its_recorded_bytes_or_its_blocks() {
+        let sized = CsvSpec::from_columns("offset=0,size=1").unwrap();
+        let r = read(
+            &sized,
+            "4095,2
+0,10000
+",
+            4096,
+        );
+        let bytes: Vec<u64> = r.iter().map(|r| r.as_ref().unwrap().bytes).collect();
+        assert_eq!(bytes, [2, 10000]);
+        let blocks = CsvSpec::from_columns("block=0,size=1:blocks").unwrap();
+        assert_eq!(
+            read(
+                &blocks, "7,3
+", 512
+            )[0]
+            .as_ref()
+            .unwrap()
+            .bytes,
+            3 * 512
+        );
+        let no_size = CsvSpec::from_columns("block=0").unwrap();
+        assert_eq!(
+            read(
+                &no_size, "7
+", 512
+            )[0]
+            .as_ref()
+            .unwrap()
+            .bytes,
+            512
+        );
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub struct BlockTrace {
     pub write_mask: Option<Vec<u8>>,
     /// Time of each reference in nanoseconds, when kept.
     pub times: Option<Vec<u64>>,
+    /// Object size of each reference in bytes (at least 1), for traces whose requests are
+    /// sized objects (oracleGeneral, lcs, native files converted from them); `None` otherwise.
+    pub sizes: Option<Vec<u32>>,
 }
 
 impl BlockTrace {
@@ -37,13 +40,12 @@ impl BlockTrace {
             native::load(path)?.filtered(filter)
         } else {
             let stream = open_requests(path, format, opts)?;
-            BlockTrace::from_requests(
-                stream,
-                filter,
-                false,
-                path.display().to_string(),
-                opts.block_size,
-            )?
+            let source = path.display().to_string();
+            if format.has_object_sizes() {
+                BlockTrace::from_sized_requests(stream, filter, false, source, opts.block_size)?
+            } else {
+                BlockTrace::from_requests(stream, filter, false, source, opts.block_size)?
+            }
         };
         if trace.refs.is_empty() {
             return Err(Error::EmptyTrace {
@@ -72,6 +74,45 @@ impl BlockTrace {
         Ok(builder.finish(source, block_size))
     }
 
+    /// As [`BlockTrace::from_requests`] for object requests, keeping each one's size
+    /// ([`BlockRequest::bytes`]) in [`BlockTrace::sizes`]. Each request must be one object
+    /// (`count` 1) of 1 to `u32::MAX` bytes.
+    pub fn from_sized_requests(
+        stream: impl Iterator<Item = Result<BlockRequest>>,
+        filter: OpFilter,
+        keep_times: bool,
+        source: String,
+        block_size: u32,
+    ) -> Result<BlockTrace> {
+        let mut builder = Builder::new(filter == OpFilter::All, keep_times);
+        builder.sizes = Some(Vec::new());
+        for (i, req) in stream.enumerate() {
+            let req = req?;
+            if req.count != 1 || req.bytes == 0 || req.bytes > u32::MAX as u64 {
+                return Err(Error::config(
+                    "trace",
+                    &source,
+                    format!(
+                        "request {i} is not one object of 1 to {} bytes ({} blocks, {} bytes)",
+                        u32::MAX,
+                        req.count,
+                        req.bytes
+                    ),
+                ));
+            }
+            if filter.keeps(req.op) {
+                builder.push(&req, &source)?;
+            }
+        }
+        Ok(builder.finish(source, block_size))
+    }
+
+    /// Bytes requested and byte footprint (each object's first size), when references carry
+    /// object sizes.
+    pub fn size_totals(&self) -> Option<super::SizeTotals> {
+        native::size_totals(self)
+    }
+
     /// Number of distinct blocks referenced.
     pub fn unique(&self) -> usize {
         self.originals.len()
@@ -97,6 +138,9 @@ impl BlockTrace {
             return self;
         }
         let mut builder = Builder::new(false, self.times.is_some());
+        if self.sizes.is_some() {
+            builder.sizes = Some(Vec::new());
+        }
         for (i, &r) in self.refs.iter().enumerate() {
             let op = if self.is_write(i) {
                 super::Op::Write
@@ -105,6 +149,9 @@ impl BlockTrace {
             };
             if filter.keeps(op) {
                 let time_ns = self.times.as_ref().map(|t| t[i]);
+                if let (Some(kept), Some(sizes)) = (&mut builder.sizes, &self.sizes) {
+                    kept.push(sizes[i]);
+                }
                 builder.push_one(self.originals[r as usize], false, time_ns);
             }
         }
@@ -143,6 +190,8 @@ pub(crate) struct Builder {
     originals: Vec<u64>,
     write_mask: Option<Vec<u8>>,
     times: Option<Vec<u64>>,
+    /// Object sizes, kept by [`Builder::push`] (requests of one object each) when `Some`.
+    sizes: Option<Vec<u32>>,
 }
 
 impl Builder {
@@ -153,6 +202,7 @@ impl Builder {
             originals: Vec::new(),
             write_mask: track_writes.then(Vec::new),
             times: keep_times.then(Vec::new),
+            sizes: None,
         }
     }
 
@@ -176,6 +226,10 @@ impl Builder {
                 let what = || format!("{source}: the timestamps held in memory");
                 crate::error::try_reserve(times, more, what)?;
             }
+        }
+        if let Some(sizes) = &mut self.sizes {
+            // Checked by the caller: one object of at most u32::MAX bytes.
+            sizes.push(req.bytes as u32);
         }
         for k in 0..req.count as u64 {
             self.push_one(req.block + k, write, req.time_ns);
@@ -214,6 +268,7 @@ impl Builder {
             originals: self.originals,
             write_mask,
             times: self.times,
+            sizes: self.sizes,
         }
     }
 }
@@ -229,6 +284,7 @@ mod tests {
             count,
             op,
             time_ns: None,
+            bytes: count as u64 * 4096,
         }
     }
 
@@ -284,5 +340,45 @@ mod tests {
         let (next, first) = t.next_uses();
         assert_eq!(next, vec![2, NEVER, NEVER]);
         assert_eq!(first, vec![0, 1]);
+    }
+
+    #[test]
+    fn sized_requests_keep_their_sizes_through_filters_and_refuse_block_ranges() {
+        let mut reqs = vec![
+            req(5, 1, Op::Read),
+            req(6, 1, Op::Write),
+            req(5, 1, Op::Read),
+        ];
+        for (r, bytes) in reqs.iter_mut().zip([100, 7, 300]) {
+            r.bytes = bytes;
+        }
+        let all = BlockTrace::from_sized_requests(
+            reqs.clone().into_iter().map(Ok),
+            OpFilter::All,
+            false,
+            "t".into(),
+            4096,
+        )
+        .unwrap();
+        assert_eq!(all.sizes, Some(vec![100, 7, 300]));
+        assert_eq!(
+            all.clone().filtered(OpFilter::Read).sizes,
+            Some(vec![100, 300])
+        );
+        assert_eq!(all.filtered(OpFilter::Write).sizes, Some(vec![7]));
+        reqs[1] = req(9, 2, Op::Read);
+        let e = BlockTrace::from_sized_requests(
+            reqs.into_iter().map(Ok),
+            OpFilter::All,
+            false,
+            "t.og".into(),
+            4096,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("t.og") && e.contains("request 1 is not one object"),
+            "{e}"
+        );
     }
 }

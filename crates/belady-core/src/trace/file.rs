@@ -81,6 +81,22 @@ impl FileEvent {
         let last = offset.saturating_add(len - 1) / block_size;
         Some((op, first, last - first + 1))
     }
+
+    /// Bytes of a read or write that fall in file block `index` (0 for other events): what
+    /// the block's reference asks for, so the references of one call add up to its length.
+    pub fn bytes_in(&self, index: u64, block_size: u64) -> u64 {
+        let (offset, len) = match self.kind {
+            FileEventKind::Read { offset, len } | FileEventKind::Write { offset, len } => {
+                (offset, len)
+            }
+            _ => return 0,
+        };
+        let start = offset.max(index.saturating_mul(block_size));
+        let end = offset
+            .saturating_add(len)
+            .min(index.saturating_add(1).saturating_mul(block_size));
+        end.saturating_sub(start)
+    }
 }
 
 /// Bits of a file-block key given to the block number within the file.
@@ -112,6 +128,9 @@ mod tests {
             },
         };
         assert_eq!(ev.blocks(4096), Some((Op::Read, 0, 2)));
+        // 96 bytes in block 0 and 104 in block 1: the call's 200 bytes, split where they fall.
+        assert_eq!((ev.bytes_in(0, 4096), ev.bytes_in(1, 4096)), (96, 104));
+        assert_eq!(ev.bytes_in(2, 4096), 0);
         assert_eq!(file_block_key(3, 1), Some((3 << 32) | 1));
         assert_eq!(file_block_key(1 << 33, 0), None);
     }

@@ -10,9 +10,9 @@
 //! | 4–8 | 40, 44, 52, 68, 100 | the version 3 record, then 1, 2, 4, 8 or 16 u32 features |
 //!
 //! The layout was learned from libCacheSim's reader (traceReader/generalReader/lcs.h); the
-//! records are decoded by [`super::oracle_general::RecordReader`], which keeps the object id
-//! and time and maps the operation to a direction (deletes are skipped). Object sizes are
-//! checked but not kept: belady's caches count blocks.
+//! records are decoded by [`super::oracle_general::RecordReader`], which keeps the object id,
+//! size and time and maps the operation to a direction (deletes and size-0 records are
+//! skipped, as libCacheSim skips them; a size above `u32::MAX` is refused).
 
 use super::oracle_general::{Layout, RecordReader};
 use crate::error::{Error, Result};

@@ -245,6 +245,7 @@ mod tests {
                 count: 1,
                 op: Op::Read,
                 time_ns,
+                bytes: 4096,
             })
         }))
     }

@@ -46,6 +46,21 @@ pub struct BlockRequest {
     pub op: Op,
     /// Time of the request in nanoseconds, when the trace records it.
     pub time_ns: Option<u64>,
+    /// Bytes the request asks for: the object's size in an object trace (oracleGeneral, lcs),
+    /// the recorded length in a block trace that records one (MSR, SYSTOR, Tencent, CSV with a
+    /// size column, events and AccuSim lengths), else `count * block_size`.
+    pub bytes: u64,
+}
+
+/// Byte totals of a trace whose references carry object sizes, as libCacheSim counts them.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SizeTotals {
+    /// Sum of every kept reference's object size.
+    pub requested: u64,
+    /// Sum over distinct objects of the size each had at its first kept reference: the byte
+    /// working set libCacheSim's `cal_working_set_size` computes (it adds an object's size the
+    /// first time it sees the object and ignores later sizes).
+    pub footprint: u64,
 }
 
 /// A boxed stream of block requests, as every block-level reader yields.
@@ -219,6 +234,13 @@ impl Format {
         }
     }
 
+    /// Whether the format's requests are objects whose size is the record's (oracleGeneral,
+    /// lcs), rather than ranges of fixed-size blocks. A native file keeps sizes when the trace
+    /// it was converted from had them; that is known only once its header is read.
+    pub fn has_object_sizes(&self) -> bool {
+        matches!(self, Format::OracleGeneral | Format::Lcs)
+    }
+
     /// Whether the format records file-level calls (read-ahead can apply) rather than blocks.
     pub fn is_file_level(&self) -> bool {
         matches!(self, Format::Accusim | Format::AccusimText | Format::Events)
@@ -299,16 +321,24 @@ pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result
     };
     let name = path.display().to_string();
     Ok(match format {
-        Format::Lirs => Box::new(text::LirsReader::new(input, name)),
+        Format::Lirs => {
+            Box::new(text::LirsReader::new(input, name).with_block_size(opts.block_size))
+        }
         Format::Arc => Box::new(
-            text::ArcReader::new(input, name).with_max_request_blocks(opts.max_request_blocks()),
+            text::ArcReader::new(input, name)
+                .with_max_request_blocks(opts.max_request_blocks())
+                .with_block_size(opts.block_size),
         ),
         Format::Csv(spec) => Box::new(
             csv::CsvReader::new(input, name, spec, opts.block_size)?
                 .with_max_request_blocks(opts.max_request_blocks()),
         ),
-        Format::U32Le => Box::new(binary::U32Reader::new(input, name, false)),
-        Format::U32Be => Box::new(binary::U32Reader::new(input, name, true)),
+        Format::U32Le => {
+            Box::new(binary::U32Reader::new(input, name, false).with_block_size(opts.block_size))
+        }
+        Format::U32Be => {
+            Box::new(binary::U32Reader::new(input, name, true).with_block_size(opts.block_size))
+        }
         Format::Native => Box::new(native::NativeRequests::open(input, name)?),
         Format::OracleGeneral => {
             Box::new(oracle_general::RecordReader::oracle_general(input, name))
@@ -426,6 +456,7 @@ fn file_requests(trace: &file::FileTrace, block_size: u32) -> RequestStream {
                     count: 1,
                     op,
                     time_ns: None,
+                    bytes: ev.bytes_in(index, bs),
                 })),
                 None => {
                     failed = Some(Error::config(

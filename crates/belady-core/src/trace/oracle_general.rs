@@ -4,9 +4,11 @@
 //! (usually zstd-compressed; [`super::input`] decompresses transparently).
 //!
 //! The reader also decodes the request records of the [`super::lcs`] format, whose version 1
-//! record is this one. Each request becomes one reference to the block `obj_id`: belady's
-//! caches count blocks, not bytes, so object sizes are validated but not kept (a cache of N
-//! blocks here is libCacheSim's cache of N unit-size objects). Times become nanoseconds.
+//! record is this one. Each request becomes one reference to the block `obj_id` whose
+//! [`BlockRequest::bytes`] is the object's size; times become nanoseconds. A record of size 0
+//! is skipped, as libCacheSim's readers skip it (their `ignore_size_zero_req`, on in its
+//! simulator and its Python package), so counts match libCacheSim's; a size above
+//! `u32::MAX` (possible in lcs version 3 and later) is refused, naming the record.
 
 use super::{BlockRequest, Op};
 use crate::error::{Error, Result};
@@ -111,26 +113,41 @@ impl RecordReader {
     }
 
     fn decode(&self) -> Result<Option<BlockRequest>> {
-        let (id, op, time) = match decode_record(&self.buf, self.layout) {
+        let record = match decode_record(&self.buf, self.layout) {
             Ok(Some(r)) => r,
             Ok(None) => return Ok(None),
             Err(msg) => return Err(self.error(msg)),
         };
         Ok(Some(BlockRequest {
-            block: id,
+            block: record.id,
             count: 1,
-            op,
-            time_ns: Some(time as u64 * 1_000_000_000),
+            op: record.op,
+            time_ns: Some(record.time as u64 * 1_000_000_000),
+            bytes: record.size as u64,
         }))
     }
 }
 
-/// Decodes one record `b` (exactly `layout.record_size` bytes): its object id, direction and
-/// time in seconds; `None` for a delete; else what is wrong with it.
+/// The fields of one request record belady keeps.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Record {
+    /// Object id.
+    pub id: u64,
+    /// Read or write.
+    pub op: Op,
+    /// Clock time in seconds.
+    pub time: u32,
+    /// Object size in bytes, at least 1.
+    pub size: u32,
+}
+
+/// Decodes one record `b` (exactly `layout.record_size` bytes); `None` for a record that is no
+/// reference (a delete, or an object of size 0, which libCacheSim skips); else what is wrong
+/// with it.
 pub(crate) fn decode_record(
     b: &[u8],
     layout: Layout,
-) -> std::result::Result<Option<(u64, Op, u32)>, String> {
+) -> std::result::Result<Option<Record>, String> {
     let time = u32::from_le_bytes(b[0..4].try_into().expect("4 bytes"));
     let id = u64::from_le_bytes(b[4..12].try_into().expect("8 bytes"));
     let (at, width) = layout.size_field;
@@ -141,6 +158,12 @@ pub(crate) fn decode_record(
     };
     if size < 0 {
         return Err(format!("expected a non-negative object size, found {size}"));
+    }
+    if size > u32::MAX as i64 {
+        return Err(format!(
+            "object size {size} is above {}, the largest size belady keeps",
+            u32::MAX
+        ));
     }
     let op = match layout.op_offset {
         None => Op::Read,
@@ -155,7 +178,15 @@ pub(crate) fn decode_record(
             }
         },
     };
-    Ok(Some((id, op, time)))
+    if size == 0 {
+        return Ok(None);
+    }
+    Ok(Some(Record {
+        id,
+        op,
+        time,
+        size: size as u32,
+    }))
 }
 
 /// What each operation code byte means, for decoding without a branchy match per record.
@@ -248,7 +279,20 @@ mod tests {
         assert_eq!(reqs[0].block, 1 << 40);
         assert_eq!(reqs[0].time_ns, Some(3_000_000_000));
         assert_eq!(reqs[1].block, 7);
+        assert_eq!((reqs[0].bytes, reqs[1].bytes), (4096, 100));
         assert!(reqs.iter().all(|r| r.op == Op::Read && r.count == 1));
+    }
+
+    #[test]
+    fn a_size_zero_record_is_skipped_as_libcachesim_skips_it() {
+        let mut bytes = record(1, 5, 10, 2);
+        bytes.extend(record(2, 6, 0, -1));
+        bytes.extend(record(3, 5, 10, -1));
+        let ids: Vec<(u64, u64)> = read(bytes)
+            .into_iter()
+            .map(|r| r.map(|r| (r.block, r.bytes)).unwrap())
+            .collect();
+        assert_eq!(ids, [(5, 10), (5, 10)]);
     }
 
     #[test]

@@ -60,6 +60,7 @@ impl Lines {
 /// The LIRS / CLOCK-Pro trace form: one block id per line, `*` marker lines skipped.
 pub struct LirsReader {
     lines: Lines,
+    block_size: u64,
 }
 
 impl LirsReader {
@@ -67,7 +68,14 @@ impl LirsReader {
     pub fn new(input: Box<dyn BufRead + Send>, path: String) -> Self {
         LirsReader {
             lines: Lines::new(input, path),
+            block_size: super::ReadOptions::default().block_size as u64,
         }
+    }
+
+    /// Sets the bytes of one block, which each request asks for (default 4096).
+    pub fn with_block_size(mut self, block_size: u32) -> Self {
+        self.block_size = block_size as u64;
+        self
     }
 }
 
@@ -89,6 +97,7 @@ impl Iterator for LirsReader {
                     count: 1,
                     op: Op::Read,
                     time_ns: None,
+                    bytes: self.block_size,
                 }),
                 None => {
                     let msg = format!("expected a block number or '*', found '{}'", excerpt(line));
@@ -103,6 +112,7 @@ impl Iterator for LirsReader {
 pub struct ArcReader {
     lines: Lines,
     max_blocks: u64,
+    block_size: u64,
 }
 
 impl ArcReader {
@@ -111,7 +121,14 @@ impl ArcReader {
         ArcReader {
             lines: Lines::new(input, path),
             max_blocks: super::ReadOptions::default().max_request_blocks(),
+            block_size: super::ReadOptions::default().block_size as u64,
         }
+    }
+
+    /// Sets the bytes of one block: a request of `n` blocks asks for `n` of them (default 4096).
+    pub fn with_block_size(mut self, block_size: u32) -> Self {
+        self.block_size = block_size as u64;
+        self
     }
 
     /// Refuses requests of more than `max_blocks` blocks (see [`super::ReadOptions`]).
@@ -120,8 +137,8 @@ impl ArcReader {
         self
     }
 
-    /// Parses one trimmed line.
-    pub(crate) fn parse(line: &[u8]) -> std::result::Result<BlockRequest, String> {
+    /// Parses one trimmed line of `block_size`-byte blocks.
+    pub(crate) fn parse(line: &[u8], block_size: u64) -> std::result::Result<BlockRequest, String> {
         let mut fields = line
             .split(|c| *c == b' ' || *c == b'\t')
             .filter(|f| !f.is_empty());
@@ -157,6 +174,7 @@ impl ArcReader {
             count: count as u32,
             op: Op::Read,
             time_ns: None,
+            bytes: count * block_size,
         })
     }
 }
@@ -174,7 +192,7 @@ impl Iterator for ArcReader {
                 continue;
             }
             let max = self.max_blocks;
-            let req = Self::parse(line).and_then(|r| {
+            let req = Self::parse(line, self.block_size).and_then(|r| {
                 if r.count as u64 > max {
                     Err(format!(
                         "a request of {} blocks is above the limit of {max} blocks (max_request_bytes)",
@@ -249,5 +267,20 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("expected 'start_block"));
+    }
+
+    #[test]
+    fn requests_ask_for_their_blocks_bytes() {
+        let input = |t: &str| Box::new(std::io::Cursor::new(t.as_bytes().to_vec()));
+        let arc: Vec<u64> = ArcReader::new(input("10 3 0 0\n"), "t".into())
+            .with_block_size(512)
+            .map(|r| r.unwrap().bytes)
+            .collect();
+        assert_eq!(arc, [3 * 512]);
+        let lirs: Vec<u64> = LirsReader::new(input("4\n"), "t".into())
+            .with_block_size(8192)
+            .map(|r| r.unwrap().bytes)
+            .collect();
+        assert_eq!(lirs, [8192]);
     }
 }

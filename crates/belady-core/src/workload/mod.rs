@@ -12,6 +12,7 @@ mod indexed_db;
 mod mix;
 mod random;
 mod scan;
+pub mod sizes;
 mod temporal;
 
 use crate::error::{Error, Result};
@@ -382,6 +383,9 @@ pub enum OutFormat {
     Lirs,
     /// belady's file-level events text (file-level generators).
     Events,
+    /// libCacheSim's oracleGeneral binary records (block-level generators; built in memory for
+    /// the next-access field).
+    OracleGeneral,
 }
 
 /// What was written.
@@ -469,6 +473,15 @@ pub fn write(
                 table_bytes: 0,
             })
         }
+        (Generator::Block(gen), OutFormat::OracleGeneral) => {
+            let (records, unique) =
+                sizes::write_oracle_general(gen, path, source, block_size, None)?;
+            Ok(Written {
+                records,
+                unique: Some(unique),
+                table_bytes: 0,
+            })
+        }
         (Generator::Block(_), OutFormat::Events) => Err(Error::config(
             "--to",
             "events",
@@ -478,9 +491,55 @@ pub fn write(
             "--to",
             match to {
                 OutFormat::Native => "native",
+                OutFormat::OracleGeneral => "oracle-general",
                 _ => "lirs",
             },
             "this generator emits file-level calls; write them as events (convert them to blocks with `belady convert`)",
+        )),
+    }
+}
+
+/// As [`write`], each request being an object of its size under `sizes` (`belady gen
+/// --sizes`), kept by the formats that hold sizes (native, oracle-general); `None` is [`write`].
+pub fn write_sized(
+    gen: Generator,
+    path: &Path,
+    to: OutFormat,
+    source: &str,
+    block_size: u32,
+    sizes: Option<sizes::ObjectSizes>,
+) -> Result<Written> {
+    let Some(object_sizes) = sizes else {
+        return write(gen, path, to, source, block_size);
+    };
+    match (gen, to) {
+        (Generator::Block(gen), OutFormat::Native) => {
+            let (records, unique, table_bytes) =
+                sizes::write_native(gen, path, source, block_size, object_sizes)?;
+            Ok(Written {
+                records,
+                unique,
+                table_bytes,
+            })
+        }
+        (Generator::Block(gen), OutFormat::OracleGeneral) => {
+            let (records, unique) =
+                sizes::write_oracle_general(gen, path, source, block_size, Some(object_sizes))?;
+            Ok(Written {
+                records,
+                unique: Some(unique),
+                table_bytes: 0,
+            })
+        }
+        (Generator::Block(_), _) => Err(Error::config(
+            "--sizes",
+            &object_sizes.spec,
+            "only native and oracle-general keep object sizes; pass --to native or --to oracle-general",
+        )),
+        (Generator::File(_), _) => Err(Error::config(
+            "--sizes",
+            &object_sizes.spec,
+            "applies to block-level generators; this one emits file-level calls",
         )),
     }
 }
@@ -515,6 +574,7 @@ pub(crate) fn read(block: u64) -> BlockRequest {
         count: 1,
         op: crate::trace::Op::Read,
         time_ns: None,
+        bytes: 4096,
     }
 }
 
