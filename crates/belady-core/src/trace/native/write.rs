@@ -121,8 +121,6 @@ pub fn write(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
 /// when any reference has one.
 pub struct StreamWriter {
     spill: std::io::BufWriter<std::fs::File>,
-    /// What errors writing the spill name: its folder (the output's) and what it is.
-    spill_name: std::path::PathBuf,
     ids: Ids,
     chunk_ids: Vec<u32>,
     chunk_mask: Vec<u8>,
@@ -153,6 +151,9 @@ enum Ids {
     Original { bound: u64 },
 }
 
+/// How errors writing the spill name it (it is anonymous, in the output's folder).
+const SPILL_NAME: &str = "the native output's spill file (beside the output)";
+
 /// Most references one native file holds (dense positions are 32-bit, one value is reserved).
 pub const MAX_REFS: u64 = u32::MAX as u64 - 1;
 
@@ -177,7 +178,6 @@ impl StreamWriter {
         let spill = tempfile::tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
         Ok(StreamWriter {
             spill: std::io::BufWriter::with_capacity(1 << 20, spill),
-            spill_name: dir.join("(the native output's spill file)"),
             ids,
             chunk_ids: Vec::with_capacity(CHUNK),
             chunk_mask: Vec::with_capacity(CHUNK / 8),
@@ -325,7 +325,7 @@ impl StreamWriter {
         self.refs += 1;
         if self.chunk_ids.len() == CHUNK {
             self.spill_chunk()
-                .map_err(|e| Error::io(&self.spill_name, e))?;
+                .map_err(|e| Error::io(Path::new(SPILL_NAME), e))?;
         }
         Ok(())
     }
