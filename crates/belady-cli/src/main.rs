@@ -196,9 +196,20 @@ struct SimArgs {
     #[arg(long = "param")]
     params: Vec<String>,
     /// Parameter defaults: `paper` (each policy's own paper), `study` (the prefetching study's
-    /// Table 4) or `accusim` (the study's simulator; implied by `--compat accusim`).
+    /// Table 4), `accusim` (the study's simulator; implied by `--compat accusim`) or
+    /// `libcachesim` (libCacheSim's variants).
     #[arg(long, default_value = "paper")]
     preset: String,
+    /// Cache model: blocks (a request covers the blocks it spans) or objects (each request is one
+    /// object of its size); default objects for oracleGeneral and lcs, blocks otherwise.
+    #[arg(long)]
+    cache_model: Option<String>,
+    /// Admission filter consulted on each miss: none, tinylfu, size:BYTES, prob:P.
+    #[arg(long, default_value = "none")]
+    admission: String,
+    /// Seed of random choices (prob:P admission).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     /// Which requests to simulate.
     #[arg(long, value_enum, default_value = "read")]
     ops: Ops,
@@ -327,6 +338,9 @@ fn sim_config(args: &SimArgs) -> Result<RunConfig> {
         link_mbps: args.link_mbps,
         think_us: args.think_us,
         reload_queue: args.reload_queue,
+        cache_model: args.cache_model.clone(),
+        admission: args.admission.clone(),
+        seed: args.seed,
         ..RunConfig::default()
     };
     args.cf.apply(&mut config);
@@ -390,13 +404,15 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
         return emit(&format!("{}\n", out.rows_json(true)));
     }
     let ops = OpFilter::parse(&config.ops)?;
+    let objects = out.runs.iter().any(|r| r.cache_model == "objects");
     let head = format!(
-        "trace {} ({} {}, {} references, {} unique blocks)\n",
+        "trace {} ({} {}, {} references, {} unique {})\n",
         out.source,
         out.format,
         ops.noun(),
         out.references,
-        out.unique
+        out.unique,
+        if objects { "objects" } else { "blocks" }
     );
     let body = if !config.levels.is_empty() {
         table::runs(&out.runs) + &levels::run_levels(&out.runs)

@@ -51,6 +51,13 @@ const METRICS: &[Metric] = &[
         higher_is_better: true,
     },
     Metric {
+        slug: "byte-miss-ratio",
+        title: "Byte miss ratio",
+        axis: "byte miss ratio (%)",
+        value: |p| Some(100.0 * p.byte_miss_ratio),
+        higher_is_better: false,
+    },
+    Metric {
         slug: "disk-requests",
         title: "Disk requests",
         axis: "disk requests",

@@ -34,6 +34,8 @@ pub struct Point {
     pub disk_requests: Option<f64>,
     /// Execution time, when a disk model timed the run.
     pub exec_time_s: Option<f64>,
+    /// Missed bytes over requested bytes (a blocks-model row of an older store: the miss ratio).
+    pub byte_miss_ratio: f64,
     key: String,
     cache_size: String,
 }
@@ -102,13 +104,27 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
         );
     }
     let db = Connection::open(store).with_context(|| format!("cannot open {}", store.display()))?;
+    // Stores written before rows had byte counters hold blocks-model runs only, whose byte miss
+    // ratio is their miss ratio.
+    let has_bytes: bool = db
+        .query_row(
+            "SELECT EXISTS(SELECT 1 FROM pragma_table_info('runs') WHERE name = 'byte_miss_ratio')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap_or(false);
+    let byte_miss = if has_bytes {
+        "COALESCE(byte_miss_ratio, 1.0 - hit_ratio)"
+    } else {
+        "1.0 - hit_ratio"
+    };
     let mut stmt = db
-        .prepare(
+        .prepare(&format!(
             // The block engine has no clustering: each miss is one single-block request.
             "SELECT key, config_json, cache_blocks, hit_ratio,
-                    COALESCE(disk_requests, misses), exec_time_s
-             FROM runs ORDER BY key",
-        )
+                    COALESCE(disk_requests, misses), exec_time_s, {byte_miss}
+             FROM runs ORDER BY key"
+        ))
         .with_context(|| format!("{} is not a belady results store", store.display()))?;
     let rows = stmt.query_map([], |r| {
         Ok((
@@ -118,6 +134,7 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             r.get::<_, f64>(3)?,
             r.get::<_, Option<i64>>(4)?,
             r.get::<_, Option<f64>>(5)?,
+            r.get::<_, f64>(6)?,
         ))
     })?;
     // (trace, setting) -> prefetch -> series -> cache size -> run
@@ -125,7 +142,8 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
     let mut groups: BTreeMap<(String, BTreeMap<String, String>), Grid> = BTreeMap::new();
     let mut total = 0;
     for row in rows {
-        let (key, config, cache_blocks, hit_ratio, disk_requests, exec_time_s) = row?;
+        let (key, config, cache_blocks, hit_ratio, disk_requests, exec_time_s, byte_miss_ratio) =
+            row?;
         let config: Map<String, Value> = serde_json::from_str(&config).with_context(|| {
             format!(
                 "{}: run {key} has a configuration belady cannot read",
@@ -151,6 +169,7 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             hit_ratio,
             disk_requests: disk_requests.map(|v| v as f64),
             exec_time_s,
+            byte_miss_ratio,
             cache_size: text(&config, "cache_size"),
             key,
         };

@@ -17,17 +17,29 @@ pub fn runs(results: &[RunResult]) -> String {
     let prefetch_varies = results
         .iter()
         .any(|r| r.prefetch != results.first().and_then(|f| f.prefetch.clone()));
+    // Object caches name their model and byte capacity (a plain count has none: `-`).
+    let objects = results.iter().any(|r| r.cache_model == "objects");
+    let admission = results.iter().any(|r| r.admission != "none");
     let mut header = vec!["policy"];
     if prefetch_varies {
         header.push("prefetch");
     }
-    header.extend(["cache_blocks", "requests", "hits", "misses", "hit_ratio_%"]);
+    if admission {
+        header.push("admission");
+    }
+    if objects {
+        header.extend(["cache_model", "cache_objects", "cache_bytes"]);
+    } else {
+        header.push("cache_blocks");
+    }
+    header.extend(["requests", "hits", "misses", "hit_ratio_%"]);
     if with_io {
         header.extend(["disk_requests", "sync_req/blk", "async_req/blk", "late"]);
     }
     if timed {
         header.extend(["exec_s", "io_wait_s"]);
     }
+    header.extend(["bytes_requested", "byte_misses", "byte_miss_%"]);
     let rows: Vec<Vec<String>> = results
         .iter()
         .map(|r| {
@@ -35,8 +47,20 @@ pub fn runs(results: &[RunResult]) -> String {
             if prefetch_varies {
                 row.push(r.prefetch.clone().unwrap_or_else(|| "none".into()));
             }
+            if admission {
+                row.push(r.admission.clone());
+            }
+            if objects {
+                let count = |v: u64| if v == 0 { "-".into() } else { v.to_string() };
+                row.extend([
+                    r.cache_model.clone(),
+                    count(r.cache_blocks),
+                    r.cache_bytes.map_or_else(|| "-".into(), |b| b.to_string()),
+                ]);
+            } else {
+                row.push(r.cache_blocks.to_string());
+            }
             row.extend([
-                r.cache_blocks.to_string(),
                 r.requests.to_string(),
                 r.hits.to_string(),
                 r.misses.to_string(),
@@ -56,6 +80,11 @@ pub fn runs(results: &[RunResult]) -> String {
                 let secs = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
                 row.extend([secs(io.exec_time_s), secs(io.io_wait_s)]);
             }
+            row.extend([
+                r.bytes_requested.to_string(),
+                r.byte_misses.to_string(),
+                format!("{:.2}", 100.0 * r.byte_miss_ratio),
+            ]);
             row
         })
         .collect();

@@ -171,6 +171,13 @@ pub struct RunConfig {
     pub think_us: f64,
     /// Hierarchies with a disk: most reloads waiting for idle disk time.
     pub reload_queue: usize,
+    /// The cache model, `blocks` or `objects`; absent: objects for traces whose requests carry
+    /// object sizes (oracleGeneral, lcs), blocks otherwise.
+    pub cache_model: Option<String>,
+    /// Admission filter consulted on each miss: `none`, `tinylfu`, `size:BYTES`, `prob:P`.
+    pub admission: String,
+    /// Seed of random choices (`prob:P` admission).
+    pub seed: u64,
 }
 
 impl Default for RunConfig {
@@ -211,6 +218,9 @@ impl Default for RunConfig {
             link_mbps: 1000.0,
             think_us: 0.0,
             reload_queue: 4096,
+            cache_model: None,
+            admission: "none".into(),
+            seed: 0,
         }
     }
 }
@@ -257,6 +267,18 @@ impl RunConfig {
     /// or a persistent store.
     pub fn needs_own_run(&self) -> bool {
         self.warm || self.launch_until_open.is_some() || self.cf_store.is_some()
+    }
+
+    /// The level setup beyond policy and size: cache model, admission filter and seed, checked.
+    pub fn level_setup(&self) -> Result<crate::cache_model::LevelSetup> {
+        if let Some(m) = &self.cache_model {
+            crate::cache_model::CacheModel::choose(Some(m), false)?;
+        }
+        Ok(crate::cache_model::LevelSetup {
+            model: self.cache_model.clone(),
+            admission: crate::admission::AdmissionSpec::parse(&self.admission)?,
+            seed: self.seed,
+        })
     }
 
     /// One [`RunOptions`] per (read-ahead, device) pair of `prefetch` × `disk`, read-ahead major.

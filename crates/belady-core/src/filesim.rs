@@ -92,10 +92,16 @@ impl<'a, P: Policy> FileSim<'a, P> {
         cfg: &'a FileSimConfig,
     ) -> Self {
         let universe = trace.layout.universe();
+        let mut level = CacheLevel::new(policy, capacity, universe);
+        level.set_admission(
+            cfg.admission
+                .as_ref()
+                .map(|a| a.build(capacity, cfg.block_size as u64, cfg.seed)),
+        );
         let mut sim = FileSim {
             cfg,
             trace,
-            level: CacheLevel::new(policy, capacity, universe),
+            level,
             ra: cfg.read_ahead(),
             cluster: Clusterer::new(cfg.cluster_rules()),
             io_of: vec![NO_IO; universe],

@@ -44,6 +44,10 @@ pub struct FileSimConfig {
     /// With a device: longest time a prefetch-only request may stay open (plugged) for later
     /// calls to extend while the program computes; Linux's block-layer unplug timer is 3 ms.
     pub unplug_delay_ns: u64,
+    /// Admission filter consulted on each demand miss before insertion (none when absent).
+    pub admission: Option<crate::admission::AdmissionSpec>,
+    /// Seed of random admission.
+    pub seed: u64,
 }
 
 impl Default for FileSimConfig {
@@ -61,6 +65,8 @@ impl Default for FileSimConfig {
             placement: Placement::Contiguous,
             log_requests: false,
             unplug_delay_ns: 3_000_000,
+            admission: None,
+            seed: 0,
         }
     }
 }

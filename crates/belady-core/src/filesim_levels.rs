@@ -316,7 +316,9 @@ fn row(
         prefetch: Some(cfg.prefetch_name()),
         io: Some(io),
         levels: Some(levels),
+        ..Default::default()
     }
+    .with_block_bytes()
 }
 
 /// The device's name for the timing report: its preset's when it is one, else its model.

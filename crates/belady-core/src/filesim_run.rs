@@ -166,9 +166,15 @@ fn result(
         hit_ratio: stats.hit_ratio(),
         evictions: stats.evictions,
         prefetch: Some(cfg.prefetch_name()),
+        admission: cfg
+            .admission
+            .as_ref()
+            .map_or_else(|| "none".into(), ToString::to_string),
         io: Some(io),
         levels: None,
+        ..Default::default()
     }
+    .with_block_bytes()
 }
 
 /// Runs every policy at every size over a file-level trace, in grid order (policy-major). The

@@ -2,6 +2,10 @@
 //!
 //! Policies decide order and victims but never keep their own copy of these facts; they read
 //! them here (for example to skip pinned blocks) and the cache level updates them.
+//!
+//! Capacity and use are counted in units: one per block in the blocks model (no weight is
+//! stored, so the blocks path costs nothing more), an object's bytes in the objects model
+//! ([`Frames::weighted`]), where each resident block holds its weight.
 
 use crate::policy::Block;
 
@@ -15,7 +19,11 @@ const HINTED: u8 = 16;
 #[derive(Clone, Debug)]
 pub struct Frames {
     flags: Vec<u8>,
+    /// Each resident block's weight in units; empty when every block weighs one unit.
+    weights: Vec<u32>,
     resident: usize,
+    /// Units held by resident blocks (equal to `resident` when unweighted).
+    used: u64,
     capacity: usize,
 }
 
@@ -24,9 +32,48 @@ impl Frames {
     pub fn new(capacity: usize, universe: usize) -> Frames {
         Frames {
             flags: vec![0; universe],
+            weights: Vec::new(),
             resident: 0,
+            used: 0,
             capacity,
         }
+    }
+
+    /// A table for objects `0..universe` that weigh their bytes, with room for `capacity` bytes.
+    pub fn weighted(capacity: usize, universe: usize) -> Frames {
+        Frames {
+            weights: vec![0; universe],
+            ..Frames::new(capacity, universe)
+        }
+    }
+
+    /// Whether blocks carry their own weight (the objects model with sizes).
+    #[inline]
+    pub fn is_weighted(&self) -> bool {
+        !self.weights.is_empty()
+    }
+
+    /// Units resident `b` holds (1 in an unweighted table; 0 for a block that is not resident
+    /// in a weighted one).
+    #[inline]
+    pub fn weight(&self, b: Block) -> u64 {
+        if self.weights.is_empty() {
+            1
+        } else {
+            self.weights[b as usize] as u64
+        }
+    }
+
+    /// Units held by resident blocks (blocks, or bytes in a weighted table).
+    #[inline]
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// Whether a block of `weight` units fits in the free room now.
+    #[inline]
+    pub fn fits(&self, weight: u64) -> bool {
+        self.used + weight <= self.capacity as u64
     }
 
     /// Asks the CPU to bring `b`'s flags in (a hint; no effect on results).
@@ -64,15 +111,15 @@ impl Frames {
         self.resident == 0
     }
 
-    /// Maximum number of resident blocks.
+    /// Capacity in units: blocks, or bytes in a weighted table.
     pub fn capacity(&self) -> usize {
         self.capacity
     }
 
-    /// Whether inserting a block needs an eviction first.
+    /// Whether inserting a one-unit block needs an eviction first.
     #[inline]
     pub fn is_full(&self) -> bool {
-        self.resident >= self.capacity
+        self.used >= self.capacity as u64
     }
 
     /// Number of block ids the table covers.
@@ -80,11 +127,18 @@ impl Frames {
         self.flags.len()
     }
 
+    /// Makes `b` resident with `weight` units (ignored, taken as 1, in an unweighted table).
     #[inline]
-    pub(crate) fn insert(&mut self, b: Block, prefetch: bool) {
-        debug_assert!(!self.is_resident(b) && self.resident < self.capacity);
+    pub(crate) fn insert(&mut self, b: Block, prefetch: bool, weight: u32) {
         self.flags[b as usize] = RESIDENT | if prefetch { UNUSED_PREFETCH } else { 0 };
         self.resident += 1;
+        if self.weights.is_empty() {
+            self.used += 1;
+        } else {
+            self.weights[b as usize] = weight;
+            self.used += weight as u64;
+        }
+        debug_assert!(self.used <= self.capacity as u64);
     }
 
     /// Clears `b`; returns whether it was an unused prefetch.
@@ -94,6 +148,11 @@ impl Frames {
         let unused = self.is_unused_prefetch(b);
         self.flags[b as usize] = 0;
         self.resident -= 1;
+        if self.weights.is_empty() {
+            self.used -= 1;
+        } else {
+            self.used -= std::mem::take(&mut self.weights[b as usize]) as u64;
+        }
         unused
     }
 

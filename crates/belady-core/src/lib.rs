@@ -5,7 +5,9 @@
 //! [`frames::Frames`] table owns all block state while a [`policy::Policy`] decides order and
 //! victims. Only the engine calls across components.
 
+pub mod admission;
 pub mod bounds;
+pub mod cache_model;
 pub mod compat;
 pub mod config;
 pub mod disk;

@@ -29,6 +29,29 @@ pub struct RunResult {
     pub hit_ratio: f64,
     /// Blocks evicted.
     pub evictions: u64,
+    /// The cache model: `blocks` (a request covers the blocks its bytes span; capacity in
+    /// blocks) or `objects` (each request is one object of its size).
+    #[serde(default = "blocks_model")]
+    pub cache_model: String,
+    /// Byte capacity: `cache_blocks x block_size` in the blocks model, the byte capacity of an
+    /// objects cache that weighs sizes; absent for an objects cache counted in objects.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cache_bytes: Option<u64>,
+    /// The admission filter consulted on misses (`none`, `tinylfu`, `size:BYTES`, `prob:P`).
+    #[serde(default = "no_admission")]
+    pub admission: String,
+    /// Bytes the demand requests asked for (blocks model: `requests x block_size`).
+    #[serde(default)]
+    pub bytes_requested: u64,
+    /// Of those, bytes of requests that hit.
+    #[serde(default)]
+    pub byte_hits: u64,
+    /// Of those, bytes of requests that missed.
+    #[serde(default)]
+    pub byte_misses: u64,
+    /// `byte_misses / bytes_requested` (0 without requests).
+    #[serde(default)]
+    pub byte_miss_ratio: f64,
     /// Read-ahead engine, for file-level runs.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub prefetch: Option<String>,
@@ -38,6 +61,98 @@ pub struct RunResult {
     /// Per-level counters, for multi-level runs (then `policy` names the hierarchy).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub levels: Option<Vec<LevelReport>>,
+}
+
+fn blocks_model() -> String {
+    "blocks".into()
+}
+
+fn no_admission() -> String {
+    "none".into()
+}
+
+/// The byte counters of a row: what was requested and what missed, in bytes.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct ByteCounts {
+    /// Bytes requested.
+    pub requested: u64,
+    /// Bytes of hits.
+    pub hits: u64,
+}
+
+impl ByteCounts {
+    /// A blocks-model run's bytes: every reference is one block of `block_size` bytes.
+    pub fn of_blocks(requests: u64, hits: u64, block_size: u32) -> ByteCounts {
+        ByteCounts {
+            requested: requests * block_size as u64,
+            hits: hits * block_size as u64,
+        }
+    }
+}
+
+impl Default for RunResult {
+    fn default() -> Self {
+        RunResult {
+            trace: String::new(),
+            policy: String::new(),
+            cache_blocks: 0,
+            block_size: 0,
+            unique_blocks: 0,
+            requests: 0,
+            hits: 0,
+            misses: 0,
+            hit_ratio: 0.0,
+            evictions: 0,
+            cache_model: blocks_model(),
+            cache_bytes: None,
+            admission: no_admission(),
+            bytes_requested: 0,
+            byte_hits: 0,
+            byte_misses: 0,
+            byte_miss_ratio: 0.0,
+            prefetch: None,
+            io: None,
+            levels: None,
+        }
+    }
+}
+
+impl RunResult {
+    /// A blocks-model row's byte capacity and byte counters, from its counts.
+    pub fn with_block_bytes(mut self) -> Self {
+        self.set_bytes(ByteCounts::of_blocks(
+            self.requests,
+            self.hits,
+            self.block_size,
+        ));
+        self.cache_bytes = Some(self.cache_blocks * self.block_size as u64);
+        self
+    }
+
+    /// Sets the byte counters from `bytes`, with misses and the miss ratio derived.
+    pub fn set_bytes(&mut self, bytes: ByteCounts) {
+        self.bytes_requested = bytes.requested;
+        self.byte_hits = bytes.hits;
+        self.byte_misses = bytes.requested - bytes.hits;
+        self.byte_miss_ratio = if bytes.requested == 0 {
+            0.0
+        } else {
+            self.byte_misses as f64 / bytes.requested as f64
+        };
+    }
+
+    /// A row read from a store written before rows had byte counters: a blocks-model run, so
+    /// its bytes follow from its counts.
+    pub fn fill_blocks_bytes(&mut self) {
+        if self.cache_model == "blocks" && self.bytes_requested == 0 && self.requests > 0 {
+            self.set_bytes(ByteCounts::of_blocks(
+                self.requests,
+                self.hits,
+                self.block_size,
+            ));
+            self.cache_bytes = Some(self.cache_blocks * self.block_size as u64);
+        }
+    }
 }
 
 /// Counters of a file-level run.

@@ -4,8 +4,9 @@
 //! `belady sim`, `belady.simulate`/`belady.run`, the sweep planner and the Dask worker all come
 //! here ([`run_cell`] is the sweep's per-cell form over a trace read once).
 
+use crate::cache_model::CacheModel;
 use crate::config::{RunConfig, RunOptions};
-use crate::engine::{run_one, PreparedTrace, RunResult};
+use crate::engine::{run_grid_with, PreparedTrace, RunResult};
 use crate::error::{Error, Result};
 use crate::filesim::{
     run_file_grid, run_file_hierarchies, run_file_hierarchy, run_file_one, run_file_one_with_store,
@@ -240,6 +241,8 @@ impl RunConfig {
     pub fn file_config(&self, opts: &RunOptions) -> Result<FileSimConfig> {
         let mut cfg = opts.file_config()?;
         cfg.log_requests = self.log_requests;
+        cfg.admission = crate::admission::AdmissionSpec::parse(&self.admission)?;
+        cfg.seed = self.seed;
         cfg.clusterfetch = self.clusterfetch(cfg.clusterfetch.is_some())?;
         cfg.placement = Layout::parse(&self.layout)?;
         cfg.validate()?;
@@ -329,6 +332,20 @@ fn run_each(config: &RunConfig) -> Result<Outcome> {
     grid[0].preset()?;
     let format = config.trace_format()?;
     let ops = OpFilter::parse(&config.ops)?;
+    let setup = config.level_setup()?;
+    // The objects model has one untimed level: refuse what needs blocks before reading anything.
+    let model = CacheModel::choose(setup.model.as_deref(), format.has_object_sizes())?;
+    let file_engine = grid
+        .iter()
+        .any(|o| Engine::of(o, &format, false) == Engine::FileGrid);
+    model.check_run(true, file_engine, !config.levels.is_empty())?;
+    if !config.levels.is_empty() && setup.admission.is_some() {
+        return Err(Error::config(
+            "admission",
+            &config.admission,
+            "applies to single-level runs; a hierarchy's levels have no admission filter",
+        ));
+    }
     if !config.levels.is_empty() {
         return run_levels(config, &grid, &format, ops);
     }
@@ -353,7 +370,16 @@ fn run_each(config: &RunConfig) -> Result<Outcome> {
                 (runs, r, u, s)
             }
             _ => {
-                let sim = simulate_with(path, &format, &read, ops, &specs, &sizes, cfg.as_ref())?;
+                let sim = simulate_with(
+                    path,
+                    &format,
+                    &read,
+                    ops,
+                    &specs,
+                    &sizes,
+                    cfg.as_ref(),
+                    &setup,
+                )?;
                 (sim.runs, sim.references, sim.unique, sim.source)
             }
         };
@@ -530,15 +556,25 @@ pub fn run_cell(cell: &RunConfig, loaded: &Loaded, label: &str) -> Result<RunRes
         .into_iter()
         .next()
         .expect("a checked size list is not empty");
-    let capacity = size.resolve(loaded.unique(), loaded.block_size)?;
+    let setup = cell.level_setup()?;
     match Engine::of(opts, format, false) {
-        Engine::FileGrid => run_file_one(
-            &spec,
-            loaded.files(label)?,
-            capacity,
-            &cell.file_config(opts)?,
+        Engine::FileGrid => {
+            CacheModel::choose(setup.model.as_deref(), format.has_object_sizes())?
+                .check_run(true, true, false)?;
+            let capacity = size.resolve(loaded.unique(), loaded.block_size)?;
+            run_file_one(
+                &spec,
+                loaded.files(label)?,
+                capacity,
+                &cell.file_config(opts)?,
+            )
+        }
+        // The block path resolves the cache model as `sim` does (objects for sized traces).
+        _ => Ok(
+            run_grid_with(&[spec], &[size], loaded.blocks(label)?, &setup)?
+                .pop()
+                .expect("one policy at one size gives one run"),
         ),
-        _ => run_one(&spec, loaded.blocks(label)?, capacity),
     }
 }
 

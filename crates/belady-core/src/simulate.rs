@@ -2,12 +2,13 @@
 //! is given, and the file engine's form of a trace: building blocks of [`crate::run::run`], which
 //! decides the engine.
 
+use crate::cache_model::LevelSetup;
 use crate::engine::RunResult;
 use crate::error::Result;
 use crate::filesim::{run_file_grid, FileSimConfig, PreparedFileTrace};
 use crate::policy::registry::PolicySpec;
 use crate::size::CacheSize;
-use crate::stream::{run_block_grid, BlockSource};
+use crate::stream::{run_block_grid_with, BlockSource};
 use crate::trace::{Format, OpFilter, ReadOptions};
 use std::path::Path;
 
@@ -53,6 +54,9 @@ impl Simulation {
 /// Simulates every policy at every size over the trace at `path`: on the file engine with `file`'s
 /// configuration when given (the caller, [`crate::run::run`], decides), else on the streaming
 /// block engine. Runs in the current rayon pool.
+// The block engine's settings travel as separate arguments until one configuration type holds
+// them all (issue 25's "one configuration").
+#[allow(clippy::too_many_arguments)]
 pub fn simulate_with(
     path: &Path,
     format: &Format,
@@ -61,6 +65,7 @@ pub fn simulate_with(
     specs: &[PolicySpec],
     sizes: &[CacheSize],
     file: Option<&FileSimConfig>,
+    setup: &LevelSetup,
 ) -> Result<Simulation> {
     if let Some(cfg) = file {
         let trace = load_file_engine_trace_with(path, format, opts, ops)?;
@@ -76,7 +81,7 @@ pub fn simulate_with(
         opts,
         ops,
     };
-    let grid = run_block_grid(&source, specs, sizes)?;
+    let grid = run_block_grid_with(&source, specs, sizes, setup)?;
     Ok(Simulation {
         runs: grid.runs,
         references: grid.references as usize,

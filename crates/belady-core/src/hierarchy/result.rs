@@ -79,6 +79,8 @@ impl HierarchyResult {
             prefetch: None,
             io: Some(io),
             levels: Some(self.levels.clone()),
+            ..Default::default()
         }
+        .with_block_bytes()
     }
 }

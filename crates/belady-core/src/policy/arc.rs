@@ -352,6 +352,10 @@ impl Policy for ArcPolicy {
         self.trim_ghosts();
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("this variant counts blocks; the objects model builds libCacheSim's byte-based ARC (policy::arc_sized)")
+    }
+
     fn len(&self) -> usize {
         self.lists.len(T1) + self.lists.len(T2)
     }

@@ -217,6 +217,10 @@ impl Policy for CarPolicy {
         self.trim_ghosts();
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its target p and list bounds count blocks")
+    }
+
     fn len(&self) -> usize {
         self.lists.len(T1) + self.lists.len(T2)
     }

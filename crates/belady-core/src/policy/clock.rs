@@ -84,6 +84,10 @@ impl Policy for ClockPolicy {
         self.lists.push_front(RING, b);
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
     fn len(&self) -> usize {
         self.lists.len(RING)
     }

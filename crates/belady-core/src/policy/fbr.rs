@@ -363,6 +363,10 @@ impl Policy for FbrPolicy {
         self.age_if_needed();
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
     fn len(&self) -> usize {
         self.lists.len(NEW) + self.lists.len(MIDDLE) + self.lists.len(OLD)
     }

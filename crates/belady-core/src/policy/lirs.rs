@@ -398,6 +398,10 @@ impl Policy for LirsPolicy {
         self.enforce_bound();
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its LIR/HIR partition counts blocks (libCacheSim's byte-based LIRS is not implemented yet)")
+    }
+
     fn len(&self) -> usize {
         self.n_lir + self.queue.len(L)
     }

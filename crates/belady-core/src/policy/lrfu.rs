@@ -336,6 +336,10 @@ impl Policy for LrfuPolicy {
         self.sift_up(at);
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
     fn len(&self) -> usize {
         self.heap.len()
     }

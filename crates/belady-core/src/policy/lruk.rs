@@ -449,6 +449,10 @@ impl Policy for LruKPolicy {
         self.promote_eligible(now);
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
     fn len(&self) -> usize {
         self.lists.len(INELIGIBLE) + self.lists.len(ELIGIBLE)
     }

@@ -15,11 +15,13 @@
 //! but is not accessed yet, and does not advance the virtual clock.
 
 pub mod arc;
+pub mod arc_sized;
 pub mod car;
 pub mod clock;
 pub mod clock_pro;
 pub mod fbr;
 pub mod fifo;
+mod freq_buckets;
 pub mod linux;
 pub mod lirs;
 pub mod list;
@@ -32,6 +34,14 @@ pub mod opt;
 pub mod registry;
 mod stamped_heap;
 pub mod twoq;
+
+// Today's policies (S3-FIFO, SIEVE, SLRU, LFU, LFUDA, W-TinyLFU).
+pub mod lfu;
+pub mod lfuda;
+pub mod s3fifo;
+pub mod sieve;
+pub mod slru;
+pub mod wtinylfu;
 
 #[cfg(test)]
 mod conformance;
@@ -76,6 +86,9 @@ pub struct Access {
     pub first_use: bool,
     /// The block that enters (for `select_victim`, `on_evict` and `on_insert`) is a prefetch.
     pub prefetch: bool,
+    /// Units the referenced (or entering) block weighs: 1 in the blocks model, the object's
+    /// bytes in the objects model. Resident blocks' weights are in [`Frames::weight`].
+    pub size: u64,
 }
 
 /// A replacement policy for one cache level.
@@ -133,6 +146,14 @@ pub trait Policy: Send {
     /// count them to know when none of its candidates is free. Default: nothing.
     fn on_pin(&mut self, _b: Block, _pinned: bool) {}
 
+    /// Whether the policy orders objects of different sizes (the objects model with a byte
+    /// capacity, where the level evicts until an object fits): `Ok`, or why not, in one line
+    /// that follows the policy's name ("lirs cannot weigh objects: ..."). Default: refused, so a
+    /// new policy says so until it is checked with sizes.
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its structure has not been checked with objects of different sizes")
+    }
+
     /// Number of resident blocks the policy tracks; must equal the frame table's count.
     fn len(&self) -> usize;
 
@@ -186,6 +207,9 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     }
     fn on_pin(&mut self, b: Block, pinned: bool) {
         (**self).on_pin(b, pinned)
+    }
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        (**self).weighs_objects()
     }
     fn len(&self) -> usize {
         (**self).len()

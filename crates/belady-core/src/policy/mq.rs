@@ -344,6 +344,10 @@ impl Policy for MqPolicy {
         self.adjust(cx.tick + 1);
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
     fn len(&self) -> usize {
         (0..self.qout).map(|q| self.lists.len(q)).sum()
     }
@@ -549,6 +553,7 @@ mod tests {
             next_use: u64::MAX,
             first_use: false,
             prefetch: false,
+            size: 1,
         }
     }
 

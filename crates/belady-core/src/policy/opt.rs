@@ -175,6 +175,10 @@ impl Policy for OptPolicy {
         self.enqueue(b, cx.next_use);
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
     fn len(&self) -> usize {
         self.resident
     }

@@ -20,6 +20,10 @@ use super::mq::MqPolicy;
 use super::opt::OptPolicy;
 use super::twoq::TwoQPolicy;
 use super::Policy;
+use super::{
+    lfu::LfuPolicy, lfuda::LfudaPolicy, s3fifo::S3FifoPolicy, sieve::SievePolicy, slru::SlruPolicy,
+    wtinylfu::WTinyLfuPolicy,
+};
 use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
@@ -527,6 +531,77 @@ pub static POLICIES: &[PolicyInfo] = &[
             },
         ],
     },
+    // Today's policies, each matched to libCacheSim (docs/policies.md, "Against libCacheSim").
+    PolicyInfo {
+        name: "s3fifo",
+        aliases: &["s3-fifo"],
+        about: "S3-FIFO (Yang et al., SOSP 2023): small and main FIFO queues, ghost queue of ids evicted from small",
+        params: &[
+            ParamInfo {
+                name: "small",
+                default: "0.1",
+                study: None,
+                accusim: None,
+                about: "share of the cache for the small FIFO queue (at least one block)",
+            },
+            ParamInfo {
+                name: "threshold",
+                default: "2",
+                study: None,
+                accusim: None,
+                about: "move-to-main threshold: a block leaving small with at least this many hits moves to main",
+            },
+            ParamInfo {
+                name: "ghost",
+                default: "0.9",
+                study: None,
+                accusim: None,
+                about: "ghost queue size (ids evicted from small), as a multiple of the cache size",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "sieve",
+        aliases: &[],
+        about: "SIEVE (Zhang et al., NSDI 2024): FIFO queue with visited bits and a hand that leaves survivors in place",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "slru",
+        aliases: &["segmented-lru"],
+        about: "segmented LRU (Karedla et al. 1994) with equal segments, as libCacheSim: a hit promotes one segment up",
+        params: &[ParamInfo {
+            name: "segments",
+            default: "4",
+            study: None,
+            accusim: None,
+            about: "number of LRU segments (libCacheSim's default 4; 2 = probation/protected)",
+        }],
+    },
+    PolicyInfo {
+        name: "lfu",
+        aliases: &[],
+        about: "least frequently used, counts forgotten on eviction, ties to the block that reached its count first",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "lfuda",
+        aliases: &[],
+        about: "LFU with dynamic aging (Arlitt et al. 2000), libCacheSim's priority rules",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "wtinylfu",
+        aliases: &["w-tinylfu"],
+        about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging",
+        params: &[ParamInfo {
+            name: "window",
+            default: "0.01",
+            study: None,
+            accusim: None,
+            about: "share of the cache for the window LRU (at least one block)",
+        }],
+    },
 ];
 
 /// Named sets of parameter defaults.
@@ -540,7 +615,26 @@ pub enum Preset {
     /// What the study's simulator, AccuSim, does (the study's values plus its departures from the
     /// papers); selected by `--compat accusim`.
     Accusim,
+    /// libCacheSim's variants ([`LIBCACHESIM`]), so one switch reproduces that simulator.
+    Libcachesim,
 }
+
+/// The parameters `--preset libcachesim` sets, as (policy, key, value): what libCacheSim's
+/// (libcachesim 0.3.5) variant of each policy does where it differs from the paper's default.
+/// Policies not listed already match with their defaults (LRU, FIFO, CLOCK, ARC, 2Q, OPT) or
+/// have no libCacheSim equivalent in belady (CAR, CLOCK-Pro: see docs/policies.md).
+pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
+    // LIRS.c: Lhirs = 1% of the cache with a minimum of one block, no duplicate skipping, and
+    // |S| bounded by dropping the oldest non-resident entries.
+    ("lirs", "min_hir", "1"),
+    ("lirs", "bound", "stack-nonresident"),
+    ("lirs", "skip_dup", "false"),
+    // LRU_K.cpp: every reference counts (no correlated period) and history leaves with the block.
+    ("lru-k", "crp", "0"),
+    ("lru-k", "history", "0"),
+    // MQ.c: a missed block leaves Qout before the eviction.
+    ("mq", "ghost_lookup", "before-evict"),
+];
 
 impl Preset {
     /// Parses `paper` or `study`.
@@ -549,12 +643,13 @@ impl Preset {
             "paper" => Ok(Preset::Paper),
             "study" => Ok(Preset::Study),
             "accusim" => Ok(Preset::Accusim),
+            "libcachesim" => Ok(Preset::Libcachesim),
             _ => Err(Error::config(
                 "preset",
                 s,
                 format!(
-                    "expected paper, study or accusim{}",
-                    crate::error::did_you_mean(s, ["paper", "study", "accusim"])
+                    "expected paper, study, accusim or libcachesim{}",
+                    crate::error::did_you_mean(s, ["paper", "study", "accusim", "libcachesim"])
                 ),
             )),
         }
@@ -619,6 +714,10 @@ impl PolicySpec {
             Preset::Paper => info.default,
             Preset::Study => info.study.unwrap_or(info.default),
             Preset::Accusim => info.accusim.or(info.study).unwrap_or(info.default),
+            Preset::Libcachesim => LIBCACHESIM
+                .iter()
+                .find(|(p, k, _)| *p == self.info.name && *k == key)
+                .map_or(info.default, |(_, _, v)| v),
         }
     }
 
@@ -754,7 +853,56 @@ pub fn build<V: PolicyVisitor>(
         // The kernel's own replacement (issue 26 item 2).
         "linux" => visitor.visit(LinuxPolicy::from_spec(spec, capacity, universe)?),
         "mglru" => visitor.visit(MglruPolicy::from_spec(spec, capacity, universe)?),
+        "s3fifo" => visitor.visit(S3FifoPolicy::from_spec(spec, capacity, universe)?),
+        "sieve" => visitor.visit(SievePolicy::new(universe)),
+        "slru" => visitor.visit(SlruPolicy::from_spec(spec, capacity, universe)?),
+        "lfu" => visitor.visit(LfuPolicy::new(universe)),
+        "lfuda" => visitor.visit(LfudaPolicy::new(universe)),
+        "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
+    })
+}
+
+/// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
+/// the size-aware variant where one differs (ARC: libCacheSim's byte-based ARC), every other
+/// level what [`build`] gives.
+pub fn build_for<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &crate::cache_model::Capacity,
+    universe: usize,
+    visitor: V,
+) -> Result<V::Output> {
+    match spec.info.name {
+        "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
+            Ok(visitor.visit(super::arc_sized::ArcSizedPolicy::new(universe)))
+        }
+        _ => build(spec, capacity.entries, universe, visitor),
+    }
+}
+
+/// Refuses, in one line naming the policy, a policy that cannot weigh objects (the objects model
+/// with a byte capacity: see [`Policy::weighs_objects`]).
+pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
+    struct Weighs;
+    impl PolicyVisitor for Weighs {
+        type Output = std::result::Result<(), &'static str>;
+        fn visit<P: Policy + 'static>(self, policy: P) -> Self::Output {
+            policy.weighs_objects()
+        }
+    }
+    let weighted = crate::cache_model::Capacity {
+        units: 2,
+        weighted: true,
+        entries: 2,
+    };
+    build_for(spec, &weighted, 2, Weighs)?.map_err(|why| {
+        Error::config(
+            "policy",
+            spec.label(),
+            format!(
+                "cannot weigh objects of different sizes: {why}; count objects (a plain -c N) or use cache_model = blocks"
+            ),
+        )
     })
 }
 
@@ -811,6 +959,44 @@ pub fn param_policy(item: &str) -> Result<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_libcachesim_preset_names_real_parameters_with_valid_values() {
+        for (policy, key, value) in LIBCACHESIM {
+            let spec = &parse_policies(policy, &[], Preset::Libcachesim).unwrap()[0];
+            assert_eq!(spec.raw(key), *value, "{policy}.{key}");
+            struct Ok;
+            impl PolicyVisitor for Ok {
+                type Output = ();
+                fn visit<P: Policy + 'static>(self, _: P) {}
+            }
+            build(spec, 10, 10, Ok).unwrap();
+        }
+        let lirs = &parse_policies("lirs", &[], Preset::Libcachesim).unwrap()[0];
+        assert_eq!(
+            lirs.raw("hir"),
+            "0.01",
+            "unlisted keys keep the paper's value"
+        );
+    }
+
+    #[test]
+    fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
+        for name in [
+            "lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc",
+        ] {
+            let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
+            check_weighs(spec).unwrap();
+        }
+        for name in ["2q", "car", "clock-pro"] {
+            let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
+            let e = check_weighs(spec).unwrap_err().to_string();
+            assert!(
+                e.contains(name) && e.contains("cannot weigh") && !e.contains('\n'),
+                "{e}"
+            );
+        }
+    }
 
     #[test]
     fn names_aliases_and_params_are_checked() {

@@ -172,6 +172,10 @@ impl Policy for TwoQPolicy {
         }
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its A1in/A1out bounds count blocks")
+    }
+
     fn len(&self) -> usize {
         self.lists.len(A1IN) + self.lists.len(AM)
     }

@@ -17,11 +17,14 @@ pub mod ingest;
 mod requests;
 mod text;
 
-use crate::engine::{run_grid, PreparedTrace, RunResult};
+use crate::admission::Admission;
+use crate::cache_model::{CacheModel, Capacity, LevelSetup};
+use crate::engine::{run_grid_with, PreparedTrace, RunResult};
 use crate::error::Result;
 use crate::level::{CacheLevel, LevelStats};
 use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
 use crate::policy::{Policy, NEVER};
+use crate::report::ByteCounts;
 use crate::size::CacheSize;
 use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
 use rayon::prelude::*;
@@ -54,9 +57,9 @@ pub struct GridOutput {
     pub source: String,
 }
 
-/// One run fed chunk by chunk.
-trait Runner: Send {
-    fn feed(&mut self, ids: &[u32]);
+/// One run fed chunk by chunk: dense ids, with each reference's object size on object traces.
+pub(crate) trait Runner: Send {
+    fn feed(&mut self, ids: &[u32], sizes: Option<&[u32]>);
     fn finish(self: Box<Self>) -> LevelStats;
 }
 
@@ -65,12 +68,21 @@ struct Run<P: Policy> {
 }
 
 impl<P: Policy + Send> Runner for Run<P> {
-    fn feed(&mut self, ids: &[u32]) {
-        for (i, &b) in ids.iter().enumerate() {
+    fn feed(&mut self, ids: &[u32], sizes: Option<&[u32]>) {
+        let Some(sizes) = sizes else {
+            for (i, &b) in ids.iter().enumerate() {
+                if let Some(&ahead) = ids.get(i + HINT_AHEAD) {
+                    self.level.hint(ahead);
+                }
+                self.level.access(b, NEVER);
+            }
+            return;
+        };
+        for (i, (&b, &size)) in ids.iter().zip(sizes).enumerate() {
             if let Some(&ahead) = ids.get(i + HINT_AHEAD) {
                 self.level.hint(ahead);
             }
-            self.level.access(b, NEVER);
+            self.level.access_sized(b, size, NEVER);
         }
     }
 
@@ -79,17 +91,83 @@ impl<P: Policy + Send> Runner for Run<P> {
     }
 }
 
-struct MakeRunner {
-    capacity: usize,
-    universe: usize,
+/// Builds one run's level: its capacity, model and admission filter.
+pub(crate) struct MakeLevel {
+    /// The resolved capacity.
+    pub capacity: Capacity,
+    /// Blocks or objects the trace holds.
+    pub universe: usize,
+    /// The admission filter, built for this level.
+    pub admission: Option<Admission>,
 }
 
-impl PolicyVisitor for MakeRunner {
+impl MakeLevel {
+    /// The level around `policy`: weighted when the capacity is bytes.
+    pub fn level<P: Policy>(self, policy: P) -> CacheLevel<P> {
+        let mut level = if self.capacity.weighted {
+            CacheLevel::weighted(policy, self.capacity.units, self.universe)
+        } else {
+            CacheLevel::new(policy, self.capacity.units, self.universe)
+        };
+        level.set_admission(self.admission);
+        level
+    }
+}
+
+impl PolicyVisitor for MakeLevel {
     type Output = Box<dyn Runner>;
     fn visit<P: Policy + 'static>(self, policy: P) -> Box<dyn Runner> {
         Box::new(Run {
-            level: CacheLevel::new(policy, self.capacity, self.universe),
+            level: self.level(policy),
         })
+    }
+}
+
+/// One row from a run's counters: the counts, and the bytes in the run's cache model.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn row(
+    trace: &str,
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    model: CacheModel,
+    setup: &LevelSetup,
+    block_size: u32,
+    unique: usize,
+    stats: &LevelStats,
+) -> RunResult {
+    let row = RunResult {
+        trace: trace.to_string(),
+        policy: spec.label(),
+        cache_blocks: if capacity.weighted {
+            0
+        } else {
+            capacity.units as u64
+        },
+        block_size,
+        unique_blocks: unique as u64,
+        requests: stats.requests,
+        hits: stats.hits,
+        misses: stats.misses,
+        hit_ratio: stats.hit_ratio(),
+        evictions: stats.evictions,
+        cache_model: model.name().into(),
+        admission: setup.admission_label(),
+        prefetch: None,
+        io: Some(crate::engine::demand_io(stats.misses)),
+        levels: None,
+        ..Default::default()
+    };
+    match model {
+        CacheModel::Blocks => row.with_block_bytes(),
+        CacheModel::Objects => {
+            let mut row = row;
+            row.cache_bytes = capacity.weighted.then_some(capacity.units as u64);
+            row.set_bytes(ByteCounts {
+                requested: stats.bytes_requested,
+                hits: stats.byte_hits,
+            });
+            row
+        }
     }
 }
 
@@ -100,29 +178,54 @@ const HINT_AHEAD: usize = 8;
 const GROUP_PER_THREAD: usize = 4;
 
 /// Simulates every policy at every size over a block trace, streaming it once; results come
-/// policy-major in the order given, equal to [`run_grid`] over the loaded trace.
+/// policy-major in the order given, equal to [`crate::engine::run_grid`] over the loaded trace.
 pub fn run_block_grid(
     source: &BlockSource,
     specs: &[PolicySpec],
     sizes: &[CacheSize],
 ) -> Result<GridOutput> {
+    run_block_grid_with(source, specs, sizes, &LevelSetup::default())
+}
+
+/// [`run_block_grid`] with a cache model and an admission filter.
+pub fn run_block_grid_with(
+    source: &BlockSource,
+    specs: &[PolicySpec],
+    sizes: &[CacheSize],
+    setup: &LevelSetup,
+) -> Result<GridOutput> {
     if specs.iter().any(|s| s.info.name == "opt") {
         let blocks = BlockTrace::load(source.path, source.format, source.opts, source.ops)?;
         let trace = PreparedTrace::new(blocks);
         return Ok(GridOutput {
-            runs: run_grid(specs, sizes, &trace)?,
+            runs: run_grid_with(specs, sizes, &trace, setup)?,
             references: trace.trace.refs.len() as u64,
             unique: trace.unique(),
             source: trace.trace.source.clone(),
         });
     }
-    let mut feed = ingest::ingest(source.path, source.format, source.opts, source.ops)?;
+    // Sizes are read unless the blocks model is asked for (a native file shows whether it kept
+    // them only once opened).
+    let explicit = setup.model.as_deref().map(CacheModel::parse).transpose()?;
+    let mut feed = if explicit == Some(CacheModel::Blocks) {
+        ingest::ingest(source.path, source.format, source.opts, source.ops)?
+    } else {
+        ingest::ingest_sized(source.path, source.format, source.opts, source.ops)?
+    };
     let unique = feed.unique;
-    let capacities: Vec<usize> = sizes
+    let model = CacheModel::choose(setup.model.as_deref(), feed.has_sizes())?;
+    model.check_run(feed.has_sizes(), false, false)?;
+    let sized = model == CacheModel::Objects;
+    let footprint = feed.size_totals().map(|t| t.footprint);
+    let capacities: Vec<Capacity> = sizes
         .iter()
-        .map(|s| s.resolve(unique, feed.block_size))
+        .map(|s| Capacity::resolve(s, model, unique, feed.block_size, footprint))
         .collect::<Result<_>>()?;
-    let cells: Vec<(&PolicySpec, usize)> = specs
+    if capacities.iter().any(|c| c.weighted) {
+        specs.iter().try_for_each(registry::check_weighs)?;
+    }
+    let unit_bytes = unit_bytes(model, feed.block_size);
+    let cells: Vec<(&PolicySpec, Capacity)> = specs
         .iter()
         .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
         .collect();
@@ -143,32 +246,30 @@ pub fn run_block_grid(
         }
         let mut grid = Vec::with_capacity(part.len());
         for &(spec, capacity) in part {
-            let universe = unique;
-            let make = MakeRunner { capacity, universe };
+            let make = MakeLevel {
+                capacity,
+                universe: unique,
+                admission: setup.admission_for(&capacity, unit_bytes),
+            };
             grid.push((
                 spec,
                 capacity,
-                registry::build(spec, capacity, universe, make)?,
+                registry::build_for(spec, &capacity, unique, make)?,
             ));
         }
-        feed_all(&mut feed, &mut grid)?;
+        feed_all(&mut feed, &mut grid, sized)?;
         runs.extend(grid.into_iter().map(|(spec, capacity, runner)| {
             let stats = runner.finish();
-            RunResult {
-                trace: feed.source.clone(),
-                policy: spec.label(),
-                cache_blocks: capacity as u64,
-                block_size: feed.block_size,
-                unique_blocks: unique as u64,
-                requests: stats.requests,
-                hits: stats.hits,
-                misses: stats.misses,
-                hit_ratio: stats.hit_ratio(),
-                evictions: stats.evictions,
-                prefetch: None,
-                io: Some(crate::engine::demand_io(stats.misses)),
-                levels: None,
-            }
+            row(
+                &feed.source,
+                spec,
+                &capacity,
+                model,
+                setup,
+                feed.block_size,
+                unique,
+                &stats,
+            )
         }));
     }
     Ok(GridOutput {
@@ -179,35 +280,65 @@ pub fn run_block_grid(
     })
 }
 
+/// Bytes one unit of admitted size stands for: a block's in the blocks model; in the objects
+/// model the level hands the admission filter each object's bytes, counted or weighed.
+pub(crate) fn unit_bytes(model: CacheModel, block_size: u32) -> u64 {
+    match model {
+        CacheModel::Blocks => block_size as u64,
+        CacheModel::Objects => 1,
+    }
+}
+
 /// Hands every chunk to every run. With more than one worker thread, a reading thread stays a
 /// few chunks ahead (decompression and checksums overlap the runs); the runs of one chunk go in
 /// parallel. Memory: the runs plus a bounded number of chunks, whatever the thread count.
 fn feed_all(
     feed: &mut ingest::Ingested,
-    grid: &mut [(&PolicySpec, usize, Box<dyn Runner>)],
+    grid: &mut [(&PolicySpec, Capacity, Box<dyn Runner>)],
+    sized: bool,
 ) -> Result<()> {
-    let step = |grid: &mut [(&PolicySpec, usize, Box<dyn Runner>)], ids: &[u32]| {
+    type Grid<'a, 'b> = &'a mut [(&'b PolicySpec, Capacity, Box<dyn Runner>)];
+    let step = |grid: Grid, ids: &[u32], sizes: Option<&[u32]>| {
         if grid.len() == 1 {
-            grid[0].2.feed(ids);
+            grid[0].2.feed(ids, sizes);
         } else {
-            grid.par_iter_mut().for_each(|(_, _, r)| r.feed(ids));
+            grid.par_iter_mut().for_each(|(_, _, r)| r.feed(ids, sizes));
         }
     };
     if rayon::current_num_threads() < 2 {
-        while let Some(ids) = feed.next_chunk()? {
-            step(grid, ids);
+        if sized {
+            while let Some((ids, sizes)) = feed.next_sized_chunk()? {
+                step(grid, ids, Some(sizes));
+            }
+        } else {
+            while let Some(ids) = feed.next_chunk()? {
+                step(grid, ids, None);
+            }
         }
         return Ok(());
     }
+    // A chunk: its ids, and its sizes (empty when the runs take none).
+    type Chunk = (Vec<u32>, Vec<u32>);
     std::thread::scope(|s| -> Result<()> {
-        let (tx, rx) = mpsc::sync_channel::<Result<Vec<u32>>>(4);
-        let (back_tx, back_rx) = mpsc::channel::<Vec<u32>>();
+        let (tx, rx) = mpsc::sync_channel::<Result<Chunk>>(4);
+        let (back_tx, back_rx) = mpsc::channel::<Chunk>();
         s.spawn(move || loop {
-            match feed.next_chunk() {
-                Ok(Some(ids)) => {
-                    let mut buf = back_rx.try_recv().unwrap_or_default();
-                    buf.clear();
-                    buf.extend_from_slice(ids);
+            let mut buf = back_rx.try_recv().unwrap_or_default();
+            buf.0.clear();
+            buf.1.clear();
+            let next = if sized {
+                feed.next_sized_chunk().map(|c| {
+                    c.map(|(ids, sizes)| {
+                        buf.0.extend_from_slice(ids);
+                        buf.1.extend_from_slice(sizes);
+                    })
+                })
+            } else {
+                feed.next_chunk()
+                    .map(|c| c.map(|ids| buf.0.extend_from_slice(ids)))
+            };
+            match next {
+                Ok(Some(())) => {
                     if tx.send(Ok(buf)).is_err() {
                         return;
                     }
@@ -219,10 +350,10 @@ fn feed_all(
                 }
             }
         });
-        for ids in rx {
-            let ids = ids?;
-            step(grid, &ids);
-            let _ = back_tx.send(ids);
+        for chunk in rx {
+            let chunk = chunk?;
+            step(grid, &chunk.0, sized.then_some(&chunk.1[..]));
+            let _ = back_tx.send(chunk);
         }
         Ok(())
     })
@@ -262,7 +393,7 @@ mod tests {
         let blocks =
             BlockTrace::from_requests(requests().into_iter().map(Ok), ops, false, "t".into(), 4096)
                 .unwrap();
-        run_grid(specs, sizes, &PreparedTrace::new(blocks)).unwrap()
+        crate::engine::run_grid(specs, sizes, &PreparedTrace::new(blocks)).unwrap()
     }
 
     fn streamed(path: &Path, format: &Format, ops: OpFilter) -> GridOutput {

@@ -65,6 +65,7 @@ impl Store {
              );",
         )
         .map_err(|e| sql_error(path, e))?;
+        add_byte_columns(&db).map_err(|e| sql_error(path, e))?;
         Ok(Store {
             db,
             path: path.to_path_buf(),
@@ -126,8 +127,12 @@ impl Store {
         let result_json = serde_json::to_string(r).expect("results serialise");
         self.db
             .execute(
-                "INSERT OR IGNORE INTO runs VALUES
-                 (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                "INSERT OR IGNORE INTO runs (key, experiment, trace, trace_hash, format, policy,
+                 cache_blocks, prefetch, disk, belady_version, requests, hits, misses, hit_ratio,
+                 disk_requests, exec_time_s, config_json, result_json, cache_model,
+                 bytes_requested, byte_misses, byte_miss_ratio) VALUES
+                 (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                  ?19, ?20, ?21, ?22)",
                 params![
                     config.key(),
                     experiment,
@@ -147,6 +152,10 @@ impl Store {
                     io.and_then(|io| io.exec_time_s),
                     config_json,
                     result_json,
+                    r.cache_model,
+                    r.bytes_requested as i64,
+                    r.byte_misses as i64,
+                    r.byte_miss_ratio,
                 ],
             )
             .map_err(|e| sql_error(&self.path, e))?;
@@ -177,14 +186,37 @@ impl Store {
                         format!("holds a row belady cannot read: {e}"),
                     )
                 };
+                let mut result: RunResult = serde_json::from_str(&result).map_err(bad)?;
+                result.fill_blocks_bytes();
                 Ok(StoredRun {
                     experiment,
                     config: serde_json::from_str(&config).map_err(bad)?,
-                    result: serde_json::from_str(&result).map_err(bad)?,
+                    result,
                 })
             })
             .collect()
     }
+}
+
+/// Adds the byte columns to a store written before rows had them (its old rows keep NULL
+/// there; their byte counters are derived from the counts when read, see
+/// [`RunResult::fill_blocks_bytes`]).
+fn add_byte_columns(db: &Connection) -> rusqlite::Result<()> {
+    let mut stmt = db.prepare("SELECT name FROM pragma_table_info('runs')")?;
+    let names: HashSet<String> = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (name, ty) in [
+        ("cache_model", "TEXT"),
+        ("bytes_requested", "INTEGER"),
+        ("byte_misses", "INTEGER"),
+        ("byte_miss_ratio", "REAL"),
+    ] {
+        if !names.contains(name) {
+            db.execute_batch(&format!("ALTER TABLE runs ADD COLUMN {name} {ty};"))?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs being computed, recorded in the store so that concurrent sweeps compute each run once.
@@ -292,6 +324,63 @@ impl Drop for Claims {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_without_byte_columns_is_read_and_extended() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite");
+        // The table as stores were written before byte counters, with one row whose result
+        // has no byte keys.
+        let old = Connection::open(&path).unwrap();
+        old.execute_batch(
+            "CREATE TABLE runs (key TEXT PRIMARY KEY, experiment TEXT NOT NULL, trace TEXT NOT NULL,
+             trace_hash TEXT NOT NULL, format TEXT NOT NULL, policy TEXT NOT NULL,
+             cache_blocks INTEGER NOT NULL, prefetch TEXT NOT NULL, disk TEXT NOT NULL,
+             belady_version TEXT NOT NULL, requests INTEGER NOT NULL, hits INTEGER NOT NULL,
+             misses INTEGER NOT NULL, hit_ratio REAL NOT NULL, disk_requests INTEGER,
+             exec_time_s REAL, config_json TEXT NOT NULL, result_json TEXT NOT NULL);",
+        )
+        .unwrap();
+        let cell = |policy: &str| -> CellConfig {
+            serde_json::from_value(serde_json::json!({
+                "trace": "t", "trace_hash": "h", "format": "lirs", "block_size": 4096,
+                "policy": policy, "params": [], "preset": "paper", "cache_size": "10",
+                "cache_blocks": 10, "prefetch": "none", "disk": "none", "scheduler": "fcfs",
+                "compat": "", "max_request": "64KiB", "belady_version": "0"
+            }))
+            .unwrap()
+        };
+        let config = cell("lru");
+        let result = r#"{"trace":"t","policy":"lru","cache_blocks":10,"block_size":4096,
+            "unique_blocks":50,"requests":100,"hits":40,"misses":60,"hit_ratio":0.4,"evictions":50}"#;
+        old.execute(
+            "INSERT INTO runs VALUES ('k', 'e', 't', 'h', 'lirs', 'lru', 10, 'none', 'none', '0',
+             100, 40, 60, 0.4, NULL, NULL, ?1, ?2)",
+            params![serde_json::to_string(&config).unwrap(), result],
+        )
+        .unwrap();
+        drop(old);
+        let store = Store::open(&path).unwrap();
+        let runs = store.runs().unwrap();
+        let r = &runs[0].result;
+        assert_eq!(r.cache_model, "blocks");
+        assert_eq!((r.bytes_requested, r.byte_misses), (409_600, 245_760));
+        assert!((r.byte_miss_ratio - 0.6).abs() < 1e-12);
+        // New rows go into the extended table beside the old one.
+        let mut new = r.clone();
+        new.policy = "fifo".into();
+        store.insert("e", &cell("fifo"), &new).unwrap();
+        let misses: i64 = store
+            .db
+            .query_row(
+                "SELECT byte_misses FROM runs WHERE policy = 'fifo'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(misses, 245_760);
+        assert_eq!(store.runs().unwrap().len(), 2);
+    }
 
     #[test]
     fn a_run_is_claimed_once_and_a_dead_owners_claim_is_taken_over() {

@@ -87,6 +87,9 @@ def simulate(
     compat: str | None = None,
     max_request: str = "64KiB",
     read_ahead_kb: int | None = None,
+    cache_model: str | None = None,
+    admission: str = "none",
+    seed: int = 0,
     threads: int | None = None,
 ) -> pd.DataFrame:
     """Simulates each policy at each cache size over `trace`; one DataFrame row per run.
@@ -97,8 +100,10 @@ def simulate(
     of ``"policy.key=value"`` strings.
     ``prefetch`` and ``disk`` take one value, a comma-separated string or a list; the runs are their
     product with policies and sizes (read-ahead major, as ``belady sim``).
-    ``scheduler``, ``compat``, ``max_request`` and ``read_ahead_kb`` are ``belady sim``'s options of
-    the same names. Errors name these keyword arguments.
+    ``scheduler``, ``compat``, ``max_request``, ``read_ahead_kb``, ``cache_model`` (``"blocks"`` or
+    ``"objects"``; by default objects for oracleGeneral and lcs traces), ``admission`` (``"none"``,
+    ``"tinylfu"``, ``"size:BYTES"``, ``"prob:P"``) and ``seed`` are ``belady sim``'s options of the same
+    names. Errors name these keyword arguments.
     Columns are the keys of ``belady sim --json``.
     """
     if cache_sizes is None:
@@ -121,6 +126,9 @@ def simulate(
         "compat": compat,
         "max_request": max_request,
         "read_ahead_kb": read_ahead_kb,
+        "cache_model": cache_model,
+        "admission": admission,
+        "seed": seed,
     }
     return run(config, threads=threads)
 

@@ -629,6 +629,10 @@ impl Policy for ClockProPolicy {
         self.n_hot += 1;
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its hot/cold allocation and test period count pages")
+    }
+
     fn len(&self) -> usize {
         self.n_hot + self.n_cold
     }
