@@ -58,9 +58,14 @@ fn out_of_memory(size: usize) -> ! {
     }
     put(&digits[i..]);
     put(b" bytes (lower the trace's size or the runs, or raise the memory limit)\n");
-    // SAFETY: write(2) and _exit(2) are async-signal-safe and allocate nothing.
+    // SAFETY: write(2), unlink(2) and _exit(2) are async-signal-safe and allocate nothing; the
+    // pending temporaries' paths are NUL-terminated and never freed (as the signal handler uses
+    // them).
     unsafe {
         libc::write(2, line.as_ptr().cast(), len);
+        belady_core::outfile::for_each_pending(|path| {
+            libc::unlink(path);
+        });
         libc::_exit(1)
     }
 }

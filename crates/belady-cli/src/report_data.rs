@@ -103,6 +103,8 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             store.display()
         );
     }
+    // An empty, foreign or cut file is refused in one line, unchanged, as `results export` does.
+    drop(belady_core::sweep::store::Store::open_existing(store)?);
     let db = Connection::open(store).with_context(|| format!("cannot open {}", store.display()))?;
     // Stores written before rows had byte counters hold blocks-model runs only, whose byte miss
     // ratio is their miss ratio.

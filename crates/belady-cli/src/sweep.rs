@@ -67,6 +67,9 @@ enum ExportFormat {
 
 /// Runs the experiment, storing each result as it finishes.
 pub fn run(args: SweepArgs) -> Result<()> {
+    if let Some(n) = args.threads {
+        belady_core::threads::check_threads("--threads", n)?;
+    }
     let exp = Experiment::load(&args.experiment)?;
     let base = args.experiment.parent().unwrap_or(Path::new("."));
     let store_path = args

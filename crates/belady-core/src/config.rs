@@ -238,10 +238,19 @@ impl RunConfig {
                 msg: short_message(e.message()),
             });
         }
-        serde_json::from_str(text).map_err(|e| Error::Parse {
-            path: origin.to_string(),
-            line: e.line() as u64,
-            msg: short_message(e.to_string().split(" at line ").next().unwrap_or("")),
+        serde_json::from_str(text).map_err(|e| {
+            let msg = short_message(e.to_string().split(" at line ").next().unwrap_or(""));
+            // serde names the expected type, not the key holding the bad value: find the key
+            // (a Python keyword or a --config key) by reading each one alone.
+            let msg = match culprit_key(text) {
+                Some(key) if !msg.contains(&format!("`{key}`")) => format!("key `{key}`: {msg}"),
+                _ => msg,
+            };
+            Error::Parse {
+                path: origin.to_string(),
+                line: e.line() as u64,
+                msg,
+            }
         })
     }
 
@@ -322,10 +331,28 @@ impl RunConfig {
 }
 
 /// A serde message without its list of every valid key (one line, the bad key first).
+/// The first top-level key of the JSON object `text` whose value alone does not make a
+/// configuration (every other key takes its default), or `None` when none stands out.
+fn culprit_key(text: &str) -> Option<String> {
+    let serde_json::Value::Object(map) = serde_json::from_str(text).ok()? else {
+        return None;
+    };
+    map.into_iter()
+        .find(|(key, value)| {
+            let alone =
+                serde_json::Value::Object([(key.clone(), value.clone())].into_iter().collect());
+            serde_json::from_value::<RunConfig>(alone).is_err()
+        })
+        .map(|(key, _)| key)
+}
+
 fn short_message(msg: &str) -> String {
     match msg.split_once(", expected one of") {
-        Some((head, _)) => format!("{head} (`belady sim --print-config` shows every key)"),
-        None => msg.trim().to_string(),
+        Some((head, _)) => format!(
+            "{} (`belady sim --print-config` shows every key)",
+            crate::error::brief(head)
+        ),
+        None => crate::error::brief(msg),
     }
 }
 

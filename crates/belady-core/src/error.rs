@@ -99,6 +99,24 @@ pub fn escape_control(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Longest message part [`brief`] keeps.
+pub const BRIEF_CHARS: usize = 200;
+
+/// `msg` as one short line: its lines joined, cut to [`BRIEF_CHARS`] characters with `…`. For
+/// messages that quote input (a parser's complaint about a kilobyte-long or deeply nested value).
+pub fn brief(msg: &str) -> String {
+    let joined = msg
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match joined.char_indices().nth(BRIEF_CHARS) {
+        Some((i, _)) => format!("{}…", &joined[..i]),
+        None => joined,
+    }
+}
+
 /// Result alias used across the core.
 pub type Result<T> = std::result::Result<T, Error>;
 

@@ -10,7 +10,7 @@ use crate::trace::dense;
 use crate::trace::events::EventReader;
 use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
 use crate::trace::{
-    accusim, input, load_file_trace, open_requests, Format, Op, OpFilter, ReadOptions,
+    accusim, input, load_file_trace_with, open_requests, Format, Op, OpFilter, ReadOptions,
     DEFAULT_MAX_REQUEST_BYTES,
 };
 use rustc_hash::FxHashMap;
@@ -194,6 +194,19 @@ impl FileTraceBuilder {
     }
 }
 
+/// What the first of a block trace's two reads learns for the second
+/// ([`PreparedFileTrace::open_blocks`]).
+struct BlockRuns {
+    /// Each distinct block's run (high half) and index in it (low half).
+    place: FxHashMap<u64, u64>,
+    /// Each run's length in blocks.
+    run_sizes: Vec<u64>,
+    /// References kept.
+    refs: u64,
+    /// Whether any reference has a time.
+    timed: bool,
+}
+
 /// Next use of each demand reference, and each block's first reference.
 pub(crate) type Oracle = (Vec<u32>, Vec<u32>);
 
@@ -259,19 +272,31 @@ impl PreparedFileTrace {
     /// spooling its events: memory is bounded by its files and blocks, not its length. A bad
     /// record anywhere fails here, naming its place, before any run starts.
     pub fn open(path: &Path, format: &Format, block_size: u32) -> Result<Self> {
+        Self::open_with(path, format, block_size, DEFAULT_MAX_REQUEST_BYTES)
+    }
+
+    /// [`PreparedFileTrace::open`], refusing a read or write of more than `max_request_bytes`
+    /// (its line or call is named).
+    pub fn open_with(
+        path: &Path,
+        format: &Format,
+        block_size: u32,
+        max_request_bytes: u64,
+    ) -> Result<Self> {
         let source = path.display().to_string();
         let mut out = FileTraceBuilder::new(source.clone(), block_size);
         let names = match format {
             Format::Events => {
                 let input = input::open_text(path)?;
-                let mut reader = EventReader::new(input, &source, DEFAULT_MAX_REQUEST_BYTES);
+                let mut reader = EventReader::new(input, &source, max_request_bytes);
                 while let Some((ev, _)) = reader.next_event()? {
                     out.push(&ev)?;
                 }
                 reader.into_names()
             }
             Format::Accusim | Format::AccusimText => {
-                let mut resolver = accusim::Resolver::new(source);
+                let mut resolver =
+                    accusim::Resolver::new(source).with_max_request_bytes(max_request_bytes);
                 let mut names = BTreeMap::new();
                 let mut events = Vec::new();
                 for item in accusim::calls(path, matches!(format, Format::Accusim))? {
@@ -283,7 +308,10 @@ impl PreparedFileTrace {
                 names
             }
             // The same refusal as the loader's.
-            other => return PreparedFileTrace::new(load_file_trace(path, other)?, block_size),
+            other => {
+                let trace = load_file_trace_with(path, other, max_request_bytes)?;
+                return PreparedFileTrace::new(trace, block_size);
+            }
         };
         out.finish(names)
     }
@@ -436,34 +464,35 @@ impl PreparedFileTrace {
     ) -> Result<Self> {
         let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
         if *format == Format::Native || !regular {
-            let mut blocks = dense::BlockTrace::load(path, format, opts, ops)?;
+            let mut blocks = dense::BlockTrace::load_timed(path, format, opts, ops)?;
             if writes_as_reads {
                 blocks.write_mask = None;
             }
             return PreparedFileTrace::from_block_trace(&blocks);
         }
-        let (place, run_sizes, refs) = Self::block_runs(path, format, opts, ops, writes_as_reads)?;
-        Self::spool_block_runs(path, format, opts, ops, &place, &run_sizes, refs)
+        let runs = Self::block_runs(path, format, opts, ops, writes_as_reads)?;
+        Self::spool_block_runs(path, format, opts, ops, &runs)
     }
 
     /// Pass 1 of [`PreparedFileTrace::open_blocks`]: each distinct block's run (high half) and
-    /// index in it (low half), each run's length, and the references kept.
+    /// index in it (low half), each run's length, the references kept and whether any has a time.
     fn block_runs(
         path: &Path,
         format: &Format,
         opts: &ReadOptions,
         ops: OpFilter,
         writes_as_reads: bool,
-    ) -> Result<(FxHashMap<u64, u64>, Vec<u64>, u64)> {
+    ) -> Result<BlockRuns> {
         let source = path.display().to_string();
         // Pass 1: the distinct blocks, as BlockTrace::load checks and counts them.
         let mut place: FxHashMap<u64, u64> = FxHashMap::default();
-        let (mut refs, mut writes) = (0u64, false);
+        let (mut refs, mut writes, mut timed) = (0u64, false, false);
         for req in open_requests(path, format, opts)? {
             let req = req?;
             if !ops.keeps(req.op) {
                 continue;
             }
+            timed |= req.time_ns.is_some();
             if refs + req.count as u64 >= dense::NEVER as u64 {
                 return Err(Error::config(
                     "trace",
@@ -515,7 +544,12 @@ impl PreparedFileTrace {
             run_sizes[run as usize] += 1;
         }
         drop(sorted);
-        Ok((place, run_sizes, refs))
+        Ok(BlockRuns {
+            place,
+            run_sizes,
+            refs,
+            timed,
+        })
     }
 
     /// Pass 2 of [`PreparedFileTrace::open_blocks`]: the events, spooled, over the runs pass 1
@@ -526,10 +560,15 @@ impl PreparedFileTrace {
         format: &Format,
         opts: &ReadOptions,
         ops: OpFilter,
-        place: &FxHashMap<u64, u64>,
-        run_sizes: &[u64],
-        refs: u64,
+        runs: &BlockRuns,
     ) -> Result<Self> {
+        let BlockRuns {
+            place,
+            run_sizes,
+            refs,
+            timed,
+        } = runs;
+        let (refs, timed) = (*refs, *timed);
         let source = path.display().to_string();
         let changed = |what: String| {
             Error::config(
@@ -541,19 +580,28 @@ impl PreparedFileTrace {
         let bs = opts.block_size as u64;
         let mut opened = vec![false; run_sizes.len()];
         let mut out = FileTraceBuilder::new(source.clone(), opts.block_size);
+        // Think times as `from_block_trace` makes them from a loaded trace's times (a request
+        // without a time counts as time 0 when others have one).
+        let mut last_time = None;
         for req in open_requests(path, format, opts)? {
             let req = req?;
             if !ops.keeps(req.op) {
                 continue;
             }
+            let time = timed.then(|| req.time_ns.unwrap_or(0));
             for k in 0..req.count as u64 {
                 let block = req.block + k;
                 let at = *place.get(&block).ok_or_else(|| {
                     changed(format!("block {block} was not there the first time"))
                 })?;
                 let (run, index) = (at >> 32, at & u32::MAX as u64);
-                let event = |kind| FileEvent {
-                    think_ns: 0,
+                let think_ns = match (time, last_time) {
+                    (Some(t), Some(prev)) => t.saturating_sub(prev),
+                    _ => 0,
+                };
+                last_time = time;
+                let event = |think_ns, kind| FileEvent {
+                    think_ns,
                     pid: 1,
                     fd: run as u32 + 3,
                     file: run,
@@ -561,12 +609,15 @@ impl PreparedFileTrace {
                     kind,
                 };
                 if !std::mem::replace(&mut opened[run as usize], true) {
-                    out.push(&event(FileEventKind::Open))?;
+                    out.push(&event(0, FileEventKind::Open))?;
                 }
-                out.push(&event(FileEventKind::Read {
-                    offset: index * bs,
-                    len: bs,
-                }))?;
+                out.push(&event(
+                    think_ns,
+                    FileEventKind::Read {
+                        offset: index * bs,
+                        len: bs,
+                    },
+                ))?;
             }
         }
         if out.count.references != refs {
@@ -813,12 +864,10 @@ mod tests {
         let path = dir.path().join("t.lirs");
         std::fs::write(&path, "1\n2\n3\n1\n").unwrap();
         let (opts, f, ops) = (ReadOptions::default(), Format::Lirs, OpFilter::Read);
-        let (place, runs, refs) =
-            PreparedFileTrace::block_runs(&path, &f, &opts, ops, false).unwrap();
+        let runs = PreparedFileTrace::block_runs(&path, &f, &opts, ops, false).unwrap();
         // What a writer appending between the passes does: a block the first pass never saw.
         std::fs::write(&path, "1\n2\n3\n1\n9\n").unwrap();
-        let spool =
-            |p: &Path| PreparedFileTrace::spool_block_runs(p, &f, &opts, ops, &place, &runs, refs);
+        let spool = |p: &Path| PreparedFileTrace::spool_block_runs(p, &f, &opts, ops, &runs);
         let err = spool(&path)
             .err()
             .expect("a grown trace is refused")

@@ -30,6 +30,7 @@ pub mod size;
 pub mod stats;
 pub mod stream;
 pub mod sweep;
+pub mod threads;
 pub mod trace;
 pub mod workload;
 

@@ -489,7 +489,12 @@ impl Loaded {
             files = Some(PreparedFileTrace::open(path, &format, block_size)?);
         } else {
             let opts = ReadOptions::with_block_size(block_size);
-            let trace = BlockTrace::load(path, &format, &opts, OpFilter::Read)?;
+            // The file engine's runs are timed: they keep the trace's times.
+            let trace = if need_files {
+                BlockTrace::load_timed(path, &format, &opts, OpFilter::Read)?
+            } else {
+                BlockTrace::load(path, &format, &opts, OpFilter::Read)?
+            };
             if need_files {
                 files = Some(PreparedFileTrace::from_block_trace(&trace)?);
             }

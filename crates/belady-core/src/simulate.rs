@@ -34,7 +34,7 @@ pub fn load_file_engine_trace_with(
     ops: OpFilter,
 ) -> Result<PreparedFileTrace> {
     if format.is_file_level() {
-        return PreparedFileTrace::open(path, format, opts.block_size);
+        return PreparedFileTrace::open_with(path, format, opts.block_size, opts.max_request_bytes);
     }
     PreparedFileTrace::open_blocks(path, format, opts, ops)
 }

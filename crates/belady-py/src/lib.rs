@@ -54,6 +54,9 @@ fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<St
         e => to_py(e),
     })?;
     py.allow_threads(|| -> belady_core::Result<String> {
+        if let Some(n) = threads {
+            belady_core::threads::check_threads("threads", n)?;
+        }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
             .build()
@@ -105,6 +108,9 @@ fn sweep_file(
     threads: Option<usize>,
 ) -> PyResult<()> {
     py.allow_threads(|| -> belady_core::Result<()> {
+        if let Some(n) = threads {
+            belady_core::threads::check_threads("threads", n)?;
+        }
         let exp = Experiment::load(&experiment)?;
         let base = experiment.parent().unwrap_or(std::path::Path::new("."));
         let plan = Plan::new(&exp, base, &experiment.display().to_string())?;
@@ -185,6 +191,9 @@ fn mrc_json(
 ) -> PyResult<String> {
     use belady_core::mrc::{profile, MrcOptions, Sizes};
     py.allow_threads(|| -> belady_core::Result<String> {
+        if let Some(n) = threads {
+            belady_core::threads::check_threads("threads", n)?;
+        }
         let specs = parse_policies(
             &policies.join(","),
             &params,

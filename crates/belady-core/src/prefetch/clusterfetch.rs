@@ -705,14 +705,10 @@ impl PrefetchStore {
         }
     }
 
-    /// Writes the store to `path`, through a temporary file renamed into place so a crash never
-    /// leaves half a store.
+    /// Writes the store to `path` through the one atomic writer, so a crash or a signal never
+    /// leaves half a store nor a temporary beside it.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        std::fs::write(&tmp, self.encode()).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+        crate::outfile::write_atomic(path, &self.encode())
     }
 }
 

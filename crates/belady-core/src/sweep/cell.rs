@@ -62,9 +62,20 @@ pub struct CellConfig {
 }
 
 impl CellConfig {
-    /// The run's key: hex SHA-256 of the configuration without the local path.
+    /// The run's key: hex SHA-256 of the configuration without the local path, with the names
+    /// a user may spell several ways written one way (policy and parameter names as registered,
+    /// the trace without `./` or doubled slashes), so one simulation has one key. Names already
+    /// written that way keep the key they always had.
     pub fn key(&self) -> String {
+        let policy = if self.levels.is_empty() {
+            canonical_entry(&self.policy)
+        } else {
+            self.policy.clone()
+        };
         let keyed = CellConfig {
+            trace: canonical_path(&self.trace),
+            policy,
+            params: self.params.iter().map(|p| canonical_param(p)).collect(),
             trace_path: String::new(),
             ..self.clone()
         };
@@ -164,6 +175,41 @@ pub(super) fn params_for(params: &[String], names: &[&str]) -> Vec<String> {
         .filter(|p| param_policy(p).is_ok_and(|t| names.contains(&t)))
         .cloned()
         .collect()
+}
+
+/// A policy entry with its name as registered (`LRU` is `lru`), its own settings as written;
+/// an entry that does not parse is left alone (the plan refuses it before any key is made).
+fn canonical_entry(entry: &str) -> String {
+    let (name, rest) = match entry.trim().split_once('(') {
+        Some((name, rest)) => (name, format!("({rest}")),
+        None => (entry, String::new()),
+    };
+    match PolicySpec::parse(name) {
+        Ok(spec) => format!("{}{rest}", spec.info.name),
+        Err(_) => entry.to_string(),
+    }
+}
+
+/// A `POLICY.KEY=VALUE` setting with the policy's registered name.
+fn canonical_param(item: &str) -> String {
+    match (param_policy(item), item.split_once('.')) {
+        (Ok(name), Some((_, rest))) => format!("{name}.{rest}"),
+        _ => item.to_string(),
+    }
+}
+
+/// A path written without `.` components or repeated separators (`./a//b` is `a/b`); nothing
+/// is resolved on disk, so the key does not depend on the machine.
+fn canonical_path(path: &str) -> String {
+    let clean: PathBuf = Path::new(path)
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if clean.as_os_str().is_empty() {
+        path.to_string()
+    } else {
+        clean.display().to_string()
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -100,7 +100,7 @@ impl Experiment {
             line: e
                 .span()
                 .map_or(0, |s| text[..s.start].matches('\n').count() as u64 + 1),
-            msg: e.message().to_string(),
+            msg: crate::error::brief(e.message()),
         })?;
         let grid = !exp.policies.is_empty() && !exp.sizes.is_empty();
         if exp.traces.is_empty() || (!grid && exp.levels.is_empty()) {

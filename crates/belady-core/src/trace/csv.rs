@@ -402,7 +402,8 @@ impl CsvReader {
     ) -> std::result::Result<&'r [u8], String> {
         record.get(col).ok_or_else(|| {
             format!(
-                "expected the {what} field in column {col}, but the line has only {} columns",
+                "expected the {what} field in {}, but the line has only {} columns",
+                column(col),
                 record.len()
             )
         })
@@ -416,7 +417,8 @@ impl CsvReader {
         let text = Self::field(record, col, what)?;
         super::input::parse_u64(text).ok_or_else(|| {
             format!(
-                "expected a non-negative integer {what} in column {col}, found '{}'",
+                "expected a non-negative integer {what} in {}, found '{}'",
+                column(col),
                 excerpt(text)
             )
         })
@@ -525,11 +527,13 @@ impl CsvReader {
                 };
                 Some(parsed.ok_or_else(|| match number {
                     Some(_) => format!(
-                        "timestamp '{}' in column {col} is past the latest belady accepts (2^64 ns, about 584 years)",
-                        excerpt(text)
+                        "timestamp '{}' in {} is past the latest belady accepts (2^64 ns, about 584 years)",
+                        excerpt(text),
+                        column(col)
                     ),
                     None => format!(
-                        "expected a timestamp in column {col}, found '{}'",
+                        "expected a timestamp in {}, found '{}'",
+                        column(col),
                         excerpt(text)
                     ),
                 })?)
@@ -545,6 +549,12 @@ impl CsvReader {
     }
 }
 
+/// Column `col` (0-based, as `--columns` writes it) as a message names it: counted from 1, as
+/// editors and spreadsheets count, with the index to write in `--columns`.
+fn column(col: usize) -> String {
+    format!("column {} (index {col} in --columns)", col + 1)
+}
+
 impl Iterator for CsvReader {
     type Item = Result<BlockRequest>;
 
@@ -557,11 +567,21 @@ impl Iterator for CsvReader {
                 Ok(r) => r,
                 Err(e) => {
                     self.done = true;
-                    let line = e.position().map(|p| p.line()).unwrap_or(0);
-                    return Some(Err(Error::Parse {
-                        path: self.path.clone(),
-                        line,
-                        msg: format!("unreadable CSV: {e}"),
+                    // A record error knows its line; a read error (a damaged compressed
+                    // stream) is placed after the last line read, never at line 0.
+                    let read = self.records.reader().position().line().saturating_sub(1);
+                    let line = e.position().map_or(read + 1, |p| p.line());
+                    let msg = format!("unreadable CSV: {e}");
+                    return Some(Err(match e.into_kind() {
+                        csv::ErrorKind::Io(cause) => Error::Io {
+                            path: format!("{} (after line {read})", self.path),
+                            cause,
+                        },
+                        _ => Error::Parse {
+                            path: self.path.clone(),
+                            line,
+                            msg,
+                        },
                     }));
                 }
             };
@@ -689,11 +709,9 @@ mod tests {
         );
         let msr = CsvSpec::preset("msr").unwrap();
         let got = read(&msr, "1,hm,0,Read,abc,512,1\n", 4096);
-        assert!(got[0]
-            .as_ref()
-            .unwrap_err()
-            .to_string()
-            .contains("c.csv:1: expected a non-negative integer offset in column 4"));
+        assert!(got[0].as_ref().unwrap_err().to_string().contains(
+            "c.csv:1: expected a non-negative integer offset in column 5 (index 4 in --columns)"
+        ));
         let got = read(&msr, "1,hm,0,Read\n", 4096);
         assert!(got[0]
             .as_ref()

@@ -29,12 +29,35 @@ pub struct BlockTrace {
 }
 
 impl BlockTrace {
-    /// Reads `path` in `format`, keeping the requests `filter` selects.
+    /// Reads `path` in `format`, keeping the requests `filter` selects. Timestamps are dropped
+    /// from text traces (nothing but a timed run needs them; see [`BlockTrace::load_timed`]).
     pub fn load(
         path: &Path,
         format: &Format,
         opts: &ReadOptions,
         filter: OpFilter,
+    ) -> Result<BlockTrace> {
+        Self::load_with(path, format, opts, filter, false)
+    }
+
+    /// [`BlockTrace::load`] keeping each reference's time when the trace records any, as a
+    /// native file converted from it does: a timed run over it then sees the same think times
+    /// whatever the format or path it came by.
+    pub fn load_timed(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        filter: OpFilter,
+    ) -> Result<BlockTrace> {
+        Self::load_with(path, format, opts, filter, true)
+    }
+
+    fn load_with(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        filter: OpFilter,
+        keep_times: bool,
     ) -> Result<BlockTrace> {
         let trace = if *format == Format::Native {
             native::load(path)?.filtered(filter)
@@ -42,9 +65,15 @@ impl BlockTrace {
             let stream = open_requests(path, format, opts)?;
             let source = path.display().to_string();
             if format.has_object_sizes() {
-                BlockTrace::from_sized_requests(stream, filter, false, source, opts.block_size)?
+                BlockTrace::from_sized_requests(
+                    stream,
+                    filter,
+                    keep_times,
+                    source,
+                    opts.block_size,
+                )?
             } else {
-                BlockTrace::from_requests(stream, filter, false, source, opts.block_size)?
+                BlockTrace::from_requests(stream, filter, keep_times, source, opts.block_size)?
             }
         };
         if trace.refs.is_empty() {
@@ -190,6 +219,9 @@ pub(crate) struct Builder {
     originals: Vec<u64>,
     write_mask: Option<Vec<u8>>,
     times: Option<Vec<u64>>,
+    /// Whether any reference came with a time: without one the times are not kept (as the
+    /// native writer does), so an untimed trace loads alike whether times were asked for or not.
+    any_time: bool,
     /// Object sizes, kept by [`Builder::push`] (requests of one object each) when `Some`.
     sizes: Option<Vec<u32>>,
 }
@@ -202,6 +234,7 @@ impl Builder {
             originals: Vec::new(),
             write_mask: track_writes.then(Vec::new),
             times: keep_times.then(Vec::new),
+            any_time: false,
             sizes: None,
         }
     }
@@ -255,6 +288,7 @@ impl Builder {
             }
         }
         if let Some(times) = &mut self.times {
+            self.any_time |= time_ns.is_some();
             times.push(time_ns.unwrap_or(0));
         }
     }
@@ -267,7 +301,7 @@ impl Builder {
             refs: self.refs,
             originals: self.originals,
             write_mask,
-            times: self.times,
+            times: self.times.filter(|_| self.any_time),
             sizes: self.sizes,
         }
     }

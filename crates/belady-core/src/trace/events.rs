@@ -78,8 +78,16 @@ pub fn load_with(path: &Path, max_request_bytes: u64) -> Result<FileTrace> {
 /// Reads a whole events file and each event's TIME (`None` where it is `-`), so a rewrite can
 /// keep every field.
 pub fn load_timed(path: &Path) -> Result<(FileTrace, Vec<Option<u64>>)> {
+    load_timed_with(path, super::DEFAULT_MAX_REQUEST_BYTES)
+}
+
+/// [`load_timed`], refusing a read or write of more than `max_request_bytes`.
+pub fn load_timed_with(
+    path: &Path,
+    max_request_bytes: u64,
+) -> Result<(FileTrace, Vec<Option<u64>>)> {
     let input = open_text(path)?;
-    read_timed(input, &path.display().to_string())
+    read_timed_with(input, &path.display().to_string(), max_request_bytes)
 }
 
 /// Reads events from a decompressed stream; `name` is used in error messages.

@@ -46,8 +46,9 @@ pub fn load(path: &Path) -> Result<BlockTrace> {
     } else {
         std::mem::take(&mut dec.originals)
     };
+    // Reports name the file as the user gave it; the recorded name is provenance only.
     Ok(BlockTrace {
-        source: std::mem::take(&mut dec.source),
+        source: path.display().to_string(),
         block_size: dec.block_size,
         refs,
         originals,
