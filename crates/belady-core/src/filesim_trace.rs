@@ -906,7 +906,6 @@ mod tests {
         // Read-ahead on a block trace refuses writes; a hierarchy's client reads them.
         let refused = PreparedFileTrace::open_blocks(&path, &format, &opts, OpFilter::All);
         assert!(refused.is_err_and(|e| e.to_string().contains("holds writes")));
-        // Loaded with its times, as the two reads keep them (think times between references).
         let mut loaded =
             dense::BlockTrace::load_timed(&path, &format, &opts, OpFilter::All).unwrap();
         assert!(loaded.writes() > 0);
