@@ -17,6 +17,7 @@ mod merge_cmd;
 mod mrc_chart;
 mod mrc_cmd;
 mod on_signal;
+mod oom;
 mod record;
 mod report;
 mod report_chart;
@@ -537,9 +538,20 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// Allocation failures end the process with one error line, not an abort (see `oom`).
+#[global_allocator]
+static ALLOC: oom::ReportingAlloc = oom::ReportingAlloc;
+
 fn main() {
     use clap::{CommandFactory, FromArgMatches};
     on_signal::install();
+    // Past a file-size limit (`ulimit -f`) a write fails with EFBIG, which every writer reports in
+    // one line naming its output and cleans up after; the default SIGXFSZ would kill the process
+    // silently, leaving its temporaries behind.
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {

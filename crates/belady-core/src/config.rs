@@ -348,14 +348,8 @@ impl RunConfig {
             cf.queue_len = q;
         }
         if let Some(ms) = self.cf_threshold {
-            if !(ms.is_finite() && ms > 0.0 && ms < 1e12) {
-                return Err(Error::config(
-                    "cf_threshold",
-                    ms,
-                    "expected a time in milliseconds above 0",
-                ));
-            }
-            cf.threshold_ns = (ms * 1e6).round() as u64;
+            cf.threshold_ns =
+                crate::bounds::time_ns("cf_threshold", ms, crate::bounds::TimeUnit::Ms)?;
         }
         if let Some(m) = self.cf_min_burst {
             cf.min_burst = m;

@@ -103,6 +103,26 @@ impl FileSimConfig {
         Ok(())
     }
 
+    /// [`FileSimConfig::validate`], and the trace laid out in this configuration's block size:
+    /// the engine turns byte offsets into blocks with it, so another size (a native file's
+    /// header, say) would index past the layout or merge blocks silently.
+    pub fn validate_for(&self, trace: &super::PreparedFileTrace) -> Result<()> {
+        self.validate()?;
+        if trace.block_size != self.block_size {
+            return Err(Error::config(
+                "block_size",
+                self.block_size,
+                format!(
+                    "{} holds {}-byte blocks: give that block size (--block-size {})",
+                    trace.source(),
+                    trace.block_size,
+                    trace.block_size
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The prefetching a run's results name: the read-ahead engine, `+clusterfetch` when on.
     pub fn prefetch_name(&self) -> String {
         match self.clusterfetch {

@@ -374,7 +374,7 @@ pub fn run_file_hierarchy(
     trace: &PreparedFileTrace,
     cfg: &FileSimConfig,
 ) -> Result<RunResult> {
-    cfg.validate()?;
+    cfg.validate_for(trace)?;
     let top = &spec.levels[0];
     if spec.levels.len() == 1 {
         let capacity = top.size.resolve(trace.distinct, trace.block_size)?;
@@ -436,7 +436,7 @@ pub fn run_file_hierarchies(
     trace: &PreparedFileTrace,
     cfg: &FileSimConfig,
 ) -> Result<Vec<RunResult>> {
-    cfg.validate()?;
+    cfg.validate_for(trace)?;
     if specs.iter().any(|s| s.levels[0].policy.info.name == "opt") {
         trace.prepare_oracle()?;
     }

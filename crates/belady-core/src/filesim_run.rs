@@ -116,7 +116,7 @@ pub fn run_file_one_with_store(
     cfg: &FileSimConfig,
     store: Option<&PrefetchStore>,
 ) -> Result<(RunResult, Option<PrefetchStore>)> {
-    cfg.validate()?;
+    cfg.validate_for(trace)?;
     if spec.info.name == "opt" {
         trace.prepare_oracle()?;
     }
@@ -184,7 +184,7 @@ pub fn run_file_grid(
     trace: &PreparedFileTrace,
     cfg: &FileSimConfig,
 ) -> Result<Vec<RunResult>> {
-    cfg.validate()?;
+    cfg.validate_for(trace)?;
     let capacities: Vec<usize> = sizes
         .iter()
         .map(|s| s.resolve(trace.distinct, trace.block_size))

@@ -6,6 +6,7 @@
 //! victims. Only the engine calls across components.
 
 pub mod admission;
+pub mod bounds;
 pub mod cache_model;
 pub mod compat;
 pub mod config;

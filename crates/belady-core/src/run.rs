@@ -185,17 +185,18 @@ impl RunConfig {
 
     /// The links between levels and the reload queue (they time hierarchies under a disk).
     fn links(&self) -> Result<Links> {
-        let us = |v: f64, key: &str| -> Result<u64> {
-            if v.is_finite() && v >= 0.0 {
-                Ok((v * 1000.0).round() as u64)
-            } else {
-                Err(Error::config(key, v, "expected microseconds, 0 or more"))
-            }
-        };
+        use crate::bounds::{time_ns, TimeUnit};
+        crate::bounds::check_rate(
+            "link_mbps",
+            self.link_mbps,
+            1e6 / 8.0,
+            "Mb/s",
+            crate::bounds::MIN_LINK_BYTES_PER_S,
+        )?;
         let links = Links {
-            link_latency_ns: us(self.link_latency_us, "link_latency_us")?,
+            link_latency_ns: time_ns("link_latency_us", self.link_latency_us, TimeUnit::Us)?,
             link_bytes_per_s: self.link_mbps * 1e6 / 8.0,
-            think_ns: us(self.think_us, "think_us")?,
+            think_ns: time_ns("think_us", self.think_us, TimeUnit::Us)?,
             reload_queue: self.reload_queue,
         };
         links.validate()?;
@@ -244,6 +245,34 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     if config.trace.as_os_str().is_empty() {
         return Err(Error::config("trace", "", "name the trace file"));
     }
+    // Several settings read the trace once each, and the block engine reads a native file once
+    // per group of runs: an input readable once is copied first, and reported under its own name.
+    if config.settings()?.len() > 1 || config.trace_format()? == Format::Native {
+        if let Some(spool) = crate::trace::input::spool_read_once(&config.trace)? {
+            let (given, copy) = (
+                config.trace.display().to_string(),
+                spool.display().to_string(),
+            );
+            let spooled = RunConfig {
+                trace: spool.to_path_buf(),
+                ..config.clone()
+            };
+            let mut out = run_each(&spooled).map_err(|e| e.renamed(&copy, &given))?;
+            for name in
+                std::iter::once(&mut out.source).chain(out.runs.iter_mut().map(|r| &mut r.trace))
+            {
+                if *name == copy {
+                    name.clone_from(&given);
+                }
+            }
+            return Ok(out);
+        }
+    }
+    run_each(config)
+}
+
+/// [`run`] over a trace every setting can read again.
+fn run_each(config: &RunConfig) -> Result<Outcome> {
     let settings = config.settings()?;
     config.policy_preset()?;
     let format = config.trace_format()?;

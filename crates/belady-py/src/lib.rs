@@ -37,6 +37,8 @@ fn to_py(e: Error) -> PyErr {
             "invalid {} '{value}': {msg}",
             belady_core::config::keyword_name(&field)
         )),
+        // Memory an input asked for: Python's own exception for it, the interpreter lives on.
+        Error::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(e.to_string()),
         _ => TraceError::new_err(e.to_string()),
     }
 }

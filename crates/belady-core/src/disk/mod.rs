@@ -124,7 +124,15 @@ impl DiskConfig {
                 )))
             }
         };
-        cfg.validate()?;
+        // Name the key in its file, not as a command-line flag.
+        cfg.validate().map_err(|e| match e {
+            Error::Config { field, value, msg } => Error::Config {
+                field: format!("key `{field}` in {origin}"),
+                value,
+                msg,
+            },
+            other => other,
+        })?;
         Ok(cfg)
     }
 

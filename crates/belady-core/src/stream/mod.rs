@@ -238,10 +238,12 @@ pub fn run_block_grid_with(
     } else {
         cells.len()
     };
-    let mut done = Vec::with_capacity(cells.len());
-    while done.len() < cells.len() {
-        let part = &cells[done.len()..(done.len() + group).min(cells.len())];
-        if !done.is_empty() {
+    // A finished group keeps only its rows: its runs' caches are dropped before the next group
+    // is built.
+    let mut runs = Vec::with_capacity(cells.len());
+    while runs.len() < cells.len() {
+        let part = &cells[runs.len()..(runs.len() + group).min(cells.len())];
+        if !runs.is_empty() {
             feed.rewind(source.path)?;
         }
         let mut grid = Vec::with_capacity(part.len());
@@ -258,11 +260,7 @@ pub fn run_block_grid_with(
             ));
         }
         feed_all(&mut feed, &mut grid, sized)?;
-        done.extend(grid);
-    }
-    let runs = done
-        .into_iter()
-        .map(|(spec, capacity, runner)| {
+        runs.extend(grid.into_iter().map(|(spec, capacity, runner)| {
             let stats = runner.finish();
             row(
                 &feed.source,
@@ -274,8 +272,8 @@ pub fn run_block_grid_with(
                 unique,
                 &stats,
             )
-        })
-        .collect();
+        }));
+    }
     Ok(GridOutput {
         runs,
         references: feed.refs,

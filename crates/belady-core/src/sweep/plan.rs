@@ -22,6 +22,9 @@ pub struct Plan {
     pub runs: Vec<(usize, CellConfig)>,
     /// Runs the experiment lists more than once (a trace or policy named twice): planned once.
     pub duplicates: usize,
+    /// Copies of traces readable only once (a FIFO, `/dev/stdin`): hashing and every run read
+    /// the copy, removed when the plan is dropped.
+    pub spools: Vec<tempfile::TempPath>,
 }
 
 /// A policy visitor that only checks the policy can be built.
@@ -112,8 +115,13 @@ impl Plan {
             setting.file_config()?;
         }
         let mut traces = Vec::new();
+        let mut spools = Vec::new();
         for t in &exp.traces {
-            let path = base.join(&t.path);
+            let mut path = base.join(&t.path);
+            if let Some(spool) = crate::trace::input::spool_read_once(&path)? {
+                path = spool.to_path_buf();
+                spools.push(spool);
+            }
             let label = t
                 .name
                 .clone()
@@ -229,6 +237,7 @@ impl Plan {
             traces,
             runs,
             duplicates,
+            spools,
         })
     }
 

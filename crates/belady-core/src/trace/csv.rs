@@ -512,21 +512,30 @@ impl CsvReader {
             None => None,
             Some((col, ns_per_unit)) => {
                 let text = Self::field(record, col, "time")?;
-                let parsed = match super::input::parse_u64(text) {
-                    Some(v) if ns_per_unit == 1.0 => Some(v),
-                    Some(v) if ns_per_unit.fract() == 0.0 => v.checked_mul(ns_per_unit as u64),
-                    _ => std::str::from_utf8(text)
+                let whole = super::input::parse_u64(text);
+                let number = whole.map(|v| v as f64).or_else(|| {
+                    std::str::from_utf8(text)
                         .ok()
                         .and_then(|t| t.parse::<f64>().ok())
                         .filter(|v| v.is_finite() && *v >= 0.0)
-                        .map(|v| (v * ns_per_unit) as u64),
+                });
+                let parsed = match whole {
+                    Some(v) if ns_per_unit.fract() == 0.0 => {
+                        crate::bounds::timestamp_ns_int(v, ns_per_unit as u64)
+                    }
+                    _ => number.and_then(|v| crate::bounds::timestamp_ns(v, ns_per_unit)),
                 };
-                Some(parsed.ok_or_else(|| {
-                    format!(
+                Some(parsed.ok_or_else(|| match number {
+                    Some(_) => format!(
+                        "timestamp '{}' in {} is past the latest belady accepts (2^64 ns, about 584 years)",
+                        excerpt(text),
+                        column(col)
+                    ),
+                    None => format!(
                         "expected a timestamp in {}, found '{}'",
                         column(col),
                         excerpt(text)
-                    )
+                    ),
                 })?)
             }
         };

@@ -190,14 +190,25 @@ impl BlockTrace {
     /// For each reference, the position of the next reference to the same block ([`NEVER`] if
     /// none), plus each block's first position: the oracle OPT needs.
     pub fn next_uses(&self) -> (Vec<u32>, Vec<u32>) {
-        let mut next = vec![NEVER; self.refs.len()];
-        let mut upcoming = vec![NEVER; self.unique()];
+        self.try_next_uses()
+            .unwrap_or_else(|e| panic!("{e} (call try_next_uses to get the error)"))
+    }
+
+    /// [`BlockTrace::next_uses`], or an error naming the memory it could not have.
+    pub fn try_next_uses(&self) -> Result<(Vec<u32>, Vec<u32>)> {
+        let n = self.refs.len();
+        let mut next = crate::error::try_filled(n, NEVER, || {
+            format!("OPT's next-use array for {n} references")
+        })?;
+        let u = self.unique();
+        let mut upcoming =
+            crate::error::try_filled(u, NEVER, || format!("OPT's first-use array for {u} blocks"))?;
         for i in (0..self.refs.len()).rev() {
             let b = self.refs[i] as usize;
             next[i] = upcoming[b];
             upcoming[b] = i as u32;
         }
-        (next, upcoming)
+        Ok((next, upcoming))
     }
 }
 
@@ -237,6 +248,18 @@ impl Builder {
             ));
         }
         let write = req.op == super::Op::Write;
+        // The references grow by doubling; a doubling that cannot be had is an error, not an abort.
+        let count = req.count as usize;
+        if self.refs.capacity() - self.refs.len() < count {
+            let more = self.refs.len().max(count).max(1 << 16);
+            let held = self.refs.len();
+            let what = || format!("{source}: the references held in memory (past {held})");
+            crate::error::try_reserve(&mut self.refs, more, what)?;
+            if let Some(times) = &mut self.times {
+                let what = || format!("{source}: the timestamps held in memory");
+                crate::error::try_reserve(times, more, what)?;
+            }
+        }
         if let Some(sizes) = &mut self.sizes {
             // Checked by the caller: one object of at most u32::MAX bytes.
             sizes.push(req.bytes as u32);

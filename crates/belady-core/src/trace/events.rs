@@ -40,22 +40,28 @@ const MAX_FIELDS: usize = 8;
 pub const HEADER: &str = "# belady file-level trace v1";
 
 fn parse_us(text: &[u8], what: &str) -> std::result::Result<u64, String> {
+    let too_large = || {
+        format!(
+            "{what} '{}' is past the latest belady accepts (2^64 ns, about 584 years)",
+            excerpt(text)
+        )
+    };
     if let Some(v) = parse_u64(text) {
-        return v
-            .checked_mul(1000)
-            .ok_or_else(|| format!("{what} is too large"));
+        return crate::bounds::timestamp_ns_int(v, 1000).ok_or_else(too_large);
     }
-    std::str::from_utf8(text)
+    let number = std::str::from_utf8(text)
         .ok()
         .and_then(|t| t.parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v >= 0.0 && *v < 1.8e13)
-        .map(|v| (v * 1000.0).round() as u64)
-        .ok_or_else(|| {
-            format!(
-                "{what} '{}' is not a non-negative number of microseconds",
-                excerpt(text)
-            )
-        })
+        .filter(|v| v.is_finite() && *v >= 0.0);
+    if number.is_some_and(|v| crate::bounds::timestamp_ns(v, 1000.0).is_none()) {
+        return Err(too_large());
+    }
+    number.map(|v| (v * 1000.0).round() as u64).ok_or_else(|| {
+        format!(
+            "{what} '{}' is not a non-negative number of microseconds",
+            excerpt(text)
+        )
+    })
 }
 
 /// Reads a whole events file into a [`FileTrace`].
