@@ -27,10 +27,9 @@ pub struct CellConfig {
 }
 
 impl CellConfig {
-    /// The run's key: hex SHA-256 of the configuration without the local path, with the names
-    /// a user may spell several ways written one way (policy and parameter names as registered,
-    /// the trace without `./` or doubled slashes), so one simulation has one key. Names already
-    /// written that way keep the key they always had.
+    /// The run's key: hex SHA-256 of the configuration without the local path. The planner
+    /// builds cells from a normalised configuration ([`RunConfig::normalized`]), so a name
+    /// spelled several ways (`LRU`, `./cpp.lirs`) gives one key.
     pub fn key(&self) -> String {
         let mut map = self.to_map();
         map.remove("trace_path");

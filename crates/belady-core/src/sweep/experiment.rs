@@ -70,7 +70,7 @@ impl Experiment {
         let value: Value = serde_json::from_str(text).map_err(|e| Error::Parse {
             path: origin.to_string(),
             line: e.line() as u64,
-            msg: e.to_string(),
+            msg: crate::error::brief(&e.to_string()),
         })?;
         Experiment::from_value(value, origin, None)
     }
@@ -94,10 +94,11 @@ impl Experiment {
                 })
                 .map_or(0, |i| i as u64 + 1)
         };
+        // A value echoed in a message may be long or span lines: one line, cut.
         let bad = |key: &str, msg: String| Error::Parse {
             path: origin.to_string(),
             line: line_of(key),
-            msg,
+            msg: crate::error::brief(&msg),
         };
         let Value::Object(mut map) = value else {
             return Err(bad("", "an experiment is a table of keys".into()));

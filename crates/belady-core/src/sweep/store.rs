@@ -435,9 +435,8 @@ mod tests {
         let cell = |policy: &str| -> CellConfig {
             serde_json::from_value(serde_json::json!({
                 "trace": "t", "trace_hash": "h", "format": "lirs", "block_size": 4096,
-                "policy": policy, "params": [], "preset": "paper", "cache_size": "10",
-                "cache_blocks": 10, "prefetch": "none", "disk": "none", "scheduler": "fcfs",
-                "compat": "", "max_request": "64KiB", "belady_version": "0"
+                "policies": [policy], "cache_sizes": ["10"], "prefetch": ["none"],
+                "disk": ["none"], "belady_version": "0"
             }))
             .unwrap()
         };
