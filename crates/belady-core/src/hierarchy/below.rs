@@ -178,7 +178,7 @@ impl Below {
             }
         }
         self.h.replay_client_miss(b, victim);
-        self.queue_deferred();
+        self.queue_deferred(None);
         let from_disk = self.h.disk_reads != before;
         let depth = self.h.levels.len() - 1;
         self.hops[b as usize] = self.h.served.unwrap_or(depth).min(u8::MAX as usize) as u8;
@@ -188,11 +188,12 @@ impl Below {
         from_disk
     }
 
-    /// Moves the reloads the levels asked for into the timing component's queue.
-    fn queue_deferred(&mut self) {
+    /// Moves the reloads the levels asked for into the timing component's queue, queued at
+    /// `at` (ns) or, for `None`, when the latest read reached the first level below.
+    fn queue_deferred(&mut self, at: Option<u64>) {
         if let (Some(t), Some(d)) = (&mut self.timing, &mut self.h.deferred) {
             for (level, block) in d.drain(..) {
-                t.queue_reload(level, block);
+                t.queue_reload(level, block, at);
             }
         }
     }
@@ -217,15 +218,16 @@ impl Below {
         self.h.disk_reloads += 1;
     }
 
-    /// Reload `p` has its data: places it (or counts it cancelled); what that evicts may queue
-    /// further reloads.
-    pub(crate) fn complete_reload(&mut self, p: &Pending) {
+    /// Reload `p` has its data at `at_ns`: places it (or counts it cancelled); what that evicts
+    /// may queue further reloads, at `at_ns` (the eviction happens then, not at the latest
+    /// read, which may be earlier or later than it).
+    pub(crate) fn complete_reload(&mut self, p: &Pending, at_ns: u64) {
         if !self.h.complete_reload(p.level, p.block) {
             if let Some(t) = &mut self.timing {
                 t.report.reloads_cancelled += 1;
             }
         }
-        self.queue_deferred();
+        self.queue_deferred(Some(at_ns));
     }
 
     /// Demand reads a lower level served.

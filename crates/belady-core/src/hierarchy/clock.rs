@@ -12,7 +12,8 @@
 //! is a hint) and the disk starts one only when it is idle and no demand read is waiting. A
 //! started reload is not preempted, so a demand read that arrives while one is in service waits
 //! for it (`reload_wait_ns`); the block is placed when its reload completes (at the next moment
-//! the simulation looks: the start of a reference or a demand read's arrival at the disk). A
+//! the simulation looks: the start of a reference or a demand read's arrival at the disk), and the
+//! reloads its evictions cause further down are queued at its completion time. A
 //! queued reload whose block is resident by the time the disk would start it is cancelled.
 //!
 //! Demotions cost the client: before the read for a miss can leave, the block the client evicted
@@ -226,7 +227,7 @@ impl Hierarchy {
                     return;
                 }
                 c.in_service = None;
-                self.complete_timed_reload(p.level, p.block);
+                self.complete_timed_reload(p.level, p.block, p.at);
                 continue;
             }
             let Some(&p) = c.queue.front() else {
@@ -243,7 +244,7 @@ impl Hierarchy {
             }
             if self.exclusive_below_holds(p.level, p.block) {
                 // Served by the level below, which hands the block up: no disk time.
-                self.complete_timed_reload(p.level, p.block);
+                self.complete_timed_reload(p.level, p.block, begin);
                 continue;
             }
             let c = self.clock();
@@ -259,11 +260,15 @@ impl Hierarchy {
         }
     }
 
-    /// The reload of `v` for level `i` has its data: place it, or count it cancelled.
-    fn complete_timed_reload(&mut self, i: usize, v: Block) {
+    /// The reload of `v` for level `i` has its data at `at`: place it, or count it cancelled.
+    /// Reloads the placement's evictions cause are queued at `at`, when the eviction happens,
+    /// not at the current request's `issue_at`, which may be before or after it.
+    fn complete_timed_reload(&mut self, i: usize, v: Block, at: u64) {
+        let issue_at = std::mem::replace(&mut self.clock().issue_at, at);
         if !self.complete_reload(i, v) {
             self.clock().report.reloads_cancelled += 1;
         }
+        self.clock().issue_at = issue_at;
     }
 }
 

@@ -11,7 +11,8 @@
 //!   background request, which the device starts only when idle with no demand request waiting;
 //!   a started reload is not preempted. When its turn comes a reload whose block the level
 //!   holds already is cancelled, and one that an exclusive level below holds is served by that
-//!   level without the device. The block is placed when the reload completes;
+//!   level without the device. The block is placed when the reload completes, and reloads its
+//!   evictions cause further down are queued at that moment;
 //! - before a call's requests leave, every block the client sent down (demote, exclusive) crosses
 //!   the first link: the client waits one block transfer per demotion (`demotion_wait_ns`).
 
@@ -128,8 +129,9 @@ impl BelowTiming {
         self.issue_at = now_ns + self.links.link_latency_ns;
     }
 
-    /// Queues a reload of `block` for `level`, or drops it when the queue is full.
-    pub(crate) fn queue_reload(&mut self, level: usize, block: Block) {
+    /// Queues a reload of `block` for `level` at `at` (ns; `None`: when the latest read reached
+    /// the first level below), or drops it when the queue is full.
+    pub(crate) fn queue_reload(&mut self, level: usize, block: Block, at: Option<u64>) {
         if self.queue.len() >= self.links.reload_queue {
             self.report.reloads_dropped += 1;
             return;
@@ -138,7 +140,7 @@ impl BelowTiming {
         self.queue.push_back(Pending {
             level,
             block,
-            at: self.issue_at,
+            at: at.unwrap_or(self.issue_at),
         });
     }
 
