@@ -281,7 +281,11 @@ impl RunConfig {
     }
 
     fn policy_specs(&self, opts: &RunOptions) -> Result<Vec<PolicySpec>> {
-        parse_policies(&self.policies.join(","), &self.params, opts.preset()?)
+        let mut specs = parse_policies(&self.policies.join(","), &self.params, opts.preset()?)?;
+        for spec in &mut specs {
+            spec.seed = self.seed;
+        }
+        Ok(specs)
     }
 }
 

@@ -43,6 +43,10 @@ pub mod sieve;
 pub mod slru;
 pub mod wtinylfu;
 
+// Learned and sampled policies (Hyperbolic, LeCaR, Cacheus).
+pub mod hyperbolic;
+pub mod lecar;
+
 #[cfg(test)]
 mod conformance;
 

@@ -24,6 +24,9 @@ use super::{
     lfu::LfuPolicy, lfuda::LfudaPolicy, s3fifo::S3FifoPolicy, sieve::SievePolicy, slru::SlruPolicy,
     wtinylfu::WTinyLfuPolicy,
 };
+// Learned and sampled policies (issue 26: Hyperbolic, LeCaR, Cacheus).
+use super::hyperbolic::HyperbolicPolicy;
+use super::lecar::LecarPolicy;
 use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
@@ -602,6 +605,40 @@ pub static POLICIES: &[PolicyInfo] = &[
             about: "share of the cache for the window LRU (at least one block)",
         }],
     },
+    // Learned and sampled policies (issue 26), randomised ones seeded by --seed (PolicySpec::seed).
+    PolicyInfo {
+        name: "hyperbolic",
+        aliases: &[],
+        about: "hyperbolic caching (Blankstein et al., ATC 2017): evict the lowest references/time-in-cache among random samples",
+        params: &[ParamInfo {
+            name: "samples",
+            default: "64",
+            study: None,
+            accusim: None,
+            about: "resident blocks drawn (with replacement) per eviction (paper and libCacheSim: 64)",
+        }],
+    },
+    PolicyInfo {
+        name: "lecar",
+        aliases: &[],
+        about: "LeCaR (Vietri et al., HotStorage 2018): LRU and LFU experts drawn by weight, regret from a history of evictions",
+        params: &[
+            ParamInfo {
+                name: "lr",
+                default: "0.45",
+                study: None,
+                accusim: None,
+                about: "learning rate: a history hit multiplies the evicting expert's weight by exp(-lr x discount^t)",
+            },
+            ParamInfo {
+                name: "discount",
+                default: "0.005",
+                study: None,
+                accusim: None,
+                about: "discount after a cache size of references: the per-reference discount is its c-th root",
+            },
+        ],
+    },
 ];
 
 /// Named sets of parameter defaults.
@@ -665,6 +702,8 @@ pub struct PolicySpec {
     pub params: BTreeMap<String, String>,
     /// Which defaults unset keys take.
     pub preset: Preset,
+    /// Seed of the policy's random draws (`--seed`), for the randomised policies.
+    pub seed: u64,
 }
 
 impl PolicySpec {
@@ -693,6 +732,7 @@ impl PolicySpec {
             info,
             params: BTreeMap::new(),
             preset: Preset::Paper,
+            seed: 0,
         })
     }
 
@@ -859,6 +899,8 @@ pub fn build<V: PolicyVisitor>(
         "lfu" => visitor.visit(LfuPolicy::new(universe)),
         "lfuda" => visitor.visit(LfudaPolicy::new(universe)),
         "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
+        "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
+        "lecar" => visitor.visit(LecarPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }
