@@ -189,6 +189,10 @@ impl Policy for LecarPolicy {
         self.counts.push(1, b);
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its history holds the cache size in ids, not in bytes (libCacheSim's holds bytes)")
+    }
+
     fn len(&self) -> usize {
         self.lists.len(RESIDENT)
     }
