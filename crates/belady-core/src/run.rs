@@ -169,6 +169,7 @@ impl RunConfig {
                 }
                 let mut spec = HierarchySpec::parse(text, &self.params, preset, p)?;
                 spec.links = self.links()?;
+                spec.seed_policies(self.seed);
                 out.push(spec);
             }
         }
@@ -525,6 +526,7 @@ pub fn run_cell(cell: &RunConfig, loaded: &Loaded, label: &str) -> Result<RunRes
         let placement = Placement::parse(&cell.placement)?;
         let mut spec = HierarchySpec::parse(levels, &cell.params, opts.preset()?, placement)?;
         spec.links = cell.links()?;
+        spec.seed_policies(cell.seed);
         return run_file_hierarchy(&spec, loaded.files(label)?, &cell.file_config(opts)?);
     }
     let spec = cell
