@@ -44,6 +44,7 @@ pub mod slru;
 pub mod wtinylfu;
 
 // Learned and sampled policies (Hyperbolic, LeCaR, Cacheus).
+pub mod cacheus;
 pub mod hyperbolic;
 pub mod lecar;
 

@@ -25,6 +25,7 @@ use super::{
     wtinylfu::WTinyLfuPolicy,
 };
 // Learned and sampled policies (issue 26: Hyperbolic, LeCaR, Cacheus).
+use super::cacheus::CacheusPolicy;
 use super::hyperbolic::HyperbolicPolicy;
 use super::lecar::LecarPolicy;
 use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
@@ -639,6 +640,27 @@ pub static POLICIES: &[PolicyInfo] = &[
             },
         ],
     },
+    PolicyInfo {
+        name: "cacheus",
+        aliases: &[],
+        about: "Cacheus (Rodriguez et al., FAST 2021): SR-LRU and CR-LFU experts drawn by weight, adaptive learning rate",
+        params: &[
+            ParamInfo {
+                name: "adapt_size",
+                default: "true",
+                study: None,
+                accusim: None,
+                about: "move SR's target by demoted and new history hits (paper); false keeps it at c/2, as libCacheSim's code does",
+            },
+            ParamInfo {
+                name: "adapt_rate",
+                default: "true",
+                study: None,
+                accusim: None,
+                about: "move the learning rate along the hit rate every c references (paper); false keeps the first random rate, as libCacheSim's code does",
+            },
+        ],
+    },
 ];
 
 /// Named sets of parameter defaults.
@@ -671,6 +693,9 @@ pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
     ("lru-k", "history", "0"),
     // MQ.c: a missed block leaves Qout before the eviction.
     ("mq", "ghost_lookup", "before-evict"),
+    // Cacheus.c/SR_LRU.c: SR's target and the learning rate never move (see policy/cacheus.rs).
+    ("cacheus", "adapt_size", "false"),
+    ("cacheus", "adapt_rate", "false"),
 ];
 
 impl Preset {
@@ -901,6 +926,7 @@ pub fn build<V: PolicyVisitor>(
         "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
         "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
         "lecar" => visitor.visit(LecarPolicy::from_spec(spec, capacity, universe)?),
+        "cacheus" => visitor.visit(CacheusPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }
