@@ -1065,7 +1065,7 @@ mod tests {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }
-        for name in ["2q", "car", "clock-pro", "lecar"] {
+        for name in ["2q", "car", "clock-pro", "lecar", "cacheus"] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             let e = check_weighs(spec).unwrap_err().to_string();
             assert!(
