@@ -30,3 +30,16 @@ def test_the_seed_decides_and_threads_do_not(belady_bin, tmp_path):
 
     assert run(1, 1) == run(1, 2)
     assert any(run(s, 1) != run(1, 1) for s in (2, 3, 4))
+
+
+def test_the_seed_reaches_every_level_of_a_hierarchy(belady_bin, tmp_path):
+    path = write_lirs(generated_traces()["zipf"][:8000], tmp_path / "zipf.trace")
+
+    def run(seed):
+        cmd = [str(belady_bin), "sim", "--trace", str(path), "--format", "lirs", "--levels",
+               "client:lru:40,store:hyperbolic:200", "--param", "hyperbolic.samples=2",
+               "--seed", str(seed), "--json"]
+        return subprocess.run(cmd, check=True, capture_output=True).stdout
+
+    assert run(1) == run(1)
+    assert any(run(s) != run(1) for s in (2, 3, 4))

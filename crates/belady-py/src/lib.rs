@@ -183,11 +183,15 @@ fn mrc_json(
 ) -> PyResult<String> {
     use belady_core::mrc::{profile, MrcOptions, Sizes};
     py.allow_threads(|| -> belady_core::Result<String> {
-        let specs = parse_policies(
+        let mut specs = parse_policies(
             &policies.join(","),
             &params,
             belady_core::Preset::parse(preset)?,
         )?;
+        for spec in &mut specs {
+            // The randomised policies draw from the same seed as the sampler (as `belady mrc`).
+            spec.seed = seed;
+        }
         let sizes = Sizes::parse(sizes)?;
         let filter = OpFilter::parse(ops)?;
         let format = match &format {
