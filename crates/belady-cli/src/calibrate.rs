@@ -10,7 +10,6 @@
 //! replays); `--from` re-runs the model on saved observations without touching the kernel.
 
 use anyhow::{anyhow, bail, Context, Result};
-use belady_core::filesim::{FileOptions, FileSimConfig};
 use belady_core::{CacheSize, RunConfig};
 use clap::Args;
 use std::ffi::CString;
@@ -18,7 +17,6 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicPtr, Ordering};
 use std::time::{Duration, Instant};
 
 pub use crate::calibrate_patterns::{patterns, splitmix, MIN_SIZE};
@@ -73,11 +71,13 @@ pub fn within_bound(kernel: u64, model: u64) -> bool {
 /// Runs `belady calibrate`.
 pub fn run(args: CalibrateArgs) -> Result<()> {
     // A bad engine name fails before the minute of measuring, not after.
-    FileSimConfig::from_options(&FileOptions {
-        prefetch: Some(&args.prefetch),
+    RunConfig {
+        prefetch: vec![args.prefetch.clone()],
         read_ahead_kb: Some(args.read_ahead_kb.unwrap_or(128).max(4)),
-        ..FileOptions::default()
-    })?;
+        ..RunConfig::default()
+    }
+    .normalized()?
+    .file_config()?;
     let (kb, observed, keep) = match &args.from {
         Some(dir) => {
             let (kb, observed) = load_observations(dir)?;
@@ -255,10 +255,16 @@ fn load_observations(dir: &Path) -> Result<(u64, Observed)> {
 /// Measures the kernel; returns read_ahead_kb, the observations and the temporary directory
 /// holding their traces when they are not saved.
 fn measure(args: &CalibrateArgs) -> Result<(u64, Observed, Option<tempfile::TempDir>)> {
-    let size = match CacheSize::parse(&args.size).map_err(|e| anyhow!("--size: {e}"))? {
-        CacheSize::Bytes(b) => b,
+    // The scratch file's size in bytes: a number of blocks or a share means nothing here.
+    let size = match CacheSize::parse_as(&args.size, "--size") {
+        Ok(CacheSize::Bytes(b)) => b,
+        Err(belady_core::Error::Config { msg, .. }) if msg.starts_with("too large") => bail!(
+            "invalid --size '{}': too large for a scratch file (at most {} bytes)",
+            args.size,
+            u64::MAX
+        ),
         _ => bail!(
-            "invalid --size '{}': expected a byte size such as 64MiB",
+            "invalid --size '{}': expected the scratch file's size in bytes, with a unit such as 64MiB or 1GiB",
             args.size
         ),
     };
@@ -316,6 +322,7 @@ fn measure(args: &CalibrateArgs) -> Result<(u64, Observed, Option<tempfile::Temp
             (Some(t), p)
         }
     };
+    check_free_space(dir, size, &args.size)?;
     let scratch = Scratch::create(dir, size)?;
     let pats = patterns(size, page);
     let mut observed = Vec::new();
@@ -367,7 +374,7 @@ fn measure(args: &CalibrateArgs) -> Result<(u64, Observed, Option<tempfile::Temp
         }
         let write = |name: &str, text: &str| {
             let path = d.join(name);
-            std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+            belady_core::outfile::write_atomic(&path, text.as_bytes())
         };
         write("observations.tsv", &tsv)?;
         write("residency.tsv", &residency)?;
@@ -385,7 +392,26 @@ fn write_events(path: &Path, reads: &[(u64, u64)], size: u64) -> Result<()> {
         let _ = writeln!(s, "read - 0 1 3 1 {off} {len}");
     }
     s.push_str("close - 0 1 3 1\n");
-    std::fs::write(path, s).with_context(|| format!("cannot write {}", path.display()))
+    Ok(belady_core::outfile::write_atomic(path, s.as_bytes())?)
+}
+
+/// Refuses a scratch file larger than the room left on `dir`'s file system, before a byte of it
+/// is written (filling the disk would take minutes and starve everything else on it).
+fn check_free_space(dir: &Path, size: u64, given: &str) -> Result<()> {
+    let c = CString::new(dir.as_os_str().as_bytes())?;
+    // SAFETY: `c` is a valid C string and `st` a writable statvfs.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(os_err(format!("statvfs {}", dir.display())));
+    }
+    let free = (st.f_bavail as u64).saturating_mul(st.f_frsize as u64);
+    if size > free {
+        bail!(
+            "invalid --size '{given}': the scratch file needs {size} bytes, more than the {free} bytes free on {} (a smaller --size, or another --dir)",
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// `statfs` magic and a name for messages.
@@ -472,25 +498,10 @@ fn utc_now() -> String {
     )
 }
 
-/// The scratch file's path as a C string, for the signal handler to unlink.
-static SCRATCH: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
-
-extern "C" fn on_signal(sig: libc::c_int) {
-    let p = SCRATCH.swap(std::ptr::null_mut(), Ordering::SeqCst);
-    // SAFETY: unlink, signal and raise are async-signal-safe; `p` came from CString::into_raw
-    // and is never freed while registered.
-    unsafe {
-        if !p.is_null() {
-            libc::unlink(p);
-        }
-        libc::signal(sig, libc::SIG_DFL);
-        libc::raise(sig);
-    }
-}
-
 /// The scratch file: written once, mapped for `mincore`, removed on drop and on SIGINT, SIGTERM
-/// and SIGHUP.
+/// and SIGHUP (listed as pending, as every temporary output is).
 struct Scratch {
+    _pending: belady_core::outfile::PendingTemp,
     path: PathBuf,
     fd: libc::c_int,
     map: *mut libc::c_void,
@@ -506,17 +517,8 @@ impl Scratch {
     fn create(dir: &Path, size: u64) -> Result<Scratch> {
         let path = dir.join(format!(".belady-calibrate-{}.tmp", std::process::id()));
         let c = CString::new(path.as_os_str().as_bytes())?;
-        // Registered before the file exists, so a signal during creation removes it too.
-        let raw = c.clone().into_raw();
-        let old = SCRATCH.swap(raw, Ordering::SeqCst);
-        if !old.is_null() {
-            // SAFETY: `old` came from CString::into_raw.
-            drop(unsafe { CString::from_raw(old) });
-        }
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: installing a handler that only makes async-signal-safe calls.
-            unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
-        }
+        // Listed before the file exists, so a signal during creation removes it too.
+        let pending = belady_core::outfile::PendingTemp::new(&path);
         // SAFETY: `c` is a valid path.
         let fd = unsafe {
             libc::open(
@@ -526,6 +528,7 @@ impl Scratch {
             )
         };
         let mut s = Scratch {
+            _pending: pending,
             path,
             fd,
             map: std::ptr::null_mut(),
@@ -692,11 +695,6 @@ impl Drop for Scratch {
         if self.fd >= 0 {
             // Only a file this run created is removed.
             let _ = std::fs::remove_file(&self.path);
-        }
-        let p = SCRATCH.swap(std::ptr::null_mut(), Ordering::SeqCst);
-        if !p.is_null() {
-            // SAFETY: `p` came from CString::into_raw.
-            drop(unsafe { CString::from_raw(p) });
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::{FormatArgs, Ops, TraceArgs};
 use anyhow::{Context, Result};
 use belady_core::outfile::{refuse_overwrite, OutFile};
 use belady_core::trace::{
-    accusim, events, export, load_file_trace, native, open_requests, BlockRequest, BlockTrace,
+    accusim, events, export, load_file_trace_with, native, open_requests, BlockRequest, BlockTrace,
     Format, OpFilter, RequestStream,
 };
 use clap::{Args, ValueEnum};
@@ -201,11 +201,22 @@ pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
         Target::Accusim | Target::AccusimText => return convert_accusim(&args),
         Target::Events => {
             let format = args.input.format()?;
+            if !format.is_file_level() {
+                anyhow::bail!(
+                    "invalid --format '{}': --to events converts file-level traces (accusim, \
+                     accusim-text, events); a block-level trace has no files or offsets to write",
+                    format.name()
+                );
+            }
+            let max = args.input.how.max_request_bytes;
             // An events input keeps its TIME column; other inputs have none to keep.
             let (trace, times) = if format == Format::Events {
-                events::load_timed(&args.input.trace)?
+                events::load_timed_with(&args.input.trace, max)?
             } else {
-                (load_file_trace(&args.input.trace, &format)?, Vec::new())
+                (
+                    load_file_trace_with(&args.input.trace, &format, max)?,
+                    Vec::new(),
+                )
             };
             let mut w = events::Writer::new(std::io::BufWriter::new(OutFile::create(out)?))
                 .with_context(failed)?;

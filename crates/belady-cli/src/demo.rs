@@ -3,10 +3,10 @@
 
 use anyhow::{bail, Context, Result};
 use belady_core::sweep::store::Store;
-use belady_core::sweep::{Experiment, Plan, TraceSpec};
+use belady_core::sweep::{Experiment, Plan, PlannedTrace, TraceSpec};
 use belady_core::workload::{self, GenSpec, Generator, OutFormat};
-use belady_core::RunResult;
-use belady_core::{parse_policies, run_grid, CacheSize, PreparedTrace, Preset, POLICIES};
+use belady_core::POLICIES;
+use belady_core::{RunConfig, RunResult};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -67,7 +67,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         traces.push(TraceSpec {
             path: std::fs::canonicalize(&path)?,
             format: Some("lirs".into()),
-            block_size: 4096,
+            block_size: Some(4096),
             name: None,
         });
     }
@@ -98,26 +98,21 @@ pub fn run(args: DemoArgs) -> Result<()> {
         traces.push(TraceSpec {
             path: std::fs::canonicalize(&path)?,
             format: Some("events".into()),
-            block_size: 4096,
+            block_size: Some(4096),
             name: None,
         });
     }
     let exp = Experiment {
         name: "belady demo".into(),
         store: None,
-        preset: "paper".into(),
-        policies: POLICIES.iter().map(|p| p.name.to_string()).collect(),
-        params: Vec::new(),
-        sizes: ["5%", "10%", "20%", "40%"].map(String::from).to_vec(),
-        levels: Vec::new(),
-        placements: Vec::new(),
-        prefetch: vec!["none".into(), "linux24".into()],
-        disks: vec!["cheetah9lp".into()],
-        scheduler: "fcfs".into(),
-        compat: None,
-        max_request: "64KiB".into(),
-        read_ahead_kb: None,
         traces,
+        run: RunConfig {
+            policies: POLICIES.iter().map(|p| p.name.to_string()).collect(),
+            cache_sizes: ["5%", "10%", "20%", "40%"].map(String::from).to_vec(),
+            prefetch: vec!["none".into(), "linux24".into()],
+            disk: vec!["cheetah9lp".into()],
+            ..RunConfig::default()
+        },
     };
     let plan = Plan::new(&exp, &out, "belady demo")?;
     let store_path = out.join("results.sqlite");
@@ -133,7 +128,14 @@ pub fn run(args: DemoArgs) -> Result<()> {
         .into_iter()
         .filter(|r| keys.contains(&r.config.key()))
         .collect();
-    let name = |trace: &belady_core::sweep::LoadedTrace| {
+    // Distinct blocks of each trace, as its runs counted them.
+    let unique = |trace: &PlannedTrace| {
+        stored
+            .iter()
+            .find(|r| r.config.trace == trace.label)
+            .map_or(0, |r| r.result.unique_blocks as usize)
+    };
+    let name = |trace: &PlannedTrace| {
         trace
             .path
             .file_name()
@@ -149,12 +151,12 @@ pub fn run(args: DemoArgs) -> Result<()> {
         let traces: Vec<(String, String, usize)> = plan
             .traces
             .iter()
-            .map(|t| (t.label.clone(), name(t), t.unique()))
+            .map(|t| (t.label.clone(), name(t), unique(t)))
             .collect();
         return crate::emit(&crate::demo_summary::summary(
             &traces,
             &stored,
-            exp.sizes.len(),
+            exp.run.cache_sizes.len(),
             &where_,
         ));
     }
@@ -163,13 +165,15 @@ pub fn run(args: DemoArgs) -> Result<()> {
         for prefetch in ["none", "linux24"] {
             let runs: Vec<RunResult> = stored
                 .iter()
-                .filter(|r| r.config.trace == trace.label && r.config.prefetch == prefetch)
+                .filter(|r| {
+                    r.config.trace == trace.label && r.config.run.the_prefetch() == prefetch
+                })
                 .map(|r| r.result.clone())
                 .collect();
             crate::emit(&format!(
                 "\n== {}, read-ahead {prefetch}, disk cheetah9lp ({} unique blocks)\n{}",
                 name(trace),
-                trace.unique(),
+                unique(trace),
                 crate::table::runs(&runs)
             ))?;
         }
@@ -224,18 +228,27 @@ fn fixes(hit: f64, lru: f64, opt: f64) -> bool {
 
 fn lru_failures(args: LruFailuresArgs) -> Result<()> {
     let all: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
-    let specs = parse_policies(&all.join(","), &[], Preset::Paper)?;
     let mut columns: Vec<Vec<RunResult>> = Vec::new();
     for case in CASES {
         let mut spec = GenSpec::new(case.kind)?;
         for (k, v) in case.params {
             spec.set(k, v)?;
         }
-        let Generator::Block(gen) = spec.build(args.seed)? else {
+        let gen = spec.build(args.seed)?;
+        if !matches!(gen, Generator::Block(_)) {
             bail!("{} is not a block-level generator", case.kind);
-        };
-        let trace = PreparedTrace::new(workload::block_trace(gen, case.name)?);
-        columns.push(run_grid(&specs, &[CacheSize::Blocks(case.cache)], &trace)?);
+        }
+        // Written to a private file and run as `belady sim` runs it.
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join(format!("{}.bel", case.name));
+        workload::write(gen, &path, OutFormat::Native, case.name, 4096)?;
+        let out = belady_core::run(&RunConfig {
+            trace: path,
+            policies: all.iter().map(|p| p.to_string()).collect(),
+            cache_sizes: vec![case.cache.to_string()],
+            ..RunConfig::default()
+        })?;
+        columns.push(out.runs);
     }
     if args.json {
         let runs: Vec<&RunResult> = columns.iter().flatten().collect();
@@ -264,8 +277,7 @@ fn lru_failures(args: LruFailuresArgs) -> Result<()> {
     out.push_str(&header);
     out.push('\n');
     let mut fix_all = Vec::new();
-    for (p, spec) in specs.iter().enumerate() {
-        let name = spec.info.name;
+    for (p, &name) in all.iter().enumerate() {
         let mut line = format!("{name:<10}");
         let mut every = true;
         for (c, runs) in columns.iter().enumerate() {

@@ -121,7 +121,7 @@ pub fn summary(
             unused_evicted: num(&result, "prefetch_unused_evicted").unwrap_or(0.0),
         };
         policies.insert(run.policy.clone());
-        grid.entry((r.config.trace.as_str(), r.config.prefetch.as_str()))
+        grid.entry((r.config.trace.as_str(), r.config.run.the_prefetch()))
             .or_default()
             .push(run);
     }

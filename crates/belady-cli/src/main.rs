@@ -16,6 +16,8 @@ mod levels;
 mod merge_cmd;
 mod mrc_chart;
 mod mrc_cmd;
+mod on_signal;
+mod oom;
 mod record;
 mod report;
 mod report_chart;
@@ -379,6 +381,9 @@ fn config_file(path: &Path, matches: &clap::ArgMatches) -> Result<RunConfig> {
 }
 
 fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
+    if let Some(n) = args.threads {
+        belady_core::threads::check_threads("--threads", n)?;
+    }
     let config = match &args.config {
         Some(path) => config_file(path, matches)?,
         None => sim_config(&args)?,
@@ -491,9 +496,32 @@ fn policies(json: bool, markdown: bool) -> Result<()> {
 pub fn emit(text: &str) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
+    out.write_all(printable(text).as_bytes())?;
     out.flush()?;
     Ok(())
+}
+
+/// `text` with every control character but newline and tab escaped (`\x1b`): names read from
+/// traces (a native file's, an events file's paths) reach tables and summaries, and their
+/// escape sequences must not reach the terminal.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            let cells: Vec<_> = line
+                .split('\t')
+                .map(belady_core::error::escape_control)
+                .collect();
+            cells.join("\t")
+        })
+        .collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -510,8 +538,20 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// Allocation failures end the process with one error line, not an abort (see `oom`).
+#[global_allocator]
+static ALLOC: oom::ReportingAlloc = oom::ReportingAlloc;
+
 fn main() {
     use clap::{CommandFactory, FromArgMatches};
+    on_signal::install();
+    // Past a file-size limit (`ulimit -f`) a write fails with EFBIG, which every writer reports in
+    // one line naming its output and cleans up after; the default SIGXFSZ would kill the process
+    // silently, leaving its temporaries behind.
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {

@@ -5,8 +5,7 @@ use anyhow::{bail, Context, Result};
 use belady_core::mrc::{profile, Mrc, MrcOptions, MrcRow, Sizes};
 use belady_core::{parse_policies, OpFilter, Preset};
 use clap::Args;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct MrcArgs {
@@ -84,23 +83,10 @@ pub fn csv(rows: &[MrcRow]) -> String {
     out
 }
 
-/// Writes `text` to `path` through a temporary file beside it, so a failed run never leaves a
-/// partial file that looks complete.
-pub fn write_whole(path: &Path, text: &str) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
 pub fn run(args: MrcArgs) -> Result<()> {
+    if let Some(n) = args.threads {
+        belady_core::threads::check_threads("--threads", n)?;
+    }
     let Some(trace) = args.trace.clone().or(args.trace_flag.clone()) else {
         bail!("name a trace: belady mrc TRACE (or --trace TRACE)");
     };
@@ -128,13 +114,24 @@ pub fn run(args: MrcArgs) -> Result<()> {
     if let Some(r) = args.sample_rate {
         belady_core::mrc::Sampler::new(r, args.seed)?;
     }
+    // Neither output may be the trace, nor the other output.
+    for out in [&args.output, &args.html].into_iter().flatten() {
+        belady_core::outfile::refuse_overwrite(out, &[&trace])?;
+    }
+    if let (Some(o), Some(h)) = (&args.output, &args.html) {
+        if belady_core::outfile::same_target(o, h) {
+            bail!("-o and --html name one file ({}); name two", o.display());
+        }
+    }
     let format = args.how.format_of(&trace, None)?;
     let ops = OpFilter::from(args.ops);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    let (stream, block_size, source) = crate::open_stream(&trace, &format, &args.how)?;
+    // The trace as given names it (a native file's recorded name is provenance, not its name).
+    let (stream, block_size, _) = crate::open_stream(&trace, &format, &args.how)?;
+    let source = trace.display().to_string();
     let mrc = pool.install(|| profile(stream, ops, &specs, &sizes, &opts, &source, block_size))?;
     let json = args.json
         || args
@@ -146,11 +143,13 @@ pub fn run(args: MrcArgs) -> Result<()> {
     } else {
         csv(&mrc.rows)
     };
+    // Through the one atomic writer: whole or absent, devices written in place, the umask's mode.
     if let Some(path) = &args.html {
-        write_whole(path, &crate::mrc_chart::page(&source, &mrc, ops)?)?;
+        let page = crate::mrc_chart::page(&source, &mrc, ops)?;
+        belady_core::outfile::write_atomic(path, page.as_bytes())?;
     }
     match &args.output {
-        Some(path) => write_whole(path, &text),
+        Some(path) => Ok(belady_core::outfile::write_atomic(path, text.as_bytes())?),
         None => emit(&text),
     }
 }

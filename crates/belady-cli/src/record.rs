@@ -1,7 +1,7 @@
 //! `belady record`: run a program under strace and keep its file reads as a file-level trace.
 
 use anyhow::{bail, Context, Result};
-use belady_core::outfile::{refuse_overwrite, OutFile};
+use belady_core::outfile::{refuse_overwrite, OutFile, PendingTemp};
 use belady_core::trace::{events, strace};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -31,7 +31,14 @@ pub fn run(args: RecordArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.from_strace.iter().map(PathBuf::as_path).collect();
     refuse_overwrite(&args.output, &inputs)?;
     if let Some(keep) = &args.keep_log {
-        refuse_overwrite(&args.output, &[keep])?;
+        // Whether or not either exists yet: the trace would be written over the log.
+        if belady_core::outfile::same_target(&args.output, keep) {
+            bail!(
+                "--keep-log {} is the output -o {}: the trace would replace the log; name two files",
+                keep.display(),
+                args.output.display()
+            );
+        }
     }
     // The output's temporary file is created first: a path that cannot be written is refused
     // before the program runs, not after its run is lost.
@@ -48,17 +55,12 @@ pub fn run(args: RecordArgs) -> Result<()> {
                 None => {
                     // Beside the output rather than in /tmp, under a hidden name, and removed
                     // when dropped: a killed `record` leaves nothing in /tmp.
-                    tmp_log
-                        .insert(hidden_temp(&args.output, "strace.log")?)
-                        .path()
-                        .to_path_buf()
+                    let (tmp, _) = tmp_log.insert(hidden_temp(&args.output, "strace.log")?);
+                    tmp.path().to_path_buf()
                 }
             };
-            // SIGTERM, SIGINT or SIGHUP while the program runs: remove the temporary files
-            // (exit runs no destructors), then die of the signal as before.
-            let mut doomed: Vec<PathBuf> = out.temp_path().map(Path::to_path_buf).into_iter().collect();
-            doomed.extend(tmp_log.as_ref().map(|t| t.path().to_path_buf()));
-            on_signal::remove(&doomed);
+            // SIGTERM, SIGINT or SIGHUP while the program runs: the handler every command has
+            // removes the temporary files (the output's and the log's, listed as pending).
             exit_code = trace_program(&args.command, &path)?;
             path
         }
@@ -100,8 +102,8 @@ pub fn run(args: RecordArgs) -> Result<()> {
     Ok(())
 }
 
-/// A hidden temporary file beside `output`, removed when dropped.
-fn hidden_temp(output: &Path, what: &str) -> Result<tempfile::NamedTempFile> {
+/// A hidden temporary file beside `output`, removed when dropped or on a signal.
+fn hidden_temp(output: &Path, what: &str) -> Result<(tempfile::NamedTempFile, PendingTemp)> {
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -110,7 +112,7 @@ fn hidden_temp(output: &Path, what: &str) -> Result<tempfile::NamedTempFile> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    tempfile::Builder::new()
+    let tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(&format!(".{what}"))
         .tempfile_in(dir)
@@ -119,7 +121,9 @@ fn hidden_temp(output: &Path, what: &str) -> Result<tempfile::NamedTempFile> {
                 "{}: cannot create a temporary file beside it",
                 output.display()
             )
-        })
+        })?;
+    let pending = PendingTemp::new(tmp.path());
+    Ok((tmp, pending))
 }
 
 /// Refuses a program that cannot be started: strace would only report it in its own log.
@@ -161,7 +165,7 @@ fn trace_program(command: &[String], log: &Path) -> Result<i32> {
                 anyhow::anyhow!("cannot run strace: {e}")
             }
         })?;
-    on_signal::forward_to(child.id());
+    crate::on_signal::forward_to(child.id());
     let status = child.wait().context("cannot wait for strace")?;
     if !log.is_file() || std::fs::metadata(log).is_ok_and(|m| m.len() == 0) && !status.success() {
         bail!("strace wrote no log (is ptrace allowed here?)");
@@ -200,56 +204,4 @@ fn write_events(
         .with_context(failed)?
         .commit()?;
     Ok(())
-}
-
-/// Cleanup when `record` is told to stop (SIGTERM, SIGINT, SIGHUP) while strace runs.
-mod on_signal {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    use std::path::PathBuf;
-    use std::sync::atomic::{AtomicI32, Ordering};
-    use std::sync::OnceLock;
-
-    static PATHS: OnceLock<Vec<CString>> = OnceLock::new();
-    static CHILD: AtomicI32 = AtomicI32::new(0);
-    const SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
-
-    /// Removes `paths` if one of the signals arrives, then lets it end the process as usual.
-    pub fn remove(paths: &[PathBuf]) {
-        let c: Vec<CString> = paths
-            .iter()
-            .filter_map(|p| CString::new(p.as_os_str().as_bytes()).ok())
-            .collect();
-        if PATHS.set(c).is_ok() {
-            for sig in SIGNALS {
-                // SAFETY: `handler` only calls async-signal-safe functions (kill, unlink,
-                // signal, raise) on data fixed before it was installed.
-                unsafe {
-                    libc::signal(sig, handler as *const () as libc::sighandler_t);
-                }
-            }
-        }
-    }
-
-    /// Passes the signal on to strace (pid `child`), which then detaches from the program.
-    pub fn forward_to(child: u32) {
-        CHILD.store(child as i32, Ordering::SeqCst);
-    }
-
-    extern "C" fn handler(sig: libc::c_int) {
-        let child = CHILD.load(Ordering::SeqCst);
-        // SAFETY: async-signal-safe calls only; the paths are NUL-terminated and never freed.
-        unsafe {
-            if child > 0 {
-                libc::kill(child, sig);
-            }
-            if let Some(paths) = PATHS.get() {
-                for p in paths {
-                    libc::unlink(p.as_ptr());
-                }
-            }
-            libc::signal(sig, libc::SIG_DFL);
-            libc::raise(sig);
-        }
-    }
 }

@@ -123,6 +123,9 @@ pub fn write_report(
             .map_or("report".into(), |s| s.to_string_lossy().into_owned());
         output.with_file_name(format!("{stem}-charts"))
     });
+    // The page's writer first: an output that cannot be written (a directory) is refused
+    // before the charts' folder is made.
+    let mut page = belady_core::outfile::OutFile::create(output)?;
     std::fs::create_dir_all(&svg_dir)
         .with_context(|| format!("cannot create {}", svg_dir.display()))?;
 
@@ -188,7 +191,9 @@ pub fn write_report(
         }
     }
     html.push_str("</body></html>\n");
-    belady_core::outfile::write_atomic(output, html.as_bytes())?;
+    std::io::Write::write_all(&mut page, html.as_bytes())
+        .with_context(|| format!("{}: write failed", output.display()))?;
+    page.commit()?;
     Ok(charts)
 }
 

@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Configuration fields that name the line a run belongs to.
-const SERIES_FIELDS: &[&str] = &["policy", "params", "levels", "placement"];
+const SERIES_FIELDS: &[&str] = &["policies", "params", "levels", "placement"];
 /// Configuration fields that are not part of what was simulated or are drawn on the x axis.
-const NOT_SETTING: &[&str] = &["trace_path", "cache_size", "cache_blocks", "prefetch"];
+const NOT_SETTING: &[&str] = &["trace_path", "cache_sizes", "cache_blocks", "prefetch"];
 
 /// One stored run, as the report needs it.
 #[derive(Clone, Debug)]
@@ -103,6 +103,8 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             store.display()
         );
     }
+    // An empty, foreign or cut file is refused in one line, unchanged, as `results export` does.
+    drop(belady_core::sweep::store::Store::open_existing(store)?);
     let db = Connection::open(store).with_context(|| format!("cannot open {}", store.display()))?;
     // Stores written before rows had byte counters hold blocks-model runs only, whose byte miss
     // ratio is their miss ratio.
@@ -160,7 +162,7 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             .collect();
         let point = Point {
             series: series_label(&config),
-            policy: text(&config, "policy")
+            policy: text(&config, "policies")
                 .split('(')
                 .next()
                 .unwrap_or_default()
@@ -170,7 +172,7 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             disk_requests: disk_requests.map(|v| v as f64),
             exec_time_s,
             byte_miss_ratio,
-            cache_size: text(&config, "cache_size"),
+            cache_size: text(&config, "cache_sizes"),
             key,
         };
         let prefetch = config
@@ -257,7 +259,7 @@ fn same_simulation(a: &Point, b: &Point) -> Result<()> {
 fn series_label(config: &Map<String, Value>) -> String {
     let levels = text(config, "levels");
     let mut label = if levels.is_empty() {
-        text(config, "policy")
+        text(config, "policies")
     } else {
         let placement = text(config, "placement");
         if placement.is_empty() {

@@ -44,12 +44,7 @@ pub fn unpack(dir: &Path) -> Result<()> {
         let parent = path.parent().unwrap_or(dir);
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
-        let mut tmp = tempfile::NamedTempFile::new_in(parent)
-            .with_context(|| format!("cannot write in {}", parent.display()))?;
-        std::io::Write::write_all(&mut tmp, bytes)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        tmp.persist(&path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        belady_core::outfile::write_atomic(&path, bytes)?;
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 use crate::{emit, TraceArgs};
 use anyhow::Result;
 use belady_core::stats::{block_stats, file_stats, Bucket, StatsOptions, TraceStats};
-use belady_core::trace::load_file_trace;
+use belady_core::trace::load_file_trace_with;
 use belady_core::{BlockTrace, OpFilter, PreparedTrace};
 use clap::Args;
 
@@ -44,15 +44,9 @@ struct Report<'a> {
 }
 
 pub fn run(args: StatsArgs) -> Result<()> {
+    // The rate is checked as `mrc` checks it: the same sampler's rules.
     if let Some(r) = args.sample_rate {
-        if !(r > 0.0 && r <= 1.0) {
-            return Err(belady_core::Error::config(
-                "--sample-rate",
-                r,
-                "must be above 0 and at most 1",
-            )
-            .into());
-        }
+        belady_core::mrc::Sampler::new(r, 0)?;
     }
     if args.window == 0 {
         return Err(belady_core::Error::config("--window", 0, "must be at least 1").into());
@@ -79,7 +73,11 @@ pub fn run(args: StatsArgs) -> Result<()> {
         object_sizes: false,
     };
     let stats = if format.is_file_level() {
-        file_stats(&load_file_trace(&args.input.trace, &format)?, opts)
+        let max = args.input.how.max_request_bytes;
+        file_stats(
+            &load_file_trace_with(&args.input.trace, &format, max)?,
+            opts,
+        )
     } else {
         let opened = crate::open_request_stream(&args.input.trace, &format, &args.input.how)?;
         block_stats(
@@ -91,6 +89,15 @@ pub fn run(args: StatsArgs) -> Result<()> {
             },
         )?
     };
+    if stats.reuse.sampled {
+        let source = args.input.trace.display().to_string();
+        belady_core::mrc::Sampler::check_nonempty(
+            stats.reuse.sample_rate,
+            stats.reuse.sampled_references,
+            stats.references,
+            &source,
+        )?;
+    }
     let report = Report {
         trace: args.input.trace.display().to_string(),
         format: format.name(),

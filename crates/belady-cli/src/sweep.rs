@@ -67,6 +67,9 @@ enum ExportFormat {
 
 /// Runs the experiment, storing each result as it finishes.
 pub fn run(args: SweepArgs) -> Result<()> {
+    if let Some(n) = args.threads {
+        belady_core::threads::check_threads("--threads", n)?;
+    }
     let exp = Experiment::load(&args.experiment)?;
     let base = args.experiment.parent().unwrap_or(Path::new("."));
     let store_path = args
@@ -336,6 +339,7 @@ fn record(run: StoredRun) -> Record {
     for field in CONFIG_ORDER {
         let v = match *field {
             "policy" => run.result.policy.clone().into(),
+            "cache_blocks" => run.result.cache_blocks.into(),
             // Empty, not null, for single-level runs, as before these became optional.
             "levels" | "placement" => config.get(*field).map_or("".into(), shown),
             _ => config.get(*field).map_or(serde_json::Value::Null, shown),
@@ -370,11 +374,12 @@ const CONFIG_ORDER: &[&str] = &[
     "format",
     "block_size",
     "policy",
+    "policies",
     "levels",
     "placement",
     "params",
     "preset",
-    "cache_size",
+    "cache_sizes",
     "cache_blocks",
     "prefetch",
     "disk",

@@ -153,7 +153,7 @@ fn bad_values_are_reported_as_what_they_are() {
             "-c",
             "5",
         ],
-        &["t.csv:1: expected the op field in column 2"],
+        &["t.csv:1: expected the op field in column 3 (index 2 in --columns)"],
     );
 }
 

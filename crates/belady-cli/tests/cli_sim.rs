@@ -389,3 +389,67 @@ fn levels_with_a_disk_report_times() {
     );
     assert_error(&bad, "--link-mbps");
 }
+
+#[test]
+fn prefetch_off_and_none_and_any_spelling_give_identical_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = write(
+        dir.path(),
+        "t.trace",
+        &(0..2000)
+            .map(|i| format!("{}\n", (i * 13) % 97))
+            .collect::<String>(),
+    );
+    let rows = |args: &[&str]| ok(&run_sim(&t, "lirs", args));
+    let none = rows(&[
+        "-p",
+        "lru,arc",
+        "-c",
+        "10,40",
+        "--prefetch",
+        "none",
+        "--json",
+    ]);
+    assert_eq!(
+        json_rows(&run_sim(
+            &t,
+            "lirs",
+            &["-p", "lru,arc", "-c", "10,40", "--json"]
+        ))
+        .len(),
+        4
+    );
+    for other in [
+        vec![
+            "-p",
+            "lru,arc",
+            "-c",
+            "10,40",
+            "--prefetch",
+            "off",
+            "--json",
+        ],
+        vec![
+            "-p",
+            "LRU,Arc",
+            "-c",
+            "10,40",
+            "--prefetch",
+            "OFF",
+            "--json",
+        ],
+        vec![
+            "-p",
+            "lru,arc",
+            "-c",
+            "10,40",
+            "--prefetch",
+            "None",
+            "--disk",
+            "off",
+            "--json",
+        ],
+    ] {
+        assert_eq!(rows(&other), none, "{other:?}");
+    }
+}

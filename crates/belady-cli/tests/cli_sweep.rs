@@ -81,3 +81,156 @@ fn sweep_exports_csv_json_and_parquet_with_the_same_runs() {
         "-o FILE",
     );
 }
+
+/// The stored rows of `store`, as JSON, in key order.
+fn stored_rows(store: &str) -> Vec<serde_json::Value> {
+    let db = rusqlite::Connection::open(store).unwrap();
+    let mut stmt = db
+        .prepare("SELECT result_json FROM runs ORDER BY key")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .unwrap()
+        .map(|t| serde_json::from_str(&t.unwrap()).unwrap())
+        .collect();
+    rows
+}
+
+#[test]
+fn a_sweep_stores_exactly_the_rows_sim_prints_for_the_same_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    // Reads and writes, so `ops = all` matters; skewed, so every level has hits.
+    let text: String = (0..4000u64)
+        .map(|i| {
+            let op = if i % 4 == 0 { "W" } else { "R" };
+            let x = (i * 7919) % 1000;
+            format!("{},{op}\n", x * x / 2500)
+        })
+        .collect();
+    let t = write(dir.path(), "t.csv", &text);
+    let head = "format = \"csv\"\ncolumns = \"block=0,op=1\"\nheader = false\n\
+                compat = \"accusim\"\nprefetch = [\"linux24\"]\n";
+    // A hierarchy's client reads every reference, writes included (`ops = all`); one level
+    // under read-ahead reads only, as `sim` refuses writes there.
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        &format!(
+            "{head}ops = \"all\"\nlevels = [\"client:lru:60,storage:arc:200\"]\n\
+             placement = [\"access\", \"exclusive\"]\n[[trace]]\npath = \"t.csv\"\n"
+        ),
+    );
+    let grid = write(
+        dir.path(),
+        "g.toml",
+        &format!(
+            "{head}policies = [\"lru\", \"lirs\"]\ncache_sizes = [\"50\", \"20%\"]\n\
+             [[trace]]\npath = \"t.csv\"\n"
+        ),
+    );
+    let store = path_in(dir.path(), "r.sqlite");
+    ok(&belady(&["sweep", &exp, "--store", &store, "--quiet"]));
+    ok(&belady(&["sweep", &grid, "--store", &store, "--quiet"]));
+    let mut stored = stored_rows(&store);
+    let sim = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let base = [
+            "sim",
+            "-t",
+            &t,
+            "-f",
+            "csv",
+            "--columns",
+            "block=0,op=1",
+            "--compat",
+            "accusim",
+            "--prefetch",
+            "linux24",
+            "--json",
+        ];
+        json_rows(&belady(&[&base[..], extra].concat()))
+    };
+    let mut printed = sim(&[
+        "--ops",
+        "all",
+        "--levels",
+        "client:lru:60,storage:arc:200",
+        "--placement",
+        "access,exclusive",
+    ]);
+    printed.extend(sim(&["-p", "lru,lirs", "-c", "50,20%"]));
+    assert_eq!(printed.len(), 2 + 2 * 2);
+    for r in &printed {
+        assert!(r["hits"].as_u64().unwrap() > 0, "{r}");
+        assert_eq!(r["prefetch"], "linux24", "{r}");
+    }
+    assert_eq!(printed[0]["ops"], "all");
+    assert_eq!(printed[0]["levels"].as_array().unwrap().len(), 2);
+    // The stored rows name the trace by the path the sweep read; sim by the one it was given.
+    for r in stored.iter_mut().chain(printed.iter_mut()) {
+        r["trace"] = "t.csv".into();
+    }
+    let key = |r: &serde_json::Value| serde_json::to_string(r).unwrap();
+    stored.sort_by_key(key);
+    printed.sort_by_key(key);
+    assert_eq!(stored, printed);
+}
+
+/// Runs belady with `args` and returns its peak resident memory in KiB (the child's own
+/// `ru_maxrss`, read with `wait4`), after checking it succeeded.
+// The child is reaped by `wait4`, which std's `wait` cannot do while returning its usage.
+#[allow(clippy::zombie_processes)]
+fn peak_rss_kib(args: &[&str]) -> i64 {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_belady"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run belady");
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data that wait4 fills in; the pid is our own child's.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "belady {args:?} failed ({status})"
+    );
+    usage.ru_maxrss
+}
+
+#[test]
+fn a_sweep_streams_its_trace_like_sim() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = path_in(dir.path(), "t.bel");
+    ok(&belady(&[
+        "gen",
+        "zipf",
+        "--requests",
+        "20000000",
+        "--blocks",
+        "1000000",
+        "-o",
+        &t,
+    ]));
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        "policies = [\"lru\"]\ncache_sizes = [\"10%\"]\n[[trace]]\npath = \"t.bel\"\n",
+    );
+    let store = path_in(dir.path(), "r.sqlite");
+    let sim = peak_rss_kib(&["sim", "-t", &t, "-p", "lru", "-c", "10%", "--threads", "1"]);
+    let sweep = peak_rss_kib(&[
+        "sweep",
+        &exp,
+        "--store",
+        &store,
+        "--quiet",
+        "--threads",
+        "1",
+    ]);
+    // Loading 20 M references whole would take 80 MB for the ids alone.
+    assert!(
+        sweep <= sim + 16 * 1024,
+        "sweep peak {sweep} KiB, sim peak {sim} KiB"
+    );
+    assert_eq!(stored_rows(&store).len(), 1);
+}

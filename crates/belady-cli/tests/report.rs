@@ -158,7 +158,7 @@ fn the_same_run_written_two_ways_is_shown_once_but_different_results_are_refused
     // A store whose two rows for one point disagree cannot be drawn without hiding one.
     let db = rusqlite::Connection::open(&store).unwrap();
     let changed = db.execute(
-        "UPDATE runs SET hit_ratio = hit_ratio + 0.125 WHERE instr(config_json, '\"cache_size\":\"50%\"') > 0",
+        "UPDATE runs SET hit_ratio = hit_ratio + 0.125 WHERE instr(config_json, '\"cache_sizes\":[\"50%\"]') > 0",
         [],
     )
     .unwrap();

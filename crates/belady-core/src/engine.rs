@@ -32,6 +32,15 @@ impl PreparedTrace {
         }
     }
 
+    /// Computes [`PreparedTrace::next_uses`] now, so memory it cannot have is an error here.
+    pub fn prepare_next_uses(&self) -> Result<()> {
+        if self.next_uses.get().is_none() {
+            let (next, _) = self.trace.try_next_uses()?;
+            let _ = self.next_uses.set(next);
+        }
+        Ok(())
+    }
+
     /// Position of each reference's next reference to the same block.
     pub fn next_uses(&self) -> &[u32] {
         self.next_uses.get_or_init(|| self.trace.next_uses().0)
@@ -202,7 +211,7 @@ pub fn run_grid_with(
         specs.iter().try_for_each(registry::check_weighs)?;
     }
     if specs.iter().any(|s| s.info.name == "opt") {
-        trace.next_uses();
+        trace.prepare_next_uses()?;
     }
     let grid: Vec<(&PolicySpec, Capacity)> = specs
         .iter()

@@ -56,6 +56,14 @@ pub enum Error {
         /// What was looked at and what to do instead.
         msg: String,
     },
+    /// Memory an input asked for could not be had (a `ulimit -v`, or more than the machine has).
+    #[error("out of memory: {what} needs {bytes} bytes ({}) more", human_bytes(*bytes))]
+    OutOfMemory {
+        /// What the memory was for, and for how many items.
+        what: String,
+        /// Bytes asked for.
+        bytes: u64,
+    },
     /// A configuration value is out of range or malformed.
     #[error("invalid {field} '{}': {}", escape_control(value), escape_control(msg))]
     Config {
@@ -91,6 +99,24 @@ pub fn escape_control(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Longest message part [`brief`] keeps.
+pub const BRIEF_CHARS: usize = 200;
+
+/// `msg` as one short line: its lines joined, cut to [`BRIEF_CHARS`] characters with `…`. For
+/// messages that quote input (a parser's complaint about a kilobyte-long or deeply nested value).
+pub fn brief(msg: &str) -> String {
+    let joined = msg
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match joined.char_indices().nth(BRIEF_CHARS) {
+        Some((i, _)) => format!("{}…", &joined[..i]),
+        None => joined,
+    }
+}
+
 /// Result alias used across the core.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -111,6 +137,99 @@ impl Error {
             msg: msg.into(),
         }
     }
+}
+
+impl Error {
+    /// This error with the file `from` named `to` instead: a spooled copy of an input readable
+    /// once is reported under the name the user gave.
+    pub fn renamed(self, from: &str, to: &str) -> Self {
+        let swap = |p: String| if p == from { to.to_string() } else { p };
+        match self {
+            Error::Io { path, cause } => Error::Io {
+                path: swap(path),
+                cause,
+            },
+            Error::Parse { path, line, msg } => Error::Parse {
+                path: swap(path),
+                line,
+                msg,
+            },
+            Error::Record {
+                path,
+                record,
+                offset,
+                msg,
+            } => Error::Record {
+                path: swap(path),
+                record,
+                offset,
+                msg,
+            },
+            Error::EmptyTrace { path, what } => Error::EmptyTrace {
+                path: swap(path),
+                what,
+            },
+            Error::UnknownFormat { path, msg } => Error::UnknownFormat {
+                path: swap(path),
+                msg,
+            },
+            Error::Config { field, value, msg } => Error::Config {
+                field,
+                value: value.replace(from, to),
+                msg: msg.replace(from, to),
+            },
+            Error::OutOfMemory { what, bytes } => Error::OutOfMemory {
+                what: what.replace(from, to),
+                bytes,
+            },
+        }
+    }
+}
+
+/// `bytes` in MiB or GiB, one decimal.
+fn human_bytes(bytes: u64) -> String {
+    let mib = bytes as f64 / (1u64 << 20) as f64;
+    if mib < 1024.0 {
+        format!("{mib:.1} MiB")
+    } else {
+        format!("{:.1} GiB", mib / 1024.0)
+    }
+}
+
+/// Makes room in `v` for `additional` more items, or an [`Error::OutOfMemory`] naming `what`
+/// (for allocations whose size an input decides: the default would abort the process).
+pub fn try_reserve<T>(
+    v: &mut Vec<T>,
+    additional: usize,
+    what: impl FnOnce() -> String,
+) -> Result<()> {
+    FALLIBLE.with(|f| f.set(true));
+    let reserved = v.try_reserve_exact(additional);
+    FALLIBLE.with(|f| f.set(false));
+    reserved.map_err(|_| Error::OutOfMemory {
+        what: what(),
+        bytes: (additional as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+    })
+}
+
+thread_local! {
+    /// Set while [`try_reserve`] asks for memory on this thread.
+    static FALLIBLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the allocation this thread is making is one whose failure the core reports as an
+/// [`Error::OutOfMemory`]: a global allocator that ends the process on other failures (the
+/// CLI's) must return null for these instead. Allocates nothing.
+pub fn allocation_is_fallible() -> bool {
+    FALLIBLE.with(|f| f.get())
+}
+
+/// `n` copies of `value`, or an [`Error::OutOfMemory`] naming `what`.
+pub fn try_filled<T: Clone>(n: usize, value: T, what: impl FnOnce() -> String) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    try_reserve(&mut v, n, what)?;
+    v.resize(n, value);
+    Ok(v)
 }
 
 /// " (did you mean 'X'?)" for the candidate closest to what the user `typed`, or "" when none is

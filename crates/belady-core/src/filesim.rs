@@ -781,7 +781,7 @@ pub use run::{
 
 #[path = "filesim_config.rs"]
 mod config;
-pub use config::{FileOptions, FileSimConfig};
+pub use config::FileSimConfig;
 
 #[path = "filesim_trace.rs"]
 mod prepared;

@@ -14,7 +14,6 @@ use crate::prefetch::linux24::Linux24;
 use crate::prefetch::linux26::Linux26;
 use crate::prefetch::ondemand::Ondemand;
 use crate::prefetch::{NoReadAhead, PrefetchKind, ReadAhead};
-use crate::size::CacheSize;
 
 /// Everything a file-level run needs besides the policy and the cache size.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,6 +103,26 @@ impl FileSimConfig {
         Ok(())
     }
 
+    /// [`FileSimConfig::validate`], and the trace laid out in this configuration's block size:
+    /// the engine turns byte offsets into blocks with it, so another size (a native file's
+    /// header, say) would index past the layout or merge blocks silently.
+    pub fn validate_for(&self, trace: &super::PreparedFileTrace) -> Result<()> {
+        self.validate()?;
+        if trace.block_size != self.block_size {
+            return Err(Error::config(
+                "block_size",
+                self.block_size,
+                format!(
+                    "{} holds {}-byte blocks: give that block size (--block-size {})",
+                    trace.source(),
+                    trace.block_size,
+                    trace.block_size
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The prefetching a run's results name: the read-ahead engine, `+clusterfetch` when on.
     pub fn prefetch_name(&self) -> String {
         match self.clusterfetch {
@@ -153,93 +172,5 @@ impl FileSimConfig {
                 self.block_size as u64,
             )),
         }
-    }
-}
-
-/// File-level options as users write them (command line, experiment files, Python), unchecked.
-#[derive(Clone, Copy, Debug)]
-pub struct FileOptions<'a> {
-    /// Bytes per block.
-    pub block_size: u32,
-    /// Read-ahead engine name (`none` when absent), with `+clusterfetch` for ClusterFetch.
-    pub prefetch: Option<&'a str>,
-    /// Reference simulator to behave as (`accusim`).
-    pub compat: Option<&'a str>,
-    /// Departures to turn on one by one.
-    pub compat_rules: &'a [String],
-    /// Largest request, as a byte size (`64KiB`) or in blocks.
-    pub max_request: &'a str,
-    /// Disk preset or TOML file.
-    pub disk: Option<&'a str>,
-    /// Device queue scheduler name.
-    pub scheduler: &'a str,
-    /// Largest read-ahead window in KiB (Linux's `read_ahead_kb`); `None` keeps each engine's
-    /// default of 32 blocks (128 KiB with 4 KiB blocks).
-    pub read_ahead_kb: Option<u64>,
-}
-
-impl Default for FileOptions<'_> {
-    fn default() -> Self {
-        FileOptions {
-            block_size: 4096,
-            prefetch: None,
-            compat: None,
-            compat_rules: &[],
-            max_request: "64KiB",
-            disk: None,
-            scheduler: "fcfs",
-            read_ahead_kb: None,
-        }
-    }
-}
-
-impl FileSimConfig {
-    /// Builds and checks the configuration the options describe (the one place they are parsed).
-    pub fn from_options(o: &FileOptions) -> Result<FileSimConfig> {
-        let (engine, cf) =
-            crate::prefetch::clusterfetch::split_prefetch(o.prefetch.unwrap_or("none"))?;
-        let mut cfg = FileSimConfig {
-            block_size: o.block_size,
-            prefetch: PrefetchKind::parse(engine)?,
-            clusterfetch: cf.then(ClusterFetchConfig::default),
-            ..FileSimConfig::default()
-        };
-        match o.compat {
-            None => {}
-            Some("accusim") => cfg.departures = Departures::accusim(),
-            Some(other) => return Err(Error::config("compat", other, "expected accusim")),
-        }
-        for rule in o.compat_rules {
-            cfg.departures.enable(rule)?;
-        }
-        cfg.max_request_bytes = match CacheSize::parse_as(o.max_request, "max_request")? {
-            CacheSize::Bytes(b) => b,
-            CacheSize::Blocks(b) => b.saturating_mul(o.block_size as u64),
-            CacheSize::Percent(_) => {
-                return Err(Error::config(
-                    "max_request",
-                    o.max_request,
-                    "expected a byte size such as 64KiB",
-                ))
-            }
-        };
-        if let Some(kb) = o.read_ahead_kb {
-            let blocks = kb.saturating_mul(1024) / o.block_size.max(1) as u64;
-            if blocks == 0 {
-                return Err(Error::config(
-                    "read_ahead_kb",
-                    kb,
-                    format!("is less than one {}-byte block", o.block_size),
-                ));
-            }
-            cfg.readahead_max = blocks;
-            cfg.readahead_min = cfg.readahead_min.min(blocks);
-        }
-        if let Some(disk) = o.disk {
-            cfg.disk = Some(crate::disk::load_config(disk)?);
-        }
-        cfg.scheduler = Scheduler::parse(o.scheduler)?;
-        cfg.validate()?;
-        Ok(cfg)
     }
 }

@@ -374,7 +374,7 @@ pub fn run_file_hierarchy(
     trace: &PreparedFileTrace,
     cfg: &FileSimConfig,
 ) -> Result<RunResult> {
-    cfg.validate()?;
+    cfg.validate_for(trace)?;
     let top = &spec.levels[0];
     if spec.levels.len() == 1 {
         let capacity = top.size.resolve(trace.distinct, trace.block_size)?;
@@ -436,7 +436,7 @@ pub fn run_file_hierarchies(
     trace: &PreparedFileTrace,
     cfg: &FileSimConfig,
 ) -> Result<Vec<RunResult>> {
-    cfg.validate()?;
+    cfg.validate_for(trace)?;
     if specs.iter().any(|s| s.levels[0].policy.info.name == "opt") {
         trace.prepare_oracle()?;
     }
@@ -567,8 +567,8 @@ mod tests {
 
     /// No read-ahead, a constant 1 ms disk (`fixed`), or none.
     fn config(disk: Option<&str>) -> FileSimConfig {
-        crate::config::RunOptions {
-            disk: disk.map(str::to_string),
+        crate::config::RunConfig {
+            disk: disk.map(str::to_string).into_iter().collect(),
             ..Default::default()
         }
         .file_config()
@@ -734,8 +734,8 @@ mod tests {
             }
         }
         for prefetch in ["none", "ondemand", "linux24"] {
-            let cfg = crate::config::RunOptions {
-                prefetch: Some(prefetch.into()),
+            let cfg = crate::config::RunConfig {
+                prefetch: vec![prefetch.into()],
                 ..Default::default()
             }
             .file_config()

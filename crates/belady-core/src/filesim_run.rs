@@ -15,9 +15,7 @@ use rayon::prelude::*;
 /// What a finished run reports.
 type Finished = (LevelStats, IoStats, Option<PrefetchStore>);
 
-/// Runs per worker thread alive at once in a grid: each holds tables sized by the trace's
-/// blocks, so a grid's memory is a group's runs, whatever the number of cells.
-const GROUP_PER_THREAD: usize = 4;
+use crate::stream::GROUP_PER_THREAD;
 
 /// Runs every event of `trace` through `policy` with `capacity` blocks.
 pub fn simulate_file<P: Policy>(
@@ -118,7 +116,7 @@ pub fn run_file_one_with_store(
     cfg: &FileSimConfig,
     store: Option<&PrefetchStore>,
 ) -> Result<(RunResult, Option<PrefetchStore>)> {
-    cfg.validate()?;
+    cfg.validate_for(trace)?;
     if spec.info.name == "opt" {
         trace.prepare_oracle()?;
     }
@@ -186,7 +184,7 @@ pub fn run_file_grid(
     trace: &PreparedFileTrace,
     cfg: &FileSimConfig,
 ) -> Result<Vec<RunResult>> {
-    cfg.validate()?;
+    cfg.validate_for(trace)?;
     let capacities: Vec<usize> = sizes
         .iter()
         .map(|s| s.resolve(trace.distinct, trace.block_size))

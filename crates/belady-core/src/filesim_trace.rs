@@ -10,7 +10,7 @@ use crate::trace::dense;
 use crate::trace::events::EventReader;
 use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
 use crate::trace::{
-    accusim, input, load_file_trace, open_requests, Format, Op, OpFilter, ReadOptions,
+    accusim, input, load_file_trace_with, open_requests, Format, Op, OpFilter, ReadOptions,
     DEFAULT_MAX_REQUEST_BYTES,
 };
 use rustc_hash::FxHashMap;
@@ -62,13 +62,23 @@ impl Layout {
     }
 }
 
+/// Fewest blocks a trace's files may declare in all whatever it reads (16 GiB of files at 4 KiB):
+/// each run keeps about 14 bytes per declared block.
+pub const MIN_LAYOUT_BLOCKS: u64 = 1 << 22;
+
+/// Declared blocks allowed per distinct block read, past [`MIN_LAYOUT_BLOCKS`]: files may be
+/// larger than what the trace reads (read-ahead reaches up to their ends), but not without limit.
+pub const LAYOUT_BLOCKS_PER_READ: u64 = 64;
+
 /// What one pass over the events learns: each file's extent and the demand reads, in memory
-/// bounded by the files and their blocks (a bit per block), not by the number of events.
+/// bounded by the blocks read (a bit each, 64 to a word, words kept sparse), not by the number of
+/// events nor by the files' declared sizes.
 struct Counter {
     block_size: u64,
     slot: FxHashMap<u64, usize>,
-    /// Per file in order of first appearance: id, blocks needed, blocks read so far (bits).
-    files: Vec<(u64, u64, Vec<u64>)>,
+    /// Per file in order of first appearance: id, blocks needed, blocks read so far (bit words
+    /// by word index).
+    files: Vec<(u64, u64, FxHashMap<u64, u64>)>,
     references: u64,
     distinct: u64,
 }
@@ -93,7 +103,7 @@ impl Counter {
         };
         let files = &mut self.files;
         let slot = *self.slot.entry(ev.file).or_insert_with(|| {
-            files.push((ev.file, 0, Vec::new()));
+            files.push((ev.file, 0, FxHashMap::default()));
             files.len() - 1
         });
         let entry = &mut self.files[slot];
@@ -102,12 +112,10 @@ impl Counter {
             self.references += count;
             let seen = &mut entry.2;
             for i in first..first + count {
-                let (word, bit) = ((i / 64) as usize, 1u64 << (i % 64));
-                if word >= seen.len() {
-                    seen.resize(word + 1, 0);
-                }
-                if seen[word] & bit == 0 {
-                    seen[word] |= bit;
+                let word = seen.entry(i / 64).or_insert(0);
+                let bit = 1u64 << (i % 64);
+                if *word & bit == 0 {
+                    *word |= bit;
                     self.distinct += 1;
                 }
             }
@@ -115,6 +123,20 @@ impl Counter {
     }
 
     fn layout(&self, source: &str) -> Result<Layout> {
+        // Each run's tables follow the declared blocks: bound them by what the trace reads.
+        let declared: u64 = self.files.iter().map(|f| f.1).fold(0, u64::saturating_add);
+        let allowed = MIN_LAYOUT_BLOCKS.max(LAYOUT_BLOCKS_PER_READ.saturating_mul(self.distinct));
+        if declared > allowed {
+            let (file, blocks, _) = self.files.iter().max_by_key(|f| f.1).expect("a file");
+            return Err(Error::config(
+                "trace",
+                source,
+                format!(
+                    "its files span {declared} blocks of {} bytes (file {file} alone {blocks}) but it reads {} distinct blocks; each run needs about 14 bytes per block of every file, so belady simulates files of at most {allowed} blocks in all ({MIN_LAYOUT_BLOCKS}, or {LAYOUT_BLOCKS_PER_READ} per block read): declare the files' real sizes",
+                    self.block_size, self.distinct
+                ),
+            ));
+        }
         let mut layout = Layout::default();
         let mut next: u64 = 0;
         for &(file, n, _) in &self.files {
@@ -170,6 +192,19 @@ impl FileTraceBuilder {
         };
         PreparedFileTrace::counted(trace, Some(self.spool), &self.count, self.block_size)
     }
+}
+
+/// What the first of a block trace's two reads learns for the second
+/// ([`PreparedFileTrace::open_blocks`]).
+struct BlockRuns {
+    /// Each distinct block's run (high half) and index in it (low half).
+    place: FxHashMap<u64, u64>,
+    /// Each run's length in blocks.
+    run_sizes: Vec<u64>,
+    /// References kept.
+    refs: u64,
+    /// Whether any reference has a time.
+    timed: bool,
 }
 
 /// Next use of each demand reference, and each block's first reference.
@@ -237,19 +272,31 @@ impl PreparedFileTrace {
     /// spooling its events: memory is bounded by its files and blocks, not its length. A bad
     /// record anywhere fails here, naming its place, before any run starts.
     pub fn open(path: &Path, format: &Format, block_size: u32) -> Result<Self> {
+        Self::open_with(path, format, block_size, DEFAULT_MAX_REQUEST_BYTES)
+    }
+
+    /// [`PreparedFileTrace::open`], refusing a read or write of more than `max_request_bytes`
+    /// (its line or call is named).
+    pub fn open_with(
+        path: &Path,
+        format: &Format,
+        block_size: u32,
+        max_request_bytes: u64,
+    ) -> Result<Self> {
         let source = path.display().to_string();
         let mut out = FileTraceBuilder::new(source.clone(), block_size);
         let names = match format {
             Format::Events => {
                 let input = input::open_text(path)?;
-                let mut reader = EventReader::new(input, &source, DEFAULT_MAX_REQUEST_BYTES);
+                let mut reader = EventReader::new(input, &source, max_request_bytes);
                 while let Some((ev, _)) = reader.next_event()? {
                     out.push(&ev)?;
                 }
                 reader.into_names()
             }
             Format::Accusim | Format::AccusimText => {
-                let mut resolver = accusim::Resolver::new(source);
+                let mut resolver =
+                    accusim::Resolver::new(source).with_max_request_bytes(max_request_bytes);
                 let mut names = BTreeMap::new();
                 let mut events = Vec::new();
                 for item in accusim::calls(path, matches!(format, Format::Accusim))? {
@@ -261,7 +308,10 @@ impl PreparedFileTrace {
                 names
             }
             // The same refusal as the loader's.
-            other => return PreparedFileTrace::new(load_file_trace(path, other)?, block_size),
+            other => {
+                let trace = load_file_trace_with(path, other, max_request_bytes)?;
+                return PreparedFileTrace::new(trace, block_size);
+            }
         };
         out.finish(names)
     }
@@ -414,21 +464,35 @@ impl PreparedFileTrace {
     ) -> Result<Self> {
         let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
         if *format == Format::Native || !regular {
-            let mut blocks = dense::BlockTrace::load(path, format, opts, ops)?;
+            let mut blocks = dense::BlockTrace::load_timed(path, format, opts, ops)?;
             if writes_as_reads {
                 blocks.write_mask = None;
             }
             return PreparedFileTrace::from_block_trace(&blocks);
         }
+        let runs = Self::block_runs(path, format, opts, ops, writes_as_reads)?;
+        Self::spool_block_runs(path, format, opts, ops, &runs)
+    }
+
+    /// Pass 1 of [`PreparedFileTrace::open_blocks`]: each distinct block's run (high half) and
+    /// index in it (low half), each run's length, the references kept and whether any has a time.
+    fn block_runs(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        ops: OpFilter,
+        writes_as_reads: bool,
+    ) -> Result<BlockRuns> {
         let source = path.display().to_string();
         // Pass 1: the distinct blocks, as BlockTrace::load checks and counts them.
         let mut place: FxHashMap<u64, u64> = FxHashMap::default();
-        let (mut refs, mut writes) = (0u64, false);
+        let (mut refs, mut writes, mut timed) = (0u64, false, false);
         for req in open_requests(path, format, opts)? {
             let req = req?;
             if !ops.keeps(req.op) {
                 continue;
             }
+            timed |= req.time_ns.is_some();
             if refs + req.count as u64 >= dense::NEVER as u64 {
                 return Err(Error::config(
                     "trace",
@@ -480,20 +544,64 @@ impl PreparedFileTrace {
             run_sizes[run as usize] += 1;
         }
         drop(sorted);
-        // Pass 2: the events, spooled.
+        Ok(BlockRuns {
+            place,
+            run_sizes,
+            refs,
+            timed,
+        })
+    }
+
+    /// Pass 2 of [`PreparedFileTrace::open_blocks`]: the events, spooled, over the runs pass 1
+    /// found. A trace that changed between the passes (a block pass 1 did not see, or another
+    /// number of references) is refused: its runs would not describe it.
+    fn spool_block_runs(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        ops: OpFilter,
+        runs: &BlockRuns,
+    ) -> Result<Self> {
+        let BlockRuns {
+            place,
+            run_sizes,
+            refs,
+            timed,
+        } = runs;
+        let (refs, timed) = (*refs, *timed);
+        let source = path.display().to_string();
+        let changed = |what: String| {
+            Error::config(
+                "trace",
+                &source,
+                format!("changed while it was read twice ({what}); simulate a copy that does not change"),
+            )
+        };
         let bs = opts.block_size as u64;
         let mut opened = vec![false; run_sizes.len()];
-        let mut out = FileTraceBuilder::new(source, opts.block_size);
+        let mut out = FileTraceBuilder::new(source.clone(), opts.block_size);
+        // Think times as `from_block_trace` makes them from a loaded trace's times (a request
+        // without a time counts as time 0 when others have one).
+        let mut last_time = None;
         for req in open_requests(path, format, opts)? {
             let req = req?;
             if !ops.keeps(req.op) {
                 continue;
             }
+            let time = timed.then(|| req.time_ns.unwrap_or(0));
             for k in 0..req.count as u64 {
-                let at = place[&(req.block + k)];
+                let block = req.block + k;
+                let at = *place.get(&block).ok_or_else(|| {
+                    changed(format!("block {block} was not there the first time"))
+                })?;
                 let (run, index) = (at >> 32, at & u32::MAX as u64);
-                let event = |kind| FileEvent {
-                    think_ns: 0,
+                let think_ns = match (time, last_time) {
+                    (Some(t), Some(prev)) => t.saturating_sub(prev),
+                    _ => 0,
+                };
+                last_time = time;
+                let event = |think_ns, kind| FileEvent {
+                    think_ns,
                     pid: 1,
                     fd: run as u32 + 3,
                     file: run,
@@ -501,13 +609,22 @@ impl PreparedFileTrace {
                     kind,
                 };
                 if !std::mem::replace(&mut opened[run as usize], true) {
-                    out.push(&event(FileEventKind::Open))?;
+                    out.push(&event(0, FileEventKind::Open))?;
                 }
-                out.push(&event(FileEventKind::Read {
-                    offset: index * bs,
-                    len: bs,
-                }))?;
+                out.push(&event(
+                    think_ns,
+                    FileEventKind::Read {
+                        offset: index * bs,
+                        len: bs,
+                    },
+                ))?;
             }
+        }
+        if out.count.references != refs {
+            return Err(changed(format!(
+                "{refs} block references the first time, {} the second",
+                out.count.references
+            )));
         }
         out.finish(Default::default())
     }
@@ -517,7 +634,11 @@ impl PreparedFileTrace {
         if self.oracle.get().is_some() {
             return Ok(());
         }
-        let mut refs = Vec::with_capacity(self.references);
+        let (n, universe) = (self.references, self.layout.universe());
+        let mut refs = Vec::new();
+        crate::error::try_reserve(&mut refs, n, || {
+            format!("OPT's references for {n} block reads")
+        })?;
         let bs = self.block_size as u64;
         self.for_each_chunk(|events| {
             for ev in events {
@@ -528,8 +649,12 @@ impl PreparedFileTrace {
                 }
             }
         })?;
-        let mut next = vec![dense::NEVER; refs.len()];
-        let mut upcoming = vec![dense::NEVER; self.layout.universe()];
+        let mut next = crate::error::try_filled(refs.len(), dense::NEVER, || {
+            format!("OPT's next-use array for {n} block reads")
+        })?;
+        let mut upcoming = crate::error::try_filled(universe, dense::NEVER, || {
+            format!("OPT's first-use array for {universe} blocks")
+        })?;
         for i in (0..refs.len()).rev() {
             let b = refs[i] as usize;
             next[i] = upcoming[b];
@@ -734,6 +859,37 @@ mod tests {
     }
 
     #[test]
+    fn a_block_trace_that_changes_between_its_two_reads_is_refused_in_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.lirs");
+        std::fs::write(&path, "1\n2\n3\n1\n").unwrap();
+        let (opts, f, ops) = (ReadOptions::default(), Format::Lirs, OpFilter::Read);
+        let runs = PreparedFileTrace::block_runs(&path, &f, &opts, ops, false).unwrap();
+        // What a writer appending between the passes does: a block the first pass never saw.
+        std::fs::write(&path, "1\n2\n3\n1\n9\n").unwrap();
+        let spool = |p: &Path| PreparedFileTrace::spool_block_runs(p, &f, &opts, ops, &runs);
+        let err = spool(&path)
+            .err()
+            .expect("a grown trace is refused")
+            .to_string();
+        assert!(err.contains("changed while it was read twice"), "{err}");
+        assert!(err.contains("block 9"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        // Only known blocks, but more of them: refused too.
+        std::fs::write(&path, "1\n2\n3\n1\n2\n").unwrap();
+        let err = spool(&path)
+            .err()
+            .expect("a longer trace is refused")
+            .to_string();
+        assert!(
+            err.contains("4 block references the first time, 5 the second"),
+            "{err}"
+        );
+        std::fs::write(&path, "1\n2\n3\n1\n").unwrap();
+        assert_eq!(spool(&path).unwrap().references, 4);
+    }
+
+    #[test]
     fn a_block_trace_with_writes_read_twice_as_reads_gives_the_loaded_traces_events() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.csv");
@@ -750,7 +906,8 @@ mod tests {
         // Read-ahead on a block trace refuses writes; a hierarchy's client reads them.
         let refused = PreparedFileTrace::open_blocks(&path, &format, &opts, OpFilter::All);
         assert!(refused.is_err_and(|e| e.to_string().contains("holds writes")));
-        let mut loaded = dense::BlockTrace::load(&path, &format, &opts, OpFilter::All).unwrap();
+        let mut loaded =
+            dense::BlockTrace::load_timed(&path, &format, &opts, OpFilter::All).unwrap();
         assert!(loaded.writes() > 0);
         loaded.write_mask = None;
         let want = PreparedFileTrace::from_block_trace(&loaded).unwrap();

@@ -6,6 +6,7 @@
 //! victims. Only the engine calls across components.
 
 pub mod admission;
+pub mod bounds;
 pub mod cache_model;
 pub mod compat;
 pub mod config;
@@ -29,6 +30,7 @@ pub mod size;
 pub mod stats;
 pub mod stream;
 pub mod sweep;
+pub mod threads;
 pub mod trace;
 pub mod workload;
 

@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 pub struct OutFile {
     inner: Inner,
     path: PathBuf,
+    /// Its temporary name in the pending list, so a signal handler can remove it.
+    _pending: Option<PendingTemp>,
 }
 
 enum Inner {
@@ -34,7 +36,13 @@ impl OutFile {
             }
             _ => path.to_path_buf(),
         };
-        if std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        if std::fs::metadata(&target).is_ok_and(|m| m.is_dir()) {
+            // Refused before anything is written: a rename over a directory fails only at the
+            // end, after the whole output was made.
+            let cause = std::io::Error::other("is a directory; name a file to write");
+            return Err(Error::io(path, cause));
+        }
+        if std::fs::metadata(&target).is_ok_and(|m| !m.is_file()) {
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .open(&target)
@@ -42,6 +50,7 @@ impl OutFile {
             return Ok(OutFile {
                 inner: Inner::Direct(file),
                 path: path.to_path_buf(),
+                _pending: None,
             });
         }
         let dir = match target.parent() {
@@ -63,6 +72,7 @@ impl OutFile {
         }
         let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
         Ok(OutFile {
+            _pending: Some(PendingTemp::new(tmp.path())),
             inner: Inner::Temp(tmp),
             path: target,
         })
@@ -121,6 +131,66 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     file.commit()
 }
 
+/// Most temporary files listed at once; more are still removed when dropped, only not on a signal.
+const PENDING_SLOTS: usize = 256;
+
+/// The temporary files now being written, as NUL-terminated paths: read by a signal handler
+/// ([`for_each_pending`]), which may only load atomics and call `unlink`.
+static PENDING: [std::sync::atomic::AtomicPtr<std::ffi::c_char>; PENDING_SLOTS] =
+    [const { std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()) }; PENDING_SLOTS];
+
+/// A temporary file's place in the pending list, cleared when dropped. The program's signal
+/// handler (the CLI installs one for SIGINT, SIGTERM and SIGHUP) removes every listed file, so
+/// an interrupted writer leaves no hidden temporary behind.
+pub struct PendingTemp {
+    slot: Option<usize>,
+}
+
+impl PendingTemp {
+    /// Lists `path` until the returned value is dropped.
+    pub fn new(path: &Path) -> PendingTemp {
+        use std::os::unix::ffi::OsStrExt;
+        use std::sync::atomic::Ordering;
+        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+            return PendingTemp { slot: None };
+        };
+        let raw = c.into_raw();
+        for (i, cell) in PENDING.iter().enumerate() {
+            let free = std::ptr::null_mut();
+            if cell
+                .compare_exchange(free, raw, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                return PendingTemp { slot: Some(i) };
+            }
+        }
+        // SAFETY: `raw` came from `into_raw` above and was never shared.
+        drop(unsafe { std::ffi::CString::from_raw(raw) });
+        PendingTemp { slot: None }
+    }
+}
+
+impl Drop for PendingTemp {
+    fn drop(&mut self) {
+        if let Some(i) = self.slot {
+            // The path's bytes are left allocated (a few dozen bytes a file): a handler on
+            // another thread may hold the pointer it loaded, so freeing it could never be safe.
+            PENDING[i].store(std::ptr::null_mut(), std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+/// Calls `f` with each listed temporary file's NUL-terminated path; async-signal-safe (atomic
+/// loads only), for a handler that removes them before the process dies.
+pub fn for_each_pending(mut f: impl FnMut(*const std::ffi::c_char)) {
+    for cell in &PENDING {
+        let p = cell.load(std::sync::atomic::Ordering::SeqCst);
+        if !p.is_null() {
+            f(p);
+        }
+    }
+}
+
 /// Refuses an output that is one of the inputs, or a link to one: writing it would destroy the
 /// data being read. Compares device and inode (after following links), so hard links, symbolic
 /// links and different spellings of one path are all caught.
@@ -144,6 +214,26 @@ pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether `a` and `b` name one file, whether or not it exists yet: two outputs of one command
+/// that would overwrite each other. Existing files compare by device and inode; otherwise by
+/// their folder (links followed) and name.
+pub fn same_target(a: &Path, b: &Path) -> bool {
+    if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return same_file(&ma, &mb) || canonical_eq(a, b);
+    }
+    let place = |p: &Path| {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some((std::fs::canonicalize(dir).ok()?, p.file_name()?.to_owned()))
+    };
+    match (place(a), place(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 #[cfg(unix)]

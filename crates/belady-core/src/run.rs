@@ -1,25 +1,25 @@
 //! The one run entry: [`run`] performs a [`RunConfig`]. This module is the only place that
 //! decides which engine runs what (the streaming block grid, the file engine, hierarchies on
 //! the file engine, ClusterFetch's shaped runs) and what `compat` implies;
-//! `belady sim`, `belady.simulate`/`belady.run`, the sweep planner and the Dask worker all come
-//! here ([`run_cell`] is the sweep's per-cell form over a trace read once).
+//! `belady sim`, `belady.simulate`/`belady.run`, sweep cells, the Dask worker, `demo`,
+//! `calibrate` and the ClusterFetch demo all come here with a [`RunConfig`].
 
 use crate::cache_model::CacheModel;
-use crate::config::{RunConfig, RunOptions};
-use crate::engine::{run_grid_with, PreparedTrace, RunResult};
+use crate::config::RunConfig;
+use crate::engine::RunResult;
 use crate::error::{Error, Result};
 use crate::filesim::{
-    run_file_grid, run_file_hierarchies, run_file_hierarchy, run_file_one, run_file_one_with_store,
-    FileSimConfig, Placement as Layout, PreparedFileTrace,
+    run_file_grid, run_file_hierarchies, run_file_one_with_store, FileSimConfig, PreparedFileTrace,
 };
 use crate::hierarchy::{HierarchySpec, Links, Placement};
 use crate::policy::registry::{parse_policies, PolicySpec};
-use crate::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};
-use crate::simulate::{load_file_engine_trace_with, simulate_with};
+use crate::prefetch::clusterfetch::PrefetchStore;
+use crate::simulate::load_file_engine_trace_with;
 use crate::size::CacheSize;
-use crate::trace::{detect_format, BlockTrace, Format, OpFilter, ReadOptions};
+use crate::stream::{run_block_grid_with, BlockSource};
+use crate::trace::{detect_format, Format, OpFilter, ReadOptions};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Which engine performs a run.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -33,19 +33,23 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// The engine for runs with settings `opts` over a trace in `format`; `hierarchy` when the
-    /// run is of `levels`.
-    pub fn of(opts: &RunOptions, format: &Format, hierarchy: bool) -> Engine {
+    /// The engine for one setting ([`RunConfig::settings`]) of a normalised configuration over
+    /// a trace in `format`; `hierarchy` when the run is of `levels`. The only place the engine
+    /// is decided: read-ahead, clustering, a device, AccuSim's rules, ClusterFetch's settings or
+    /// a file-level trace need the file engine; the rest runs on the block grid's fast loop.
+    pub fn of(setting: &RunConfig, format: &Format, hierarchy: bool) -> Engine {
+        let file_engine = format.is_file_level()
+            || setting.the_prefetch() != "none"
+            || setting.the_disk().is_some()
+            || setting.compat.as_deref().is_some_and(|c| !c.is_empty())
+            || !setting.compat_rules.is_empty()
+            || setting.scheduler != "fcfs"
+            || setting.clusterfetch_options();
         match hierarchy {
             true => Engine::FileHierarchy,
-            false if opts.uses_file_engine(format) => Engine::FileGrid,
+            false if file_engine => Engine::FileGrid,
             false => Engine::BlockGrid,
         }
-    }
-
-    /// Whether the engine reads the trace as files (the file engine's prepared trace).
-    pub fn on_files(self) -> bool {
-        matches!(self, Engine::FileGrid | Engine::FileHierarchy)
     }
 }
 
@@ -104,24 +108,28 @@ impl Outcome {
 
     /// The rows as a JSON array (`belady sim --json`, `belady.simulate`), indented when `pretty`.
     pub fn rows_json(&self, pretty: bool) -> String {
-        fn text<T: Serialize>(rows: &[T], pretty: bool) -> String {
-            let s = if pretty {
-                serde_json::to_string_pretty(rows)
-            } else {
-                serde_json::to_string(rows)
-            };
-            s.expect("rows serialise")
-        }
-        let rows: Vec<Row> = self
-            .runs
+        let rows = self.rows();
+        let s = if pretty {
+            serde_json::to_string_pretty(&rows)
+        } else {
+            serde_json::to_string(&rows)
+        };
+        s.expect("rows serialise")
+    }
+
+    /// Each row as `belady sim --json` prints it (what a sweep stores).
+    pub fn rows(&self) -> Vec<serde_json::Value> {
+        self.runs
             .iter()
-            .map(|run| Row {
-                run,
-                format: &self.format,
-                ops: self.ops,
+            .map(|run| {
+                serde_json::to_value(Row {
+                    run,
+                    format: &self.format,
+                    ops: self.ops,
+                })
+                .expect("rows serialise")
             })
-            .collect();
-        text(&rows, pretty)
+            .collect()
     }
 }
 
@@ -144,8 +152,8 @@ impl RunConfig {
 
     /// The hierarchies `levels` × `placement` ask for, in that order: each hierarchy once per
     /// placement, the placement applying to every lower level that does not name its own.
-    pub fn hierarchy_specs(&self, opts: &RunOptions) -> Result<Vec<HierarchySpec>> {
-        let preset = opts.preset()?;
+    pub fn hierarchy_specs(&self) -> Result<Vec<HierarchySpec>> {
+        let preset = self.policy_preset()?;
         let placements: Vec<Placement> = self
             .placement
             .split(',')
@@ -178,81 +186,22 @@ impl RunConfig {
 
     /// The links between levels and the reload queue (they time hierarchies under a disk).
     fn links(&self) -> Result<Links> {
-        let us = |v: f64, key: &str| -> Result<u64> {
-            if v.is_finite() && v >= 0.0 {
-                Ok((v * 1000.0).round() as u64)
-            } else {
-                Err(Error::config(key, v, "expected microseconds, 0 or more"))
-            }
-        };
+        use crate::bounds::{time_ns, TimeUnit};
+        crate::bounds::check_rate(
+            "link_mbps",
+            self.link_mbps,
+            1e6 / 8.0,
+            "Mb/s",
+            crate::bounds::MIN_LINK_BYTES_PER_S,
+        )?;
         let links = Links {
-            link_latency_ns: us(self.link_latency_us, "link_latency_us")?,
+            link_latency_ns: time_ns("link_latency_us", self.link_latency_us, TimeUnit::Us)?,
             link_bytes_per_s: self.link_mbps * 1e6 / 8.0,
-            think_ns: us(self.think_us, "think_us")?,
+            think_ns: time_ns("think_us", self.think_us, TimeUnit::Us)?,
             reload_queue: self.reload_queue,
         };
         links.validate()?;
         Ok(links)
-    }
-
-    /// ClusterFetch's parameters when `on`; an error when its settings are given without it.
-    fn clusterfetch(&self, on: bool) -> Result<Option<ClusterFetchConfig>> {
-        if !on {
-            let given = [
-                ("cf_queue", self.cf_queue.is_some()),
-                ("cf_threshold", self.cf_threshold.is_some()),
-                ("cf_min_burst", self.cf_min_burst.is_some()),
-                ("cf_store_limit", self.cf_store_limit.is_some()),
-                ("cf_bandwidth", self.cf_bandwidth.is_some()),
-                ("cf_store", self.cf_store.is_some()),
-            ];
-            if let Some((key, _)) = given.iter().find(|g| g.1) {
-                return Err(Error::config(
-                    key,
-                    "given",
-                    "is a ClusterFetch option: add +clusterfetch to the read-ahead engine",
-                ));
-            }
-            return Ok(None);
-        }
-        let mut cf = ClusterFetchConfig::default();
-        if let Some(q) = self.cf_queue {
-            cf.queue_len = q;
-        }
-        if let Some(ms) = self.cf_threshold {
-            if !(ms.is_finite() && ms > 0.0 && ms < 1e12) {
-                return Err(Error::config(
-                    "cf_threshold",
-                    ms,
-                    "expected a time in milliseconds above 0",
-                ));
-            }
-            cf.threshold_ns = (ms * 1e6).round() as u64;
-        }
-        if let Some(m) = self.cf_min_burst {
-            cf.min_burst = m;
-        }
-        if let Some(t) = &self.cf_store_limit {
-            cf.store_limit_bytes = bytes("cf_store_limit", t)?;
-        }
-        if let Some(t) = &self.cf_bandwidth {
-            cf.bandwidth_bytes_per_s = bytes("cf_bandwidth", t)?;
-        }
-        cf.validate()?;
-        Ok(Some(cf))
-    }
-
-    /// The file engine's configuration for one setting, checked (the engine settings plus
-    /// ClusterFetch, the layout and the request log).
-    pub fn file_config(&self, opts: &RunOptions) -> Result<FileSimConfig> {
-        let mut cfg = opts.file_config()?;
-        cfg.log_requests = self.log_requests;
-        cfg.admission = crate::admission::AdmissionSpec::parse(&self.admission)?;
-        cfg.seed = self.seed;
-        cfg.clusterfetch = self.clusterfetch(cfg.clusterfetch.is_some())?;
-        cfg.placement = Layout::parse(&self.layout)?;
-        cfg.validate()?;
-        Ok(cfg)
     }
 
     /// The trace as a ClusterFetch run needs it: replayed twice for a warm start, with the
@@ -281,43 +230,63 @@ impl RunConfig {
         CacheSize::parse_list(&self.cache_sizes.join(","))
     }
 
-    fn policy_specs(&self, opts: &RunOptions) -> Result<Vec<PolicySpec>> {
-        let mut specs = parse_policies(&self.policies.join(","), &self.params, opts.preset()?)?;
+    fn policy_specs(&self) -> Result<Vec<PolicySpec>> {
+        let mut specs = parse_policies(
+            &self.policies.join(","),
+            &self.params,
+            self.policy_preset()?,
+        )?;
         for spec in &mut specs {
+            // The randomised policies draw from the run's seed (`--seed`).
             spec.seed = self.seed;
         }
         Ok(specs)
     }
 }
 
-fn bytes(key: &str, text: &str) -> Result<u64> {
-    let bad = || {
-        Error::config(
-            key,
-            text,
-            "expected a byte size such as 3MB, 512KiB or 1048576",
-        )
-    };
-    match CacheSize::parse(text).map_err(|_| bad())? {
-        CacheSize::Bytes(b) | CacheSize::Blocks(b) => Ok(b),
-        CacheSize::Percent(_) => Err(bad()),
-    }
-}
-
 /// Performs `config`: every setting of `prefetch` × `disk`, each over every policy and size (or
 /// hierarchy). Runs in the current rayon pool.
 pub fn run(config: &RunConfig) -> Result<Outcome> {
+    let config = &config.normalized()?;
     if config.trace.as_os_str().is_empty() {
         return Err(Error::config("trace", "", "name the trace file"));
     }
-    let grid = config.option_grid()?;
-    grid[0].preset()?;
+    // Several settings read the trace once each, and the block engine reads a native file once
+    // per group of runs: an input readable once is copied first, and reported under its own name.
+    if config.settings()?.len() > 1 || config.trace_format()? == Format::Native {
+        if let Some(spool) = crate::trace::input::spool_read_once(&config.trace)? {
+            let (given, copy) = (
+                config.trace.display().to_string(),
+                spool.display().to_string(),
+            );
+            let spooled = RunConfig {
+                trace: spool.to_path_buf(),
+                ..config.clone()
+            };
+            let mut out = run_each(&spooled).map_err(|e| e.renamed(&copy, &given))?;
+            for name in
+                std::iter::once(&mut out.source).chain(out.runs.iter_mut().map(|r| &mut r.trace))
+            {
+                if *name == copy {
+                    name.clone_from(&given);
+                }
+            }
+            return Ok(out);
+        }
+    }
+    run_each(config)
+}
+
+/// [`run`] over a trace every setting can read again.
+fn run_each(config: &RunConfig) -> Result<Outcome> {
+    let settings = config.settings()?;
+    config.policy_preset()?;
     let format = config.trace_format()?;
     let ops = OpFilter::parse(&config.ops)?;
     let setup = config.level_setup()?;
     // The objects model has one untimed level: refuse what needs blocks before reading anything.
     let model = CacheModel::choose(setup.model.as_deref(), format.has_object_sizes())?;
-    let file_engine = grid
+    let file_engine = settings
         .iter()
         .any(|o| Engine::of(o, &format, false) == Engine::FileGrid);
     model.check_run(true, file_engine, !config.levels.is_empty())?;
@@ -329,40 +298,46 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         ));
     }
     if !config.levels.is_empty() {
-        return run_levels(config, &grid, &format, ops);
+        return run_levels(config, &settings, &format, ops);
     }
-    let specs = config.policy_specs(&grid[0])?;
+    let specs = config.policy_specs()?;
     let sizes = config.cache_size_list()?;
     let path = config.trace.as_path();
     let read = config.read_options();
     let mut out = Outcome::empty(&format, ops);
     let mut first = true;
-    for opts in &grid {
-        let cfg = match Engine::of(opts, &format, false) {
-            Engine::FileGrid => Some(config.file_config(opts)?),
-            _ => None,
-        };
-        let (runs, references, unique, source) = match &cfg {
-            // Warm starts, launch markers and a persistent store shape the trace and the run.
-            Some(cfg) if config.needs_own_run() => {
-                let trace =
-                    config.shape(load_file_engine_trace_with(path, &format, &read, ops)?)?;
-                let runs = run_with_store(config, &specs, &sizes, &trace, cfg, &mut out)?;
+    for setting in &settings {
+        let (runs, references, unique, source) = match Engine::of(setting, &format, false) {
+            Engine::BlockGrid => {
+                // Untimed block runs stream the trace (memory bounded by the caches and unique
+                // blocks).
+                let source = BlockSource {
+                    path,
+                    format: &format,
+                    opts: &read,
+                    ops,
+                };
+                let grid = run_block_grid_with(&source, &specs, &sizes, &setup)?;
+                (
+                    grid.runs,
+                    grid.references as usize,
+                    grid.unique,
+                    grid.source,
+                )
+            }
+            Engine::FileGrid | Engine::FileHierarchy => {
+                let cfg = setting.file_config()?;
+                let mut trace = load_file_engine_trace_with(path, &format, &read, ops)?;
+                let runs = if config.needs_own_run() {
+                    // Warm starts, launch markers and a persistent store shape the trace and
+                    // the run.
+                    trace = config.shape(trace)?;
+                    run_with_store(config, &specs, &sizes, &trace, &cfg, &mut out)?
+                } else {
+                    run_file_grid(&specs, &sizes, &trace, &cfg)?
+                };
                 let (r, u, s) = (trace.references, trace.distinct, trace.source().to_string());
                 (runs, r, u, s)
-            }
-            _ => {
-                let sim = simulate_with(
-                    path,
-                    &format,
-                    &read,
-                    ops,
-                    &specs,
-                    &sizes,
-                    cfg.as_ref(),
-                    &setup,
-                )?;
-                (sim.runs, sim.references, sim.unique, sim.source)
             }
         };
         if first {
@@ -415,11 +390,11 @@ fn run_with_store(
 /// with the links' timing under a disk).
 fn run_levels(
     config: &RunConfig,
-    grid: &[RunOptions],
+    settings: &[RunConfig],
     format: &Format,
     ops: OpFilter,
 ) -> Result<Outcome> {
-    let specs = config.hierarchy_specs(&grid[0])?;
+    let specs = config.hierarchy_specs()?;
     let mut out = Outcome::empty(format, ops);
     let path = config.trace.as_path();
     let trace = if format.is_file_level() {
@@ -429,8 +404,8 @@ fn run_levels(
         // hierarchy model always counted them); the trace is read twice, not held.
         PreparedFileTrace::open_blocks_as_reads(path, format, &config.read_options(), ops)?
     };
-    for opts in grid {
-        let cfg = config.file_config(opts)?;
+    for setting in settings {
+        let cfg = setting.file_config()?;
         out.runs.extend(run_file_hierarchies(&specs, &trace, &cfg)?);
     }
     out.references = trace.references;
@@ -439,145 +414,23 @@ fn run_levels(
     Ok(out)
 }
 
-/// A trace read once for many single runs ([`run_cell`]): the block engine's and the file
-/// engine's forms, as the runs' engines need them.
-pub struct Loaded {
-    /// The trace's format.
-    pub format: Format,
-    /// Bytes per block.
-    pub block_size: u32,
-    blocks: Option<PreparedTrace>,
-    files: Option<PreparedFileTrace>,
-}
-
-impl Loaded {
-    /// Reads the trace at `path` (reads only) in the forms `engines` need.
-    pub fn load(
-        path: &Path,
-        format: Format,
-        block_size: u32,
-        engines: impl IntoIterator<Item = Engine>,
-    ) -> Result<Loaded> {
-        let (mut need_blocks, mut need_files) = (false, false);
-        for e in engines {
-            if e.on_files() {
-                need_files = true;
-            } else {
-                need_blocks = true;
-            }
-        }
-        let (mut blocks, mut files) = (None, None);
-        if format.is_file_level() {
-            files = Some(PreparedFileTrace::open(path, &format, block_size)?);
-        } else {
-            let opts = ReadOptions::with_block_size(block_size);
-            let trace = BlockTrace::load(path, &format, &opts, OpFilter::Read)?;
-            if need_files {
-                files = Some(PreparedFileTrace::from_block_trace(&trace)?);
-            }
-            if need_blocks || !need_files {
-                blocks = Some(PreparedTrace::new(trace));
-            }
-        }
-        Ok(Loaded {
-            format,
-            block_size,
-            blocks,
-            files,
-        })
-    }
-
-    /// Distinct blocks referenced (what percentage sizes are of).
-    pub fn unique(&self) -> usize {
-        match (&self.blocks, &self.files) {
-            (Some(b), _) => b.unique(),
-            (None, Some(f)) => f.distinct,
-            (None, None) => 0,
-        }
-    }
-
-    fn blocks(&self, label: &str) -> Result<&PreparedTrace> {
-        self.blocks
-            .as_ref()
-            .ok_or_else(|| Error::config("trace", label, "was not prepared for the block engine"))
-    }
-
-    fn files(&self, label: &str) -> Result<&PreparedFileTrace> {
-        self.files
-            .as_ref()
-            .ok_or_else(|| Error::config("trace", label, "was not prepared for the file engine"))
-    }
-}
-
-/// Performs one cell of a grid over `loaded`: `cell` names one policy at one size, or one
-/// hierarchy under one placement, and at most one read-ahead engine and one disk. `label` names
-/// the trace in errors.
-pub fn run_cell(cell: &RunConfig, loaded: &Loaded, label: &str) -> Result<RunResult> {
-    let grid = cell.option_grid()?;
-    let [opts] = &grid[..] else {
-        return Err(Error::config(
-            "prefetch",
-            cell.prefetch.join(","),
-            "a single run takes one read-ahead engine and one disk",
-        ));
-    };
-    let format = &loaded.format;
-    if let Some(levels) = cell.levels.first() {
-        let placement = Placement::parse(&cell.placement)?;
-        let mut spec = HierarchySpec::parse(levels, &cell.params, opts.preset()?, placement)?;
-        spec.links = cell.links()?;
-        spec.seed_policies(cell.seed);
-        return run_file_hierarchy(&spec, loaded.files(label)?, &cell.file_config(opts)?);
-    }
-    let spec = cell
-        .policy_specs(opts)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| Error::config("policies", "", "name one policy"))?;
-    let size = cell
-        .cache_size_list()?
-        .into_iter()
-        .next()
-        .expect("a checked size list is not empty");
-    let setup = cell.level_setup()?;
-    match Engine::of(opts, format, false) {
-        Engine::FileGrid => {
-            CacheModel::choose(setup.model.as_deref(), format.has_object_sizes())?
-                .check_run(true, true, false)?;
-            let capacity = size.resolve(loaded.unique(), loaded.block_size)?;
-            run_file_one(
-                &spec,
-                loaded.files(label)?,
-                capacity,
-                &cell.file_config(opts)?,
-            )
-        }
-        // The block path resolves the cache model as `sim` does (objects for sized traces).
-        _ => Ok(
-            run_grid_with(&[spec], &[size], loaded.blocks(label)?, &setup)?
-                .pop()
-                .expect("one policy at one size gives one run"),
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn compat_accusim_picks_the_file_engine_and_levels_run_on_it_under_a_disk() {
-        let accusim = RunOptions {
+        let accusim = RunConfig {
             compat: Some("accusim".into()),
-            ..RunOptions::default()
+            ..RunConfig::default()
         };
         assert_eq!(Engine::of(&accusim, &Format::Lirs, false), Engine::FileGrid);
-        let plain = RunOptions::default();
+        let plain = RunConfig::default();
         assert_eq!(Engine::of(&plain, &Format::Lirs, false), Engine::BlockGrid);
         assert_eq!(Engine::of(&plain, &Format::Events, false), Engine::FileGrid);
-        let disk = RunOptions {
-            disk: Some("cheetah9lp".into()),
-            ..RunOptions::default()
+        let disk = RunConfig {
+            disk: vec!["cheetah9lp".into()],
+            ..RunConfig::default()
         };
         assert_eq!(Engine::of(&disk, &Format::Lirs, false), Engine::FileGrid);
         assert_eq!(
@@ -633,9 +486,7 @@ mod tests {
             format: Some("lirs".into()),
             ..RunConfig::default()
         };
-        let e = config
-            .file_config(&config.option_grid().unwrap()[0])
-            .unwrap_err();
+        let e = config.settings().unwrap()[0].file_config().unwrap_err();
         assert!(
             matches!(&e, Error::Config { field, .. } if field == "cf_queue"),
             "{e}"

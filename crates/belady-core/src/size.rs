@@ -49,9 +49,13 @@ impl CacheSize {
             ));
         }
         if unit.is_empty() {
-            let blocks: u64 = num
-                .parse()
-                .map_err(|_| bad("a number of blocks must be a whole number"))?;
+            let blocks: u64 = num.parse().map_err(|e: std::num::ParseIntError| {
+                if *e.kind() == std::num::IntErrorKind::PosOverflow {
+                    bad(&format!("too large: at most {} blocks", u64::MAX))
+                } else {
+                    bad("a number of blocks must be a whole number")
+                }
+            })?;
             if blocks == 0 {
                 return Err(bad(if field == "--cache-size" {
                     "a cache needs at least one block"
@@ -80,8 +84,12 @@ impl CacheSize {
             .parse()
             .map_err(|_| bad("expected a number before the unit"))?;
         let bytes = v * scale;
-        if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
-            return Err(bad("size out of range"));
+        if bytes.is_finite() && bytes >= u64::MAX as f64 || bytes.is_infinite() {
+            return Err(bad(&format!("too large: at most {} bytes", u64::MAX)));
+        }
+        // `num` is digits and dots, so `bytes` is never NaN.
+        if bytes < 1.0 {
+            return Err(bad("less than one byte"));
         }
         Ok(CacheSize::Bytes(bytes as u64))
     }

@@ -6,7 +6,7 @@
 //! on P3), the measured relation is asserted instead and the README says so.
 
 mod common;
-use belady_core::config::RunOptions;
+use belady_core::config::RunConfig;
 use belady_core::filesim::{run_file_hierarchies, PreparedFileTrace};
 use belady_core::hierarchy::{HierarchySpec, Placement};
 use belady_core::{Format, PreparedTrace, Preset};
@@ -42,7 +42,7 @@ impl Grid {
         // One parallel batch: every (policy, size, placement) on the rayon pool, on the one
         // engine every hierarchy runs on (untimed, no read-ahead).
         let files = PreparedFileTrace::from_block_trace(&t.trace).unwrap();
-        let cfg = RunOptions::default().file_config().unwrap();
+        let cfg = RunConfig::default().file_config().unwrap();
         let results = run_file_hierarchies(&specs, &files, &cfg).unwrap();
         let ratio = |i: usize| results[i].levels.as_ref().unwrap()[1].hit_ratio;
         let n = sizes.len();

@@ -4,7 +4,7 @@
 use belady_core::sweep::store::Store;
 use belady_core::sweep::{run_config, CellConfig, Experiment, Plan};
 use belady_core::trace::{detect_format, Format, OpFilter};
-use belady_core::{parse_policies, Error, RunConfig, RunResult};
+use belady_core::{parse_policies, Error, RunConfig};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -37,6 +37,8 @@ fn to_py(e: Error) -> PyErr {
             "invalid {} '{value}': {msg}",
             belady_core::config::keyword_name(&field)
         )),
+        // Memory an input asked for: Python's own exception for it, the interpreter lives on.
+        Error::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(e.to_string()),
         _ => TraceError::new_err(e.to_string()),
     }
 }
@@ -52,6 +54,9 @@ fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<St
         e => to_py(e),
     })?;
     py.allow_threads(|| -> belady_core::Result<String> {
+        if let Some(n) = threads {
+            belady_core::threads::check_threads("threads", n)?;
+        }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
             .build()
@@ -67,8 +72,7 @@ fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<St
 #[pyfunction]
 fn plan_json(py: Python<'_>, experiment: &str, base: PathBuf, name: &str) -> PyResult<String> {
     py.allow_threads(|| -> belady_core::Result<String> {
-        let exp: Experiment = serde_json::from_str(experiment)
-            .map_err(|e| Error::config("experiment", name, e.to_string()))?;
+        let exp = Experiment::from_json(experiment, name)?;
         let plan = Plan::new(&exp, &base, name)?;
         let runs: Vec<serde_json::Value> = plan
             .runs
@@ -80,15 +84,15 @@ fn plan_json(py: Python<'_>, experiment: &str, base: PathBuf, name: &str) -> PyR
     .map_err(to_py)
 }
 
-/// Performs one run from its configuration (JSON); returns the result as JSON. What a Dask
-/// worker calls.
+/// Performs one run from its configuration (JSON); returns its row (as `belady sim --json`
+/// prints it) as JSON. What a Dask worker calls.
 #[pyfunction]
 fn run_config_json(py: Python<'_>, config: &str) -> PyResult<String> {
     py.allow_threads(|| -> belady_core::Result<String> {
         let config: CellConfig = serde_json::from_str(config)
             .map_err(|e| Error::config("run configuration", "JSON", e.to_string()))?;
-        let result = run_config(&config)?;
-        Ok(serde_json::to_string(&result).expect("results serialise"))
+        let row = run_config(&config)?;
+        Ok(row.to_string())
     })
     .map_err(to_py)
 }
@@ -103,6 +107,9 @@ fn sweep_file(
     threads: Option<usize>,
 ) -> PyResult<()> {
     py.allow_threads(|| -> belady_core::Result<()> {
+        if let Some(n) = threads {
+            belady_core::threads::check_threads("threads", n)?;
+        }
         let exp = Experiment::load(&experiment)?;
         let base = experiment.parent().unwrap_or(std::path::Path::new("."));
         let plan = Plan::new(&exp, base, &experiment.display().to_string())?;
@@ -127,9 +134,9 @@ fn store_keys(store: PathBuf) -> PyResult<Vec<String>> {
 fn store_insert(store: PathBuf, experiment: &str, config: &str, result: &str) -> PyResult<()> {
     let bad = |e: serde_json::Error| to_py(Error::config("stored run", experiment, e.to_string()));
     let config: CellConfig = serde_json::from_str(config).map_err(bad)?;
-    let result: RunResult = serde_json::from_str(result).map_err(bad)?;
+    let row: serde_json::Value = serde_json::from_str(result).map_err(bad)?;
     let store = Store::open(&store).map_err(to_py)?;
-    store.insert(experiment, &config, &result).map_err(to_py)
+    store.insert(experiment, &config, &row).map_err(to_py)
 }
 
 /// Every run in `store` as JSON: `[{"key", "experiment", "config", "result"}, ...]` in a fixed order.
@@ -183,6 +190,9 @@ fn mrc_json(
 ) -> PyResult<String> {
     use belady_core::mrc::{profile, MrcOptions, Sizes};
     py.allow_threads(|| -> belady_core::Result<String> {
+        if let Some(n) = threads {
+            belady_core::threads::check_threads("threads", n)?;
+        }
         let mut specs = parse_policies(
             &policies.join(","),
             &params,

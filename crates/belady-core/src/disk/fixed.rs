@@ -1,7 +1,7 @@
 //! A device that takes the same time for every request, plus an optional per-sector cost.
 //! Meant for tests of the event engine, where round numbers make expected times easy to state.
 
-use super::{check, ms_to_ns, DiskAccess, DiskModel};
+use super::{ms_to_ns, DiskAccess, DiskModel};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -28,18 +28,9 @@ impl Default for FixedParams {
 impl FixedParams {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<()> {
-        check(
-            self.latency_ms.is_finite() && self.latency_ms >= 0.0,
-            "latency_ms",
-            self.latency_ms,
-            "a time in milliseconds, 0 or more",
-        )?;
-        check(
-            self.per_sector_ms.is_finite() && self.per_sector_ms >= 0.0,
-            "per_sector_ms",
-            self.per_sector_ms,
-            "a time in milliseconds, 0 or more",
-        )
+        use crate::bounds::{check_time, TimeUnit};
+        check_time("latency_ms", self.latency_ms, TimeUnit::Ms)?;
+        check_time("per_sector_ms", self.per_sector_ms, TimeUnit::Ms)
     }
 }
 

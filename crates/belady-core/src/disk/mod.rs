@@ -96,12 +96,14 @@ impl DiskConfig {
         let bad = |msg: String| Error::config("disk model file", origin, msg);
         // Read the table first, then the chosen model's keys from it: serde's internally tagged
         // enums lose the key and line of a bad value, a plain struct keeps them.
-        let mut table: toml::Table = toml::from_str(text).map_err(|e| bad(one_line(&e)))?;
+        let mut table: toml::Table =
+            toml::from_str(text).map_err(|e| bad(one_line(&e, Some(text))))?;
         let model = match table.remove("model") {
             Some(toml::Value::String(m)) => m,
             Some(v) => {
                 return Err(bad(format!(
-                    "key `model` = {v}: expected \"hdd\", \"ssd\" or \"fixed\""
+                    "key `model` = {}: expected \"hdd\", \"ssd\" or \"fixed\"",
+                    crate::trace::input::excerpt(v.to_string().as_bytes())
                 )))
             }
             None => {
@@ -111,7 +113,7 @@ impl DiskConfig {
             }
         };
         let rest = toml::Value::Table(table);
-        let keyed = |e: toml::de::Error| bad(one_line(&e));
+        let keyed = |e: toml::de::Error| bad(one_line(&e, None));
         let cfg = match model.as_str() {
             "hdd" => DiskConfig::Hdd(rest.try_into().map_err(keyed)?),
             "ssd" => DiskConfig::Ssd(rest.try_into().map_err(keyed)?),
@@ -122,7 +124,15 @@ impl DiskConfig {
                 )))
             }
         };
-        cfg.validate()?;
+        // Name the key in its file, not as a command-line flag.
+        cfg.validate().map_err(|e| match e {
+            Error::Config { field, value, msg } => Error::Config {
+                field: format!("key `{field}` in {origin}"),
+                value,
+                msg,
+            },
+            other => other,
+        })?;
         Ok(cfg)
     }
 
@@ -151,14 +161,17 @@ impl DiskConfig {
     }
 }
 
-/// A TOML error on one line.
-fn one_line(e: &toml::de::Error) -> String {
-    e.to_string()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+/// A TOML error on one short line: from text, its line and message without the quoted source
+/// (kilobytes on one line for a deeply nested value); from a table, the message and the key it
+/// names.
+fn one_line(e: &toml::de::Error, text: Option<&str>) -> String {
+    match (text, e.span()) {
+        (Some(text), Some(span)) => {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            format!("line {line}: {}", crate::error::brief(e.message()))
+        }
+        _ => crate::error::brief(&e.to_string()),
+    }
 }
 
 /// Resolves a preset name or a TOML file path to a configuration.

@@ -62,18 +62,13 @@ impl SsdParams {
             ("read_latency_us", self.read_latency_us),
             ("write_latency_us", self.write_latency_us),
         ] {
-            check(
-                v.is_finite() && v >= 0.0,
-                key,
-                v,
-                "a time in microseconds, 0 or more",
-            )?;
+            crate::bounds::check_time(key, v, crate::bounds::TimeUnit::Us)?;
         }
         for (key, v) in [
             ("channel_mb_s", self.channel_mb_s),
             ("interface_mb_s", self.interface_mb_s),
         ] {
-            check(v.is_finite() && v > 0.0, key, v, "a bandwidth above 0 MB/s")?;
+            crate::bounds::check_rate(key, v, 1e6, "MB/s", crate::bounds::MIN_DEVICE_BYTES_PER_S)?;
         }
         check(
             self.page_bytes >= 512,

@@ -48,6 +48,9 @@ pub use crate::report::LevelReport;
 
 pub mod below;
 mod clock;
+/// The block hierarchy with its own clock: the reference the file engine's hierarchies are
+/// checked against (test code only).
+#[cfg(test)]
 pub mod reference;
 mod result;
 mod slots;

@@ -15,7 +15,7 @@
 //! - before a call's requests leave, every block the client sent down (demote, exclusive) crosses
 //!   the first link: the client waits one block transfer per demotion (`demotion_wait_ns`).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::policy::Block;
 pub use crate::report::TimingReport;
 use rustc_hash::FxHashMap;
@@ -49,14 +49,20 @@ impl Default for Links {
 impl Links {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<()> {
-        if !(self.link_bytes_per_s.is_finite() && self.link_bytes_per_s > 0.0) {
-            return Err(Error::config(
-                "link_mbps",
-                self.link_bytes_per_s * 8.0 / 1e6,
-                "expected a bandwidth above 0",
-            ));
-        }
-        Ok(())
+        use crate::bounds::{check_time, TimeUnit};
+        crate::bounds::check_rate(
+            "link_mbps",
+            self.link_bytes_per_s * 8.0 / 1e6,
+            1e6 / 8.0,
+            "Mb/s",
+            crate::bounds::MIN_LINK_BYTES_PER_S,
+        )?;
+        check_time(
+            "link_latency_us",
+            self.link_latency_ns as f64 / 1e3,
+            TimeUnit::Us,
+        )?;
+        check_time("think_us", self.think_ns as f64 / 1e3, TimeUnit::Us)
     }
 
     /// Time to send `bytes` over one link, latency included.

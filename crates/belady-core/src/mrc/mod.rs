@@ -232,16 +232,12 @@ impl Profiler {
             .sample
             .map(|s| s.finish(source.to_string(), block_size));
         if let Some(s) = &sample {
-            if s.trace.refs.is_empty() {
-                return Err(Error::config(
-                    "--sample-rate",
-                    s.sampler.rate(),
-                    format!(
-                        "no block of {source} was sampled ({} references); raise the rate",
-                        self.references
-                    ),
-                ));
-            }
+            Sampler::check_nonempty(
+                s.sampler.rate(),
+                s.trace.refs.len() as u64,
+                self.references,
+                source,
+            )?;
         }
         let control = self.control.as_ref().map(|(sampler, stack)| Control {
             sampler: *sampler,

@@ -57,6 +57,21 @@ impl Sampler {
         })
     }
 
+    /// Refuses a sample that kept no reference of the `references` in `source`: its estimates
+    /// would be zeros, not measurements (`mrc` and `stats` share this check).
+    pub fn check_nonempty(rate: f64, sampled: u64, references: u64, source: &str) -> Result<()> {
+        if sampled == 0 && references > 0 {
+            return Err(Error::config(
+                "--sample-rate",
+                rate,
+                format!(
+                    "no block of {source} was sampled ({references} references); raise the rate"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The share of blocks sampled.
     pub fn rate(&self) -> f64 {
         self.rate

@@ -217,6 +217,19 @@ impl FbrPolicy {
         let f_old = spec.f64("old", 0.0, 1.0)?;
         let a_max = spec.f64("a-max", 1.0, 1e9)?;
         let c_max = spec.usize("c-max", 1, 1 << 24)? as u32;
+        if f_new + f_old > 1.0 {
+            // Name the setting the user gave (a default they never wrote would puzzle them).
+            let (key, value) = if spec.params.contains_key("old") {
+                ("old", f_old)
+            } else {
+                ("new", f_new)
+            };
+            return Err(Error::config(
+                "params",
+                format!("fbr.{key}={value}"),
+                format!("new + old must be at most 1 (here new {f_new} + old {f_old})"),
+            ));
+        }
         FbrPolicy::new(capacity, universe, f_new, f_old, a_max, c_max)
     }
 

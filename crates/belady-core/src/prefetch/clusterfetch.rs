@@ -74,6 +74,21 @@ impl ClusterFetchConfig {
         if self.threshold_ns == 0 {
             return Err(Error::config("cf_threshold", "0", "must be more than 0 ms"));
         }
+        crate::bounds::check_time(
+            "cf_threshold",
+            self.threshold_ns as f64 / 1e6,
+            crate::bounds::TimeUnit::Ms,
+        )?;
+        if self.bandwidth_bytes_per_s > 0 {
+            // 0 is no cap.
+            crate::bounds::check_rate(
+                "cf_bandwidth",
+                self.bandwidth_bytes_per_s as f64,
+                1.0,
+                "bytes per second",
+                crate::bounds::MIN_DEVICE_BYTES_PER_S,
+            )?;
+        }
         if self.min_burst == 0 {
             return Err(Error::config("cf_min_burst", 0, "must be at least 1 I/O"));
         }
@@ -690,14 +705,10 @@ impl PrefetchStore {
         }
     }
 
-    /// Writes the store to `path`, through a temporary file renamed into place so a crash never
-    /// leaves half a store.
+    /// Writes the store to `path` through the one atomic writer, so a crash or a signal never
+    /// leaves half a store nor a temporary beside it.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        std::fs::write(&tmp, self.encode()).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+        crate::outfile::write_atomic(path, &self.encode())
     }
 }
 

@@ -627,7 +627,8 @@ fn expected_ids(path: &Path) -> usize {
 
 fn ingest_native(path: &Path, ops: OpFilter, want_sizes: bool) -> Result<Ingested> {
     let mut chunks = NativeChunks::open(input::open_trace(path)?, path.display().to_string())?;
-    let source = chunks.source().to_string();
+    // Reports name the file as the user gave it, not the name recorded inside it.
+    let source = path.display().to_string();
     let block_size = chunks.block_size();
     let sized = want_sizes && chunks.has_sizes();
     let keeps_all = match ops {

@@ -174,8 +174,10 @@ pub(crate) fn row(
 /// How many references ahead a run prefetches a block's state.
 const HINT_AHEAD: usize = 8;
 
-/// Runs per worker thread that share one pass over the trace.
-const GROUP_PER_THREAD: usize = 4;
+/// Runs per worker thread alive at once in a grid, sharing one pass over the trace: each holds
+/// tables sized by the trace's blocks, so a grid's memory is a group's runs, whatever the number
+/// of cells (the block grid and the file engine's grid alike).
+pub(crate) const GROUP_PER_THREAD: usize = 4;
 
 /// Simulates every policy at every size over a block trace, streaming it once; results come
 /// policy-major in the order given, equal to [`crate::engine::run_grid`] over the loaded trace.
@@ -236,10 +238,12 @@ pub fn run_block_grid_with(
     } else {
         cells.len()
     };
-    let mut done = Vec::with_capacity(cells.len());
-    while done.len() < cells.len() {
-        let part = &cells[done.len()..(done.len() + group).min(cells.len())];
-        if !done.is_empty() {
+    // A finished group keeps only its rows: its runs' caches are dropped before the next group
+    // is built.
+    let mut runs = Vec::with_capacity(cells.len());
+    while runs.len() < cells.len() {
+        let part = &cells[runs.len()..(runs.len() + group).min(cells.len())];
+        if !runs.is_empty() {
             feed.rewind(source.path)?;
         }
         let mut grid = Vec::with_capacity(part.len());
@@ -256,11 +260,7 @@ pub fn run_block_grid_with(
             ));
         }
         feed_all(&mut feed, &mut grid, sized)?;
-        done.extend(grid);
-    }
-    let runs = done
-        .into_iter()
-        .map(|(spec, capacity, runner)| {
+        runs.extend(grid.into_iter().map(|(spec, capacity, runner)| {
             let stats = runner.finish();
             row(
                 &feed.source,
@@ -272,8 +272,8 @@ pub fn run_block_grid_with(
                 unique,
                 &stats,
             )
-        })
-        .collect();
+        }));
+    }
     Ok(GridOutput {
         runs,
         references: feed.refs,

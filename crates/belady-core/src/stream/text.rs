@@ -391,6 +391,12 @@ pub(crate) fn read_blocks(
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
+                    // The bytes decoded before the failure go first, so the error is reported
+                    // after the last whole line read, not after the previous block.
+                    buf.truncate(filled);
+                    if filled > 0 && tx.send(Ok(buf)).is_err() {
+                        return;
+                    }
                     let _ = tx.send(Err(e));
                     return;
                 }

@@ -1,138 +1,113 @@
-//! One cell of a sweep's grid: its configuration (whose SHA-256 is its key in the store), the
-//! trace it reads, and how it becomes a [`crate::RunConfig`] for [`crate::run::run_cell`].
+//! One cell of a sweep's grid: a [`RunConfig`] with one value per list, plus what identifies its
+//! trace; the SHA-256 of its JSON (without the local path) is its key in the store.
 
-use crate::config::RunOptions;
-use crate::engine::RunResult;
+use crate::config::RunConfig;
 use crate::error::{Error, Result};
-use crate::policy::registry::{param_policy, parse_policies, PolicySpec};
-use crate::run::{run_cell, Engine, Loaded};
-use crate::trace::{detect_format, Format};
-use serde::{Deserialize, Serialize};
+use crate::policy::registry::{param_policy, PolicySpec};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// Everything that determines one run's result. Its SHA-256 (without `trace_path`, which may
-/// differ between machines) is the run's key.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Everything that determines one run's result: the run as `belady sim --config` would perform
+/// it (one policy at one size or one hierarchy under one placement, one read-ahead engine, one
+/// disk) and the trace's name and content hash. As JSON it is one flat object: the
+/// configuration's keys, `trace` naming the trace as the experiment does, `trace_path` where
+/// this machine reads it (not part of the key), `trace_hash` and `belady_version`.
+#[derive(Clone, Debug, PartialEq)]
 pub struct CellConfig {
     /// The trace as the experiment names it.
     pub trace: String,
     /// SHA-256 of the trace file's bytes.
     pub trace_hash: String,
-    /// Format name.
-    pub format: String,
-    /// Bytes per block.
-    pub block_size: u32,
-    /// Policy as named in the experiment, with any settings of its own: `lirs(hir=0.01)`.
-    pub policy: String,
-    /// The experiment's `POLICY.KEY=VALUE` settings for this run's policies (only those, so a
-    /// run's key does not change when settings for other policies are added).
-    pub params: Vec<String>,
-    /// Parameter preset.
-    pub preset: String,
-    /// Cache size as written.
-    pub cache_size: String,
-    /// Cache size in blocks.
-    pub cache_blocks: u64,
-    /// Read-ahead engine.
-    pub prefetch: String,
-    /// Disk model or `none`.
-    pub disk: String,
-    /// Device queue scheduler.
-    pub scheduler: String,
-    /// Reference simulator behaviour, or empty.
-    pub compat: String,
-    /// Largest disk request.
-    pub max_request: String,
-    /// Largest read-ahead window in KiB, when set (absent from the key otherwise, so runs stored
-    /// before the setting existed keep their keys).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub read_ahead_kb: Option<u64>,
     /// belady's version.
     pub belady_version: String,
-    /// For a multi-level run: the hierarchy as written (then `policy` and sizes are unused).
-    #[serde(skip_serializing_if = "String::is_empty", default)]
-    pub levels: String,
-    /// For a multi-level run: the lower levels' placement.
-    #[serde(skip_serializing_if = "String::is_empty", default)]
-    pub placement: String,
-    /// Where this machine reads the trace (not part of the key).
-    #[serde(default)]
-    pub trace_path: String,
+    /// The run; its `trace` is where this machine reads the trace.
+    pub run: RunConfig,
 }
 
 impl CellConfig {
-    /// The run's key: hex SHA-256 of the configuration without the local path.
+    /// The run's key: hex SHA-256 of the configuration without the local path, with the names
+    /// a user may spell several ways written one way (policy and parameter names as registered,
+    /// the trace without `./` or doubled slashes), so one simulation has one key. Names already
+    /// written that way keep the key they always had.
     pub fn key(&self) -> String {
-        let keyed = CellConfig {
-            trace_path: String::new(),
-            ..self.clone()
-        };
-        let json = serde_json::to_vec(&keyed).expect("configurations serialise");
+        let mut map = self.to_map();
+        map.remove("trace_path");
+        let json = serde_json::to_vec(&map).expect("configurations serialise");
         hex(&Sha256::digest(json))
     }
 
-    /// The run's engine settings, in the form every front end builds.
-    pub fn options(&self) -> RunOptions {
-        RunOptions {
-            block_size: self.block_size,
-            preset: self.preset.clone(),
-            prefetch: Some(self.prefetch.clone()),
-            disk: Some(self.disk.clone()),
-            scheduler: self.scheduler.clone(),
-            compat: (!self.compat.is_empty()).then(|| self.compat.clone()),
-            compat_rules: Vec::new(),
-            max_request: self.max_request.clone(),
-            read_ahead_kb: self.read_ahead_kb,
-            clusterfetch_options: false,
+    /// The run's policy entry or hierarchy, for messages: `lirs(hir=0.3)`, `c:lru:10,s:mq:20`.
+    pub fn label(&self) -> String {
+        match self.run.levels.first() {
+            Some(levels) => format!("{levels} ({})", self.run.placement),
+            None => self.run.policies.join(","),
         }
     }
 
-    /// The run as the core's configuration: one policy at one size (or one hierarchy under one
-    /// placement), one read-ahead engine and one disk, over the trace at `trace_path`.
-    pub fn run_config(&self) -> Result<crate::RunConfig> {
-        let (policies, params) = if self.levels.is_empty() {
-            let (name, own) = split_entry(&self.policy)?;
-            let params = self.params.iter().cloned().chain(own).collect();
-            (vec![name.to_string()], params)
-        } else {
-            (Vec::new(), self.params.clone())
-        };
-        Ok(crate::RunConfig {
-            trace: PathBuf::from(&self.trace_path),
-            format: Some(self.format.clone()),
-            block_size: self.block_size,
-            policies,
-            params,
-            preset: self.preset.clone(),
-            cache_sizes: vec![self.cache_blocks.to_string()],
-            levels: if self.levels.is_empty() {
-                Vec::new()
-            } else {
-                vec![self.levels.clone()]
-            },
-            placement: if self.placement.is_empty() {
-                "access".into()
-            } else {
-                self.placement.clone()
-            },
-            prefetch: vec![self.prefetch.clone()],
-            disk: vec![self.disk.clone()],
-            scheduler: self.scheduler.clone(),
-            compat: (!self.compat.is_empty()).then(|| self.compat.clone()),
-            max_request: self.max_request.clone(),
-            read_ahead_kb: self.read_ahead_kb,
-            ..crate::RunConfig::default()
-        })
+    /// The cache size as written, for messages.
+    pub fn cache_size(&self) -> String {
+        self.run.cache_sizes.join(",")
     }
 
-    /// The run's policy, built from its entry and settings (to check it before any run).
+    fn to_map(&self) -> Map<String, Value> {
+        let Value::Object(mut map) =
+            serde_json::to_value(&self.run).expect("configurations serialise")
+        else {
+            unreachable!("a configuration is a JSON object")
+        };
+        let path = map.remove("trace").unwrap_or(Value::Null);
+        map.insert("trace".into(), self.trace.clone().into());
+        map.insert("trace_path".into(), path);
+        map.insert("trace_hash".into(), self.trace_hash.clone().into());
+        map.insert("belady_version".into(), self.belady_version.clone().into());
+        map
+    }
+
+    /// The cell's policy, built from its entry and settings (to check it before any run).
     pub(super) fn spec(&self) -> Result<PolicySpec> {
-        let preset = self.options().preset()?;
-        let (name, own) = split_entry(&self.policy)?;
-        let params: Vec<String> = self.params.iter().cloned().chain(own).collect();
-        let mut specs = parse_policies(name, &params, preset)?;
+        let preset = self.run.policy_preset()?;
+        let mut specs = crate::policy::registry::parse_policies(
+            &self.run.policies.join(","),
+            &self.run.params,
+            preset,
+        )?;
         Ok(specs.remove(0))
+    }
+}
+
+impl Serialize for CellConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_map().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for CellConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let mut map = Map::<String, Value>::deserialize(d)?;
+        let mut text = |key: &str| -> std::result::Result<String, D::Error> {
+            match map.remove(key) {
+                Some(Value::String(s)) => Ok(s),
+                Some(other) => Err(D::Error::custom(format!(
+                    "`{key}` is {other}, not a string"
+                ))),
+                None => Err(D::Error::custom(format!("missing field `{key}`"))),
+            }
+        };
+        let trace = text("trace")?;
+        let trace_hash = text("trace_hash")?;
+        let belady_version = text("belady_version")?;
+        let path = text("trace_path").unwrap_or_default();
+        map.insert("trace".into(), Value::String(path));
+        let run = serde_json::from_value(Value::Object(map)).map_err(D::Error::custom)?;
+        Ok(CellConfig {
+            trace,
+            trace_hash,
+            belady_version,
+            run,
+        })
     }
 }
 
@@ -178,66 +153,18 @@ pub fn sha256_file(path: &Path) -> Result<String> {
     Ok(hex(&h.finalize()))
 }
 
-/// A trace read once for every run over it.
-pub struct LoadedTrace {
+/// A trace of a plan: what names it and where it is read (never loaded here: each run, or
+/// group of runs, streams it as `belady sim` does).
+#[derive(Clone, Debug)]
+pub struct PlannedTrace {
     /// As the experiment names it.
     pub label: String,
-    /// Where it was read from.
+    /// Where it is read from.
     pub path: PathBuf,
     /// SHA-256 of its bytes.
     pub hash: String,
-    /// The trace, read in the forms its runs need.
-    pub loaded: Loaded,
-}
-
-impl LoadedTrace {
-    /// Reads the trace at `path` for runs under each of `settings`: of policies and sizes when
-    /// `grid`, of hierarchies when `levels` (the core decides which engine each needs).
-    pub fn load(
-        label: &str,
-        path: &Path,
-        format: Option<&str>,
-        block_size: u32,
-        settings: &[RunOptions],
-        grid: bool,
-        levels: bool,
-    ) -> Result<LoadedTrace> {
-        let format = match format {
-            Some(f) => Format::parse(f, None, None)?,
-            None => detect_format(path)?,
-        };
-        let hash = sha256_file(path)?;
-        let engines = settings.iter().flat_map(|o| {
-            let grid = grid.then(|| Engine::of(o, &format, false));
-            let levels = levels.then(|| Engine::of(o, &format, true));
-            grid.into_iter().chain(levels)
-        });
-        let engines: Vec<Engine> = engines.collect();
-        Ok(LoadedTrace {
-            label: label.to_string(),
-            path: path.to_path_buf(),
-            hash,
-            loaded: Loaded::load(path, format, block_size, engines)?,
-        })
-    }
-
-    /// The trace's format.
-    pub fn format(&self) -> &Format {
-        &self.loaded.format
-    }
-
+    /// Its format's name.
+    pub format: String,
     /// Bytes per block.
-    pub fn block_size(&self) -> u32 {
-        self.loaded.block_size
-    }
-
-    /// Distinct blocks referenced (what percentage sizes are of).
-    pub fn unique(&self) -> usize {
-        self.loaded.unique()
-    }
-
-    /// Runs `config` over this trace.
-    pub fn run(&self, config: &CellConfig) -> Result<RunResult> {
-        run_cell(&config.run_config()?, &self.loaded, &self.label)
-    }
+    pub block_size: u32,
 }

@@ -89,3 +89,38 @@ fn a_bad_parameter_value_fails_before_any_run_is_stored() {
     .to_string();
     assert!(err.contains("lirs.hir=abc") || err.contains("hir"), "{err}");
 }
+
+#[test]
+fn one_simulation_spelled_several_ways_is_planned_and_stored_once() {
+    let dir = tempfile::tempdir().unwrap();
+    trace(dir.path());
+    // lru and LRU are one policy; t.trace and ./t.trace one trace: four spellings, one run.
+    let p = plan(
+        dir.path(),
+        "policies = [\"lru\", \"LRU\"]\nsizes = [\"10\"]\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n\
+         [[trace]]\npath = \"./t.trace\"\nformat = \"lirs\"\n",
+    )
+    .unwrap();
+    assert_eq!(p.runs.len(), 1, "four spellings of one run");
+    assert_eq!(p.duplicates, 3);
+    let store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let todo = p.pending(&store).unwrap();
+    p.execute_counted(&todo, &store, Some(1), &mut || {})
+        .unwrap();
+    assert_eq!(store.runs().unwrap().len(), 1);
+    // A parameter's policy is spelled as registered too.
+    let p = plan(
+        dir.path(),
+        "policies = [\"lirs\"]\nsizes = [\"10\"]\nparams = [\"LIRS.hir=0.1\"]\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+    )
+    .unwrap();
+    let q = plan(
+        dir.path(),
+        "policies = [\"lirs\"]\nsizes = [\"10\"]\nparams = [\"lirs.hir=0.1\"]\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+    )
+    .unwrap();
+    assert_eq!(p.runs[0].1.key(), q.runs[0].1.key());
+}

@@ -1,11 +1,10 @@
 //! Execution: a plan's runs on a thread pool into the store, and one run from its configuration
 //! alone (what a remote worker does).
 
-use super::cell::{CellConfig, LoadedTrace};
+use super::cell::{sha256_file, CellConfig};
 use super::{store, Plan};
-use crate::engine::RunResult;
 use crate::error::{Error, Result};
-use std::path::Path;
+use serde_json::Value;
 
 /// What [`Plan::execute_counted`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,7 +32,10 @@ impl Plan {
 
     /// [`Plan::execute`], saying how many runs it computed and how many it left to another
     /// sweep on the same store: each run is claimed in the store before it is computed, so
-    /// concurrent sweeps share the work instead of each computing every run.
+    /// concurrent sweeps share the work instead of each computing every run. The claimed runs
+    /// that differ only in policy and cache size form one grid ([`groups`]), performed by one
+    /// [`crate::run::run`]: the trace is streamed once per grid and each chunk shared by its runs,
+    /// as `belady sim` does, and the pool's threads work inside each grid.
     pub fn execute_counted(
         &self,
         todo: &[usize],
@@ -41,24 +43,33 @@ impl Plan {
         threads: Option<usize>,
         progress: &mut dyn FnMut(),
     ) -> Result<Executed> {
-        use rayon::prelude::*;
         let claims = store.claims()?;
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Result<RunResult>>)>();
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Result<Value>>)>();
         let mut failure = None;
         let mut done = Executed::default();
         std::thread::scope(|scope| -> Result<()> {
             let claims = &claims;
             scope.spawn(move || {
+                let mut claimed = Vec::new();
+                for &i in todo {
+                    match claims.claim(&self.runs[i].1.key()) {
+                        Ok(true) => claimed.push(i),
+                        Ok(false) => {
+                            let _ = tx.send((i, None));
+                        }
+                        Err(e) => {
+                            let _ = tx.send((i, Some(Err(e))));
+                        }
+                    }
+                }
                 let work = || {
-                    todo.par_iter().for_each_with(tx, |tx, &i| {
-                        let result = match claims.claim(&self.runs[i].1.key()) {
-                            Ok(true) => Some(self.run(i)),
-                            Ok(false) => None,
-                            Err(e) => Some(Err(e)),
-                        };
-                        // The receiver stops early only on a store error; later results are moot.
-                        let _ = tx.send((i, result));
-                    })
+                    for group in groups(self, &claimed) {
+                        for (i, result) in run_group(self, &group) {
+                            // The receiver stops early only on a store error; later results
+                            // are moot.
+                            let _ = tx.send((i, Some(result)));
+                        }
+                    }
                 };
                 match rayon::ThreadPoolBuilder::new()
                     .num_threads(threads.unwrap_or(0))
@@ -80,8 +91,10 @@ impl Plan {
                         failure.get_or_insert(Error::config(
                             "run",
                             format!(
-                                "{} at {} blocks on {}",
-                                config.policy, config.cache_blocks, config.trace
+                                "{} at {} on {}",
+                                config.label(),
+                                config.cache_size(),
+                                config.trace
                             ),
                             e.to_string(),
                         ));
@@ -98,30 +111,113 @@ impl Plan {
     }
 }
 
-/// Performs a run from its configuration alone, reading the trace from `trace_path` (and checking
-/// its hash): what a remote worker does.
-pub fn run_config(config: &CellConfig) -> Result<RunResult> {
-    let path = Path::new(&config.trace_path);
-    let options = config.run_config()?.option_grid()?;
-    let levels = !config.levels.is_empty();
-    let trace = LoadedTrace::load(
-        &config.trace,
-        path,
-        Some(&config.format),
-        config.block_size,
-        &options,
-        !levels,
-        levels,
-    )?;
-    if trace.hash != config.trace_hash {
+/// The runs `todo` in grids: runs over one trace whose configurations differ only in policy and
+/// cache size, with the same policy settings (a cell's settings are for its own policy, so a
+/// policy with settings of its own forms its own grid). Grids come in the order of their first run.
+fn groups(plan: &Plan, todo: &[usize]) -> Vec<Vec<usize>> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by_key: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for &i in todo {
+        let (t, cell) = &plan.runs[i];
+        let shared = crate::RunConfig {
+            policies: Vec::new(),
+            cache_sizes: Vec::new(),
+            ..cell.run.clone()
+        };
+        let key = format!(
+            "{t}|{}",
+            serde_json::to_string(&shared).expect("configurations serialise")
+        );
+        by_key
+            .entry(key.clone())
+            .or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            })
+            .push(i);
+    }
+    order
+        .into_iter()
+        .map(|k| by_key.remove(&k).expect("listed"))
+        .collect()
+}
+
+/// Performs one grid ([`groups`]) as one run of its policies × sizes; each cell's row, or the
+/// grid's error for every cell.
+fn run_group(plan: &Plan, group: &[usize]) -> Vec<(usize, Result<Value>)> {
+    let first = &plan.runs[group[0]].1;
+    if group.len() == 1 || !first.run.levels.is_empty() {
+        return group.iter().map(|&i| (i, plan.run(i))).collect();
+    }
+    let mut policies: Vec<String> = Vec::new();
+    let mut sizes: Vec<String> = Vec::new();
+    for &i in group {
+        let run = &plan.runs[i].1.run;
+        for (list, item) in [
+            (&mut policies, &run.policies[0]),
+            (&mut sizes, &run.cache_sizes[0]),
+        ] {
+            if !list.contains(item) {
+                list.push(item.clone());
+            }
+        }
+    }
+    let grid = crate::RunConfig {
+        policies: policies.clone(),
+        cache_sizes: sizes.clone(),
+        ..first.run.clone()
+    };
+    let rows = match crate::run::run(&grid) {
+        Ok(out) if out.runs.len() == policies.len() * sizes.len() => out.rows(),
+        // A grid that fails is run cell by cell, so each cell gets its own error.
+        _ => return group.iter().map(|&i| (i, plan.run(i))).collect(),
+    };
+    group
+        .iter()
+        .map(|&i| {
+            let run = &plan.runs[i].1.run;
+            let p = policies.iter().position(|x| *x == run.policies[0]);
+            let s = sizes.iter().position(|x| *x == run.cache_sizes[0]);
+            let (Some(p), Some(s)) = (p, s) else {
+                unreachable!("every cell's policy and size are in its grid")
+            };
+            (i, Ok(rows[p * sizes.len() + s].clone()))
+        })
+        .collect()
+}
+
+/// Performs one cell through [`crate::run::run`] (which streams the trace as `belady sim`
+/// does); returns its row as `belady sim --json` prints it.
+pub(super) fn run_cell(cell: &CellConfig) -> Result<Value> {
+    let out = crate::run::run(&cell.run)?;
+    let mut rows = out.rows();
+    if rows.len() != 1 {
+        return Err(Error::config(
+            "run",
+            cell.label(),
+            format!(
+                "a sweep cell makes one run, but this one made {}",
+                rows.len()
+            ),
+        ));
+    }
+    Ok(rows.remove(0))
+}
+
+/// Performs a run from its configuration alone, reading the trace from its `trace_path` (and
+/// checking its hash): what a remote worker does. Returns the row `belady sim --json` prints.
+pub fn run_config(config: &CellConfig) -> Result<Value> {
+    let path = &config.run.trace;
+    let hash = sha256_file(path)?;
+    if hash != config.trace_hash {
         return Err(Error::config(
             "trace",
             path.display(),
             format!(
-                "has SHA-256 {} but the run was planned for {}",
-                trace.hash, config.trace_hash
+                "has SHA-256 {hash} but the run was planned for {}",
+                config.trace_hash
             ),
         ));
     }
-    trace.run(config)
+    run_cell(config)
 }

@@ -1,9 +1,12 @@
-//! What `belady sweep` reads: an experiment (TOML) and its traces.
+//! What `belady sweep` reads: an experiment (TOML, or its structure as JSON from Python) and its
+//! traces. Every key of `belady sim --print-config` is an experiment key with the same name and
+//! meaning; a list is an axis of the grid (`policies`, `cache_sizes`, `prefetch`, `disk`,
+//! `levels`, `placement`), and each cell of the grid is a [`RunConfig`] with one value per list.
 
-use crate::config::RunOptions;
+use crate::config::{canonical_path, RunConfig};
 use crate::error::{Error, Result};
-use crate::policy::registry::Preset;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// One trace of an experiment.
@@ -12,105 +15,64 @@ use std::path::{Path, PathBuf};
 pub struct TraceSpec {
     /// Path (relative to the experiment file) of the trace.
     pub path: PathBuf,
-    /// Format name; detected when absent.
+    /// Format name; the experiment's `format`, else detected, when absent.
     pub format: Option<String>,
-    /// Bytes per block.
-    #[serde(default = "default_block_size")]
-    pub block_size: u32,
-    /// Name in results (default: the path as written).
+    /// Bytes per block; the experiment's `block_size` when absent.
+    #[serde(default)]
+    pub block_size: Option<u32>,
+    /// Name in results (default: the path as written, in its canonical form).
     #[serde(default)]
     pub name: Option<String>,
 }
 
-fn default_block_size() -> u32 {
-    4096
-}
-
-/// An experiment: what `belady sweep` reads from TOML.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// An experiment: its name, store and traces, and the runs' configuration whose lists span the
+/// grid.
+#[derive(Clone, Debug)]
 pub struct Experiment {
     /// Name stored with every row.
-    #[serde(default)]
     pub name: String,
     /// Results store (relative to the experiment file).
     pub store: Option<PathBuf>,
-    /// Parameter preset: paper or study.
-    #[serde(default = "default_preset")]
-    pub preset: String,
-    /// Policies by name, each optionally with its own settings: `lirs(hir=0.01)`.
-    #[serde(default)]
-    pub policies: Vec<String>,
-    /// `POLICY.KEY=VALUE` settings; each run gets those for its own policies.
-    #[serde(default)]
-    pub params: Vec<String>,
-    /// Cache sizes: blocks, bytes or percentages.
-    #[serde(default)]
-    pub sizes: Vec<String>,
-    /// Multi-level hierarchies (`client:lru:5000,storage:mq:10000`, as `sim --levels`); when
-    /// given, the grid is traces × hierarchies × placements instead of policies × sizes.
-    #[serde(default)]
-    pub levels: Vec<String>,
-    /// Placements of the lower levels, for `levels`.
-    #[serde(default = "default_placements")]
-    pub placements: Vec<String>,
-    /// Read-ahead engines.
-    #[serde(default = "default_none")]
-    pub prefetch: Vec<String>,
-    /// Disk models (`none` for untimed).
-    #[serde(default = "default_none")]
-    pub disks: Vec<String>,
-    /// Device queue scheduler.
-    #[serde(default = "default_scheduler")]
-    pub scheduler: String,
-    /// Reference simulator to behave as (`accusim`).
-    pub compat: Option<String>,
-    /// Largest disk request.
-    #[serde(default = "default_max_request")]
-    pub max_request: String,
-    /// Largest read-ahead window in KiB (`sim --read-ahead-kb`); absent: each engine's default.
-    #[serde(default)]
-    pub read_ahead_kb: Option<u64>,
-    /// The traces.
-    #[serde(rename = "trace")]
+    /// The traces (`[[trace]]` tables).
     pub traces: Vec<TraceSpec>,
+    /// Every other key, as `belady sim --config` reads it. `policies` is empty when the
+    /// experiment names none (then only `levels` are run).
+    pub run: RunConfig,
 }
 
-fn default_placements() -> Vec<String> {
-    vec!["access".into()]
-}
-fn default_preset() -> String {
-    "paper".into()
-}
-fn default_none() -> Vec<String> {
-    vec!["none".into()]
-}
-fn default_scheduler() -> String {
-    "fcfs".into()
-}
-fn default_max_request() -> String {
-    "64KiB".into()
-}
+/// Keys of experiment files written before sweeps took `sim`'s names, and their names now.
+const RENAMED: &[(&str, &str)] = &[
+    ("sizes", "cache_sizes"),
+    ("disks", "disk"),
+    ("placements", "placement"),
+];
 
 impl Experiment {
     /// Parses an experiment; `origin` (the file name) prefixes every error.
     pub fn from_toml(text: &str, origin: &str) -> Result<Experiment> {
-        let exp: Experiment = toml::from_str(text).map_err(|e| Error::Parse {
+        let table: toml::Table = toml::from_str(text).map_err(|e| Error::Parse {
             path: origin.to_string(),
             line: e
                 .span()
                 .map_or(0, |s| text[..s.start].matches('\n').count() as u64 + 1),
-            msg: e.message().to_string(),
+            msg: crate::error::brief(e.message()),
         })?;
-        let grid = !exp.policies.is_empty() && !exp.sizes.is_empty();
-        if exp.traces.is_empty() || (!grid && exp.levels.is_empty()) {
-            return Err(Error::config(
-                "experiment",
-                origin,
-                "needs at least one [[trace]], and one policy and one size or one of `levels`",
-            ));
-        }
-        Ok(exp)
+        let value = serde_json::to_value(table).map_err(|e| Error::Parse {
+            path: origin.to_string(),
+            line: 0,
+            msg: e.to_string(),
+        })?;
+        Experiment::from_value(value, origin, Some(text))
+    }
+
+    /// Parses an experiment given as JSON with the TOML's structure (what Python passes).
+    pub fn from_json(text: &str, origin: &str) -> Result<Experiment> {
+        let value: Value = serde_json::from_str(text).map_err(|e| Error::Parse {
+            path: origin.to_string(),
+            line: e.line() as u64,
+            msg: e.to_string(),
+        })?;
+        Experiment::from_value(value, origin, None)
     }
 
     /// Reads and parses the experiment file at `path`.
@@ -119,12 +81,125 @@ impl Experiment {
         Experiment::from_toml(&text, &path.display().to_string())
     }
 
-    pub(super) fn preset(&self) -> Result<Preset> {
-        RunOptions {
-            preset: self.preset.clone(),
-            compat: self.compat.clone(),
-            ..RunOptions::default()
+    /// The experiment from its keys; `text` (the TOML) locates a bad key's line.
+    fn from_value(value: Value, origin: &str, text: Option<&str>) -> Result<Experiment> {
+        let line_of = |key: &str| -> u64 {
+            let Some(text) = text else { return 0 };
+            text.lines()
+                .position(|l| {
+                    let l = l.trim_start();
+                    l.strip_prefix(key)
+                        .is_some_and(|rest| rest.trim_start().starts_with('='))
+                        || l.starts_with(&format!("[[{key}]]"))
+                })
+                .map_or(0, |i| i as u64 + 1)
+        };
+        let bad = |key: &str, msg: String| Error::Parse {
+            path: origin.to_string(),
+            line: line_of(key),
+            msg,
+        };
+        let Value::Object(mut map) = value else {
+            return Err(bad("", "an experiment is a table of keys".into()));
+        };
+        let text_key = |map: &mut Map<String, Value>, key: &str| -> Result<Option<String>> {
+            match map.remove(key) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(other) => Err(bad(key, format!("`{key}` is a string, not {other}"))),
+            }
+        };
+        let name = text_key(&mut map, "name")?.unwrap_or_default();
+        let store = text_key(&mut map, "store")?.map(PathBuf::from);
+        let traces: Vec<TraceSpec> = match map.remove("trace") {
+            None => Vec::new(),
+            Some(v) => serde_json::from_value(v)
+                .map_err(|e| bad("trace", format!("[[trace]]: {}", short(&e.to_string()))))?,
+        };
+        // Older files' names still work; a file may not give both.
+        for (old, new) in RENAMED {
+            if let Some(v) = map.remove(*old) {
+                if map.contains_key(*new) {
+                    return Err(bad(
+                        old,
+                        format!("`{old}` is the old name of `{new}`: give one of them"),
+                    ));
+                }
+                map.insert(new.to_string(), v);
+            }
         }
-        .preset()
+        // `placement` is a list in an experiment, a comma-separated text in `sim`.
+        if let Some(Value::Array(items)) = map.get("placement") {
+            let joined: Vec<String> = items
+                .iter()
+                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                .collect();
+            map.insert("placement".into(), Value::String(joined.join(",")));
+        }
+        let named_policies = map.contains_key("policies");
+        let mut run: RunConfig =
+            serde_json::from_value(Value::Object(map.clone())).map_err(|e| {
+                // The key at fault: the first that does not read on its own.
+                let key = map
+                    .iter()
+                    .find(|(k, v)| {
+                        let one = Map::from_iter([((*k).clone(), (*v).clone())]);
+                        serde_json::from_value::<RunConfig>(Value::Object(one)).is_err()
+                    })
+                    .map(|(k, _)| k.clone())
+                    .unwrap_or_default();
+                let msg = e.to_string();
+                let msg = match msg.split_once(", expected one of") {
+                    Some((head, _)) => format!(
+                        "{head} (docs/sweeps.md and `belady sim --print-config` list the keys)"
+                    ),
+                    None if !key.is_empty() => format!("`{key}`: {msg}"),
+                    None => msg,
+                };
+                let written = RENAMED
+                    .iter()
+                    .find(|(old, new)| *new == key && text.is_some_and(|t| t.contains(old)))
+                    .map_or(key.as_str(), |(old, _)| old);
+                bad(written, msg)
+            })?;
+        if !named_policies {
+            run.policies.clear();
+        }
+        let grid = !run.policies.is_empty() && !run.cache_sizes.is_empty();
+        if traces.is_empty() || (!grid && run.levels.is_empty()) {
+            return Err(Error::config(
+                "experiment",
+                origin,
+                "needs at least one [[trace]], and one policy and one cache size or one of `levels`",
+            ));
+        }
+        Ok(Experiment {
+            name,
+            store,
+            traces,
+            run,
+        })
     }
+
+    /// The experiment with every name in its one spelling ([`RunConfig::normalized`]), so two
+    /// spellings of one run get one key.
+    pub(super) fn normalized(&self) -> Result<Experiment> {
+        Ok(Experiment {
+            run: self.run.normalized()?,
+            traces: self
+                .traces
+                .iter()
+                .map(|t| TraceSpec {
+                    path: canonical_path(&t.path),
+                    ..t.clone()
+                })
+                .collect(),
+            ..self.clone()
+        })
+    }
+}
+
+/// A serde message without its position (the experiment's line is given instead).
+fn short(msg: &str) -> String {
+    msg.split(" at line ").next().unwrap_or(msg).to_string()
 }

@@ -28,16 +28,96 @@ pub struct StoredRun {
 }
 
 fn sql_error(path: &Path, e: rusqlite::Error) -> Error {
+    // SQLite's reason, without the statement rusqlite appends to some (one line, not SQL).
+    let reason = match &e {
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        other => other.to_string(),
+    };
+    let reason = reason.lines().next().unwrap_or_default().to_string();
     Error::config(
         "results store",
         path.display(),
-        format!("is not a usable belady results store: {e}"),
+        format!("is not a usable belady results store: {reason}"),
     )
 }
 
+/// Columns of the `runs` table, as [`Store::open`] creates it.
+const RUN_COLUMNS: [&str; 18] = [
+    "key",
+    "experiment",
+    "trace",
+    "trace_hash",
+    "format",
+    "policy",
+    "cache_blocks",
+    "prefetch",
+    "disk",
+    "belady_version",
+    "requests",
+    "hits",
+    "misses",
+    "hit_ratio",
+    "disk_requests",
+    "exec_time_s",
+    "config_json",
+    "result_json",
+];
+
+/// Refuses a file that is not a belady store (an empty or foreign file, another database, a
+/// store cut short) in one line, opening it read-only so nothing is created or changed.
+fn check_is_store(path: &Path) -> Result<()> {
+    let not_store = |why: String| {
+        Error::config(
+            "results store",
+            path.display(),
+            format!("is not a belady results store: {why}"),
+        )
+    };
+    let mut magic = [0u8; 16];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => not_store("not an SQLite database".into()),
+            _ => Error::io(path, e),
+        });
+    read?;
+    if &magic != b"SQLite format 3\0" {
+        return Err(not_store("not an SQLite database".into()));
+    }
+    // Immutable: SQLite reads the file as it is, creating no journal, WAL or lock file beside it.
+    let mut uri = String::from("file:");
+    for c in path.display().to_string().chars() {
+        match c {
+            '%' | '?' | '#' => uri.push_str(&format!("%{:02X}", c as u32)),
+            c => uri.push(c),
+        }
+    }
+    uri.push_str("?immutable=1");
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+    let db = Connection::open_with_flags(&uri, flags).map_err(|e| sql_error(path, e))?;
+    let mut columns = db
+        .prepare("SELECT name FROM pragma_table_info('runs')")
+        .map_err(|e| sql_error(path, e))?;
+    let names: HashSet<String> = columns
+        .query_map([], |row| row.get(0))
+        .and_then(|rows| rows.collect())
+        .map_err(|e| sql_error(path, e))?;
+    if names.is_empty() {
+        return Err(not_store("it has no runs table".into()));
+    }
+    if let Some(missing) = RUN_COLUMNS.iter().find(|c| !names.contains(**c)) {
+        return Err(not_store(format!("its runs table has no {missing} column")));
+    }
+    Ok(())
+}
+
 impl Store {
-    /// Opens the store at `path`, creating it (and its table) if needed.
+    /// Opens the store at `path`, creating it (and its table) if needed; a file there that holds
+    /// anything but a store is refused, unchanged.
     pub fn open(path: &Path) -> Result<Store> {
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+            check_is_store(path)?;
+        }
         let db = Connection::open(path).map_err(|e| sql_error(path, e))?;
         db.execute_batch(
             "PRAGMA journal_mode = WAL;
@@ -81,6 +161,8 @@ impl Store {
                 "does not exist (run `belady sweep` first)",
             ));
         }
+        // Nothing to read from an empty or foreign file: refuse it rather than make it a store.
+        check_is_store(path)?;
         Store::open(path)
     }
 
@@ -120,11 +202,20 @@ impl Store {
         Ok(keys)
     }
 
-    /// Stores one run (its own transaction); a run already stored is left as it is.
-    pub fn insert(&self, experiment: &str, config: &CellConfig, r: &RunResult) -> Result<()> {
+    /// Stores one run (its own transaction) with its row as `belady sim --json` prints it; a
+    /// run already stored is left as it is.
+    pub fn insert(
+        &self,
+        experiment: &str,
+        config: &CellConfig,
+        row: &serde_json::Value,
+    ) -> Result<()> {
+        let r: RunResult = serde_json::from_value(row.clone()).map_err(|e| {
+            Error::config("run result", config.label(), format!("is not a row: {e}"))
+        })?;
         let io = r.io.as_ref();
         let config_json = serde_json::to_string(config).expect("configurations serialise");
-        let result_json = serde_json::to_string(r).expect("results serialise");
+        let result_json = serde_json::to_string(row).expect("results serialise");
         self.db
             .execute(
                 "INSERT OR IGNORE INTO runs (key, experiment, trace, trace_hash, format, policy,
@@ -138,11 +229,11 @@ impl Store {
                     experiment,
                     config.trace,
                     config.trace_hash,
-                    config.format,
+                    config.run.format.clone().unwrap_or_default(),
                     r.policy,
                     r.cache_blocks as i64,
-                    config.prefetch,
-                    config.disk,
+                    config.run.the_prefetch(),
+                    config.run.the_disk().unwrap_or("none"),
                     config.belady_version,
                     r.requests as i64,
                     r.hits as i64,
@@ -369,7 +460,9 @@ mod tests {
         // New rows go into the extended table beside the old one.
         let mut new = r.clone();
         new.policy = "fifo".into();
-        store.insert("e", &cell("fifo"), &new).unwrap();
+        store
+            .insert("e", &cell("fifo"), &serde_json::to_value(&new).unwrap())
+            .unwrap();
         let misses: i64 = store
             .db
             .query_row(

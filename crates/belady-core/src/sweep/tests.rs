@@ -1,12 +1,24 @@
 //! The sweep's planning and execution, against direct runs.
 
 use super::*;
-use crate::config::RunOptions;
-use crate::engine::{run_one, PreparedTrace};
+use crate::config::RunConfig;
+use crate::engine::{run_one, PreparedTrace, RunResult};
 use crate::filesim::run_file_hierarchy;
 use crate::policy::registry::{PolicySpec, Preset};
 use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
 use std::path::{Path, PathBuf};
+
+/// A stored row's result.
+fn result(row: serde_json::Value) -> RunResult {
+    serde_json::from_value(row).unwrap()
+}
+
+impl Plan {
+    /// Run `i`'s result.
+    fn result(&self, i: usize) -> crate::Result<RunResult> {
+        self.run(i).map(result)
+    }
+}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -27,7 +39,11 @@ fn a_plan_lists_the_grid_and_runs_match_their_configs() {
         .unwrap();
     let plan = Plan::new(&exp, dir.path(), "e").unwrap();
     assert_eq!(plan.runs.len(), 2 * 2 * 2);
-    assert_eq!(plan.runs[1].1.cache_blocks, 45, "50% of 90 unique blocks");
+    assert_eq!(
+        plan.result(1).unwrap().cache_blocks,
+        45,
+        "50% of 90 unique blocks"
+    );
     let keys: std::collections::HashSet<String> = plan.runs.iter().map(|(_, c)| c.key()).collect();
     assert_eq!(
         keys.len(),
@@ -41,7 +57,7 @@ fn a_plan_lists_the_grid_and_runs_match_their_configs() {
     }
     // The key ignores where this machine keeps the trace.
     let mut moved = plan.runs[0].1.clone();
-    moved.trace_path = "/elsewhere/t.trace".into();
+    moved.run.trace = "/elsewhere/t.trace".into();
     assert_eq!(moved.key(), plan.runs[0].1.key());
     // A changed trace is refused rather than silently simulated.
     write(dir.path(), "t.trace", "1\n2\n");
@@ -68,12 +84,10 @@ fn read_ahead_kb_reaches_the_runs_and_their_keys() {
     };
     let (default, small) = (plan(""), plan("read_ahead_kb = 16\n"));
     let (d, s) = (&default.runs[0].1, &small.runs[0].1);
-    assert_eq!((d.read_ahead_kb, s.read_ahead_kb), (None, Some(16)));
-    // Unset, the setting stays out of the configuration, so older stores keep their keys.
-    assert!(!serde_json::to_string(d).unwrap().contains("read_ahead_kb"));
+    assert_eq!((d.run.read_ahead_kb, s.run.read_ahead_kb), (None, Some(16)));
     assert_ne!(d.key(), s.key());
     // 16 KiB windows (4 blocks) read the 300-block loop in more, smaller requests.
-    let requests = |p: &Plan| p.run(0).unwrap().io.unwrap().disk_requests;
+    let requests = |p: &Plan| p.result(0).unwrap().io.unwrap().disk_requests;
     assert!(requests(&small) > requests(&default));
 }
 
@@ -101,7 +115,7 @@ fn each_run_gets_the_settings_of_its_own_policy() {
     let lru = |p: &Plan| -> Vec<CellConfig> {
         p.runs
             .iter()
-            .filter(|(_, c)| c.policy == "lru")
+            .filter(|(_, c)| c.run.policies == ["lru"])
             .map(|(_, c)| c.clone())
             .collect()
     };
@@ -118,23 +132,27 @@ fn each_run_gets_the_settings_of_its_own_policy() {
     );
     let mut lirs_hits = std::collections::BTreeMap::new();
     for (i, (_, config)) in tuned.runs.iter().enumerate() {
-        let got = tuned.run(i).unwrap();
-        assert_eq!(got, run_config(config).unwrap(), "a worker gets the same");
-        let (label, params): (&str, &[&str]) = match config.policy.as_str() {
-            "lru" => ("lru", &[]),
-            "lirs" => ("lirs(hir=0.1)", &["lirs.hir=0.1"]),
-            _ => ("lirs(hir=0.3)", &["lirs.hir=0.1"]),
+        let got = tuned.result(i).unwrap();
+        assert_eq!(
+            got,
+            result(run_config(config).unwrap()),
+            "a worker gets the same"
+        );
+        let (label, params): (&str, &[&str]) = match config.run.params.len() {
+            0 => ("lru", &[]),
+            1 => ("lirs(hir=0.1)", &["lirs.hir=0.1"]),
+            _ => ("lirs(hir=0.3)", &["lirs.hir=0.1", "lirs.hir=0.3"]),
         };
         assert_eq!(got.policy, label);
-        assert_eq!(config.params, params);
-        if config.prefetch == "none" {
+        assert_eq!(config.run.params, params);
+        if config.run.the_prefetch() == "none" {
             let mut spec = PolicySpec::parse(label.split('(').next().unwrap()).unwrap();
             if let Some(hir) = label.strip_prefix("lirs(hir=") {
                 spec.set("hir", hir.trim_end_matches(')')).unwrap();
             }
-            let direct = run_one(&spec, &trace, config.cache_blocks as usize).unwrap();
-            assert_eq!(got, direct, "{label}");
-            lirs_hits.insert((label, config.cache_blocks), got.hits);
+            let direct = run_one(&spec, &trace, got.cache_blocks as usize).unwrap();
+            assert_eq!(got.hits, direct.hits, "{label}");
+            lirs_hits.insert((label, got.cache_blocks), got.hits);
         }
     }
     assert_ne!(
@@ -148,7 +166,7 @@ fn each_run_gets_the_settings_of_its_own_policy() {
              levels = [\"client:lru-k:40,storage:lru:80\"]",
     )
     .unwrap();
-    let params: Vec<&[String]> = mixed.runs.iter().map(|(_, c)| &c.params[..]).collect();
+    let params: Vec<&[String]> = mixed.runs.iter().map(|(_, c)| &c.run.params[..]).collect();
     assert_eq!(
         params,
         [&["lru-k.k=3"][..], &["lirs.hir=0.1"], &["lirs.hir=0.1"]]
@@ -209,18 +227,18 @@ fn experiments_sweep_hierarchies_too() {
         .unwrap(),
     );
     for (i, (_, config)) in plan.runs.iter().enumerate() {
-        let got = plan.run(i).unwrap();
+        let got = plan.result(i).unwrap();
         let spec = crate::hierarchy::HierarchySpec::parse(
-            &config.levels,
+            &config.run.levels[0],
             &[],
             Preset::Paper,
-            crate::hierarchy::Placement::parse(&config.placement).unwrap(),
+            crate::hierarchy::Placement::parse(&config.run.placement).unwrap(),
         )
         .unwrap();
         let direct = crate::hierarchy::reference::run_hierarchy(&spec, &trace, None).unwrap();
         assert_eq!(got.levels.as_ref(), Some(&direct.levels));
         assert_eq!((got.hits, got.requests), (direct.hits, direct.requests));
-        assert_eq!(got, run_config(config).unwrap());
+        assert_eq!(got, result(run_config(config).unwrap()));
     }
     // Hierarchies compose with read-ahead: each setting runs every hierarchy, on the file
     // engine, with the same result as a direct run.
@@ -232,7 +250,7 @@ fn experiments_sweep_hierarchies_too() {
     .unwrap();
     let plan = Plan::new(&exp, dir.path(), "ra").unwrap();
     assert_eq!(plan.runs.len(), 2);
-    let with_ra = plan.run(1).unwrap();
+    let with_ra = plan.result(1).unwrap();
     assert_eq!(with_ra.prefetch.as_deref(), Some("linux24"));
     assert_eq!(with_ra.levels.as_ref().map(Vec::len), Some(2));
     let files = crate::filesim::PreparedFileTrace::from_block_trace(&trace.trace).unwrap();
@@ -243,14 +261,14 @@ fn experiments_sweep_hierarchies_too() {
         crate::hierarchy::Placement::Access,
     )
     .unwrap();
-    let cfg = RunOptions {
-        prefetch: Some("linux24".into()),
-        ..RunOptions::default()
+    let cfg = RunConfig {
+        prefetch: vec!["linux24".into()],
+        ..RunConfig::default()
     }
     .file_config()
     .unwrap();
     assert_eq!(with_ra, run_file_hierarchy(&spec, &files, &cfg).unwrap());
-    assert_eq!(with_ra, run_config(&plan.runs[1].1).unwrap());
+    assert_eq!(with_ra, result(run_config(&plan.runs[1].1).unwrap()));
 }
 
 #[test]
@@ -297,12 +315,87 @@ fn cells_run_as_the_core_runs_the_same_configuration() {
     assert_eq!(plan.runs.len(), 2 * 2 * 2 * 2);
     for (i, (_, cell)) in plan.runs.iter().enumerate() {
         let got = plan.run(i).unwrap();
-        // The same run through the one entry, sizes in blocks as the plan resolved them.
-        let whole = crate::run(&crate::RunConfig {
+        // The same run through the one entry, as `sim --config` would read it.
+        let whole = crate::run(&RunConfig {
             trace: path.clone(),
-            ..cell.run_config().unwrap()
+            ..cell.run.clone()
         })
         .unwrap();
-        assert_eq!(whole.runs, vec![got], "{}", cell.policy);
+        assert_eq!(whole.rows(), vec![got], "{}", cell.label());
     }
+}
+
+#[test]
+fn two_spellings_of_one_run_get_one_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..300).map(|i| format!("{}\n", (i * 7) % 50)).collect();
+    write(dir.path(), "t.trace", &ids);
+    let keys = |policy: &str, path: &str, prefetch: &str| -> Vec<String> {
+        let text = format!(
+            "policies = [\"{policy}\"]\nsizes = [\"10\"]\nprefetch = [\"{prefetch}\"]\n\
+             [[trace]]\npath = \"{path}\"\nformat = \"lirs\"\n"
+        );
+        let exp = Experiment::from_toml(&text, "e.toml").unwrap();
+        let plan = Plan::new(&exp, dir.path(), "e").unwrap();
+        plan.runs.iter().map(|(_, c)| c.key()).collect()
+    };
+    let canonical = keys("lru", "t.trace", "none");
+    assert_eq!(keys("LRU", "./t.trace", "off"), canonical);
+    assert_eq!(keys("Lru", "./././t.trace", "None"), canonical);
+    assert_ne!(keys("fifo", "t.trace", "none"), canonical);
+}
+
+#[test]
+fn every_key_of_sim_is_an_experiment_key_and_old_names_still_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: String = (0..300).map(|i| format!("{}\n", (i * 7) % 50)).collect();
+    write(dir.path(), "t.trace", &ids);
+    let trace = "[[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n";
+    let old = Experiment::from_toml(
+        &format!("policies = [\"lru\"]\nsizes = [\"10\"]\ndisks = [\"none\"]\n{trace}"),
+        "old.toml",
+    )
+    .unwrap();
+    let new = Experiment::from_toml(
+        &format!("policies = [\"lru\"]\ncache_sizes = [\"10\"]\ndisk = [\"none\"]\n{trace}"),
+        "new.toml",
+    )
+    .unwrap();
+    let keys = |e: &Experiment| -> Vec<String> {
+        let p = Plan::new(e, dir.path(), "e").unwrap();
+        p.runs.iter().map(|(_, c)| c.key()).collect()
+    };
+    assert_eq!(keys(&old), keys(&new));
+    let err = Experiment::from_toml(
+        &format!("policies = [\"lru\"]\nsizes = [\"1\"]\ncache_sizes = [\"2\"]\n{trace}"),
+        "both.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("both.toml:2:") && err.contains("old name of `cache_sizes`"),
+        "{err}"
+    );
+    // Keys `sim` has and the old experiments lacked: ops, compat rules, link timing, ...
+    let exp = Experiment::from_toml(
+        &format!(
+            "policies = [\"lru\"]\ncache_sizes = [\"10\"]\nops = \"all\"\n\
+             compat_rules = [\"request-cap-33\"]\nprefetch = [\"linux24\"]\nlink_mbps = 100.0\n{trace}"
+        ),
+        "all.toml",
+    )
+    .unwrap();
+    let plan = Plan::new(&exp, dir.path(), "all").unwrap();
+    let cell = &plan.runs[0].1;
+    assert_eq!(cell.run.ops, "all");
+    assert_eq!(cell.run.compat_rules, ["request-cap-33"]);
+    assert_eq!(cell.run.link_mbps, 100.0);
+    let err = Experiment::from_toml(&format!("polices = [\"lru\"]\n{trace}"), "typo.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("typo.toml:1:") && err.contains("polices"),
+        "{err}"
+    );
+    assert!(!err.contains('\n'), "{err}");
 }

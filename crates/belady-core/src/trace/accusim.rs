@@ -533,6 +533,7 @@ struct Descriptor {
 pub struct Resolver {
     path: String,
     open: FxHashMap<(u32, u32), Descriptor>,
+    max_request_bytes: u64,
 }
 
 impl Resolver {
@@ -541,7 +542,15 @@ impl Resolver {
         Resolver {
             path,
             open: FxHashMap::default(),
+            max_request_bytes: super::DEFAULT_MAX_REQUEST_BYTES,
         }
+    }
+
+    /// Refuses a read or write of more than `max` bytes, naming its call (the
+    /// `max_request_bytes` option, as the events reader applies it).
+    pub fn with_max_request_bytes(mut self, max: u64) -> Self {
+        self.max_request_bytes = max;
+        self
     }
 
     fn descriptor(
@@ -632,6 +641,16 @@ impl Resolver {
                     }
                 };
                 let len = t.returned as u64;
+                if len > self.max_request_bytes {
+                    return Err(located(
+                        &self.path,
+                        loc,
+                        format!(
+                            "LEN {len} is above the limit of {} bytes per request (max_request_bytes)",
+                            self.max_request_bytes
+                        ),
+                    ));
+                }
                 let kind = if matches!(call.kind, CallKind::Read(_)) {
                     FileEventKind::Read { offset, len }
                 } else {
@@ -689,12 +708,17 @@ pub fn calls(path: &Path, binary: bool) -> Result<CallStream> {
 
 /// Reads a whole AccuSim trace into a [`FileTrace`].
 pub fn load(path: &Path, binary: bool) -> Result<FileTrace> {
+    load_with(path, binary, super::DEFAULT_MAX_REQUEST_BYTES)
+}
+
+/// [`load`], refusing a read or write of more than `max_request_bytes` (its call is named).
+pub fn load_with(path: &Path, binary: bool, max_request_bytes: u64) -> Result<FileTrace> {
     let source = path.display().to_string();
     let mut trace = FileTrace {
         source: source.clone(),
         ..FileTrace::default()
     };
-    let mut resolver = Resolver::new(source);
+    let mut resolver = Resolver::new(source).with_max_request_bytes(max_request_bytes);
     for item in calls(path, binary)? {
         let (call, loc) = item?;
         resolver.resolve(&call, loc, &mut trace.names, &mut trace.events)?;
@@ -717,9 +741,20 @@ pub struct AccusimRequests {
 impl AccusimRequests {
     /// Opens `path` in the binary (`binary`) or text form.
     pub fn open(path: &Path, binary: bool, block_size: u32) -> Result<Self> {
+        Self::open_with(path, binary, block_size, super::DEFAULT_MAX_REQUEST_BYTES)
+    }
+
+    /// [`AccusimRequests::open`], refusing a call of more than `max_request_bytes`.
+    pub fn open_with(
+        path: &Path,
+        binary: bool,
+        block_size: u32,
+        max_request_bytes: u64,
+    ) -> Result<Self> {
         Ok(AccusimRequests {
             calls: calls(path, binary)?,
-            resolver: Resolver::new(path.display().to_string()),
+            resolver: Resolver::new(path.display().to_string())
+                .with_max_request_bytes(max_request_bytes),
             names: Default::default(),
             pending: Default::default(),
             events: Vec::new(),

@@ -402,7 +402,8 @@ impl CsvReader {
     ) -> std::result::Result<&'r [u8], String> {
         record.get(col).ok_or_else(|| {
             format!(
-                "expected the {what} field in column {col}, but the line has only {} columns",
+                "expected the {what} field in {}, but the line has only {} columns",
+                column(col),
                 record.len()
             )
         })
@@ -416,7 +417,8 @@ impl CsvReader {
         let text = Self::field(record, col, what)?;
         super::input::parse_u64(text).ok_or_else(|| {
             format!(
-                "expected a non-negative integer {what} in column {col}, found '{}'",
+                "expected a non-negative integer {what} in {}, found '{}'",
+                column(col),
                 excerpt(text)
             )
         })
@@ -510,20 +512,30 @@ impl CsvReader {
             None => None,
             Some((col, ns_per_unit)) => {
                 let text = Self::field(record, col, "time")?;
-                let parsed = match super::input::parse_u64(text) {
-                    Some(v) if ns_per_unit == 1.0 => Some(v),
-                    Some(v) if ns_per_unit.fract() == 0.0 => v.checked_mul(ns_per_unit as u64),
-                    _ => std::str::from_utf8(text)
+                let whole = super::input::parse_u64(text);
+                let number = whole.map(|v| v as f64).or_else(|| {
+                    std::str::from_utf8(text)
                         .ok()
                         .and_then(|t| t.parse::<f64>().ok())
                         .filter(|v| v.is_finite() && *v >= 0.0)
-                        .map(|v| (v * ns_per_unit) as u64),
+                });
+                let parsed = match whole {
+                    Some(v) if ns_per_unit.fract() == 0.0 => {
+                        crate::bounds::timestamp_ns_int(v, ns_per_unit as u64)
+                    }
+                    _ => number.and_then(|v| crate::bounds::timestamp_ns(v, ns_per_unit)),
                 };
-                Some(parsed.ok_or_else(|| {
-                    format!(
-                        "expected a timestamp in column {col}, found '{}'",
+                Some(parsed.ok_or_else(|| match number {
+                    Some(_) => format!(
+                        "timestamp '{}' in {} is past the latest belady accepts (2^64 ns, about 584 years)",
+                        excerpt(text),
+                        column(col)
+                    ),
+                    None => format!(
+                        "expected a timestamp in {}, found '{}'",
+                        column(col),
                         excerpt(text)
-                    )
+                    ),
                 })?)
             }
         };
@@ -535,6 +547,12 @@ impl CsvReader {
             bytes,
         }))
     }
+}
+
+/// Column `col` (0-based, as `--columns` writes it) as a message names it: counted from 1, as
+/// editors and spreadsheets count, with the index to write in `--columns`.
+fn column(col: usize) -> String {
+    format!("column {} (index {col} in --columns)", col + 1)
 }
 
 impl Iterator for CsvReader {
@@ -549,11 +567,21 @@ impl Iterator for CsvReader {
                 Ok(r) => r,
                 Err(e) => {
                     self.done = true;
-                    let line = e.position().map(|p| p.line()).unwrap_or(0);
-                    return Some(Err(Error::Parse {
-                        path: self.path.clone(),
-                        line,
-                        msg: format!("unreadable CSV: {e}"),
+                    // A record error knows its line; a read error (a damaged compressed
+                    // stream) is placed after the last line read, never at line 0.
+                    let read = self.records.reader().position().line().saturating_sub(1);
+                    let line = e.position().map_or(read + 1, |p| p.line());
+                    let msg = format!("unreadable CSV: {e}");
+                    return Some(Err(match e.into_kind() {
+                        csv::ErrorKind::Io(cause) => Error::Io {
+                            path: format!("{} (after line {read})", self.path),
+                            cause,
+                        },
+                        _ => Error::Parse {
+                            path: self.path.clone(),
+                            line,
+                            msg,
+                        },
                     }));
                 }
             };
@@ -681,11 +709,9 @@ mod tests {
         );
         let msr = CsvSpec::preset("msr").unwrap();
         let got = read(&msr, "1,hm,0,Read,abc,512,1\n", 4096);
-        assert!(got[0]
-            .as_ref()
-            .unwrap_err()
-            .to_string()
-            .contains("c.csv:1: expected a non-negative integer offset in column 4"));
+        assert!(got[0].as_ref().unwrap_err().to_string().contains(
+            "c.csv:1: expected a non-negative integer offset in column 5 (index 4 in --columns)"
+        ));
         let got = read(&msr, "1,hm,0,Read\n", 4096);
         assert!(got[0]
             .as_ref()

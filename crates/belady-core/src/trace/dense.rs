@@ -29,12 +29,35 @@ pub struct BlockTrace {
 }
 
 impl BlockTrace {
-    /// Reads `path` in `format`, keeping the requests `filter` selects.
+    /// Reads `path` in `format`, keeping the requests `filter` selects. Timestamps are dropped
+    /// from text traces (nothing but a timed run needs them; see [`BlockTrace::load_timed`]).
     pub fn load(
         path: &Path,
         format: &Format,
         opts: &ReadOptions,
         filter: OpFilter,
+    ) -> Result<BlockTrace> {
+        Self::load_with(path, format, opts, filter, false)
+    }
+
+    /// [`BlockTrace::load`] keeping each reference's time when the trace records any, as a
+    /// native file converted from it does: a timed run over it then sees the same think times
+    /// whatever the format or path it came by.
+    pub fn load_timed(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        filter: OpFilter,
+    ) -> Result<BlockTrace> {
+        Self::load_with(path, format, opts, filter, true)
+    }
+
+    fn load_with(
+        path: &Path,
+        format: &Format,
+        opts: &ReadOptions,
+        filter: OpFilter,
+        keep_times: bool,
     ) -> Result<BlockTrace> {
         let trace = if *format == Format::Native {
             native::load(path)?.filtered(filter)
@@ -42,9 +65,15 @@ impl BlockTrace {
             let stream = open_requests(path, format, opts)?;
             let source = path.display().to_string();
             if format.has_object_sizes() {
-                BlockTrace::from_sized_requests(stream, filter, false, source, opts.block_size)?
+                BlockTrace::from_sized_requests(
+                    stream,
+                    filter,
+                    keep_times,
+                    source,
+                    opts.block_size,
+                )?
             } else {
-                BlockTrace::from_requests(stream, filter, false, source, opts.block_size)?
+                BlockTrace::from_requests(stream, filter, keep_times, source, opts.block_size)?
             }
         };
         if trace.refs.is_empty() {
@@ -161,14 +190,25 @@ impl BlockTrace {
     /// For each reference, the position of the next reference to the same block ([`NEVER`] if
     /// none), plus each block's first position: the oracle OPT needs.
     pub fn next_uses(&self) -> (Vec<u32>, Vec<u32>) {
-        let mut next = vec![NEVER; self.refs.len()];
-        let mut upcoming = vec![NEVER; self.unique()];
+        self.try_next_uses()
+            .unwrap_or_else(|e| panic!("{e} (call try_next_uses to get the error)"))
+    }
+
+    /// [`BlockTrace::next_uses`], or an error naming the memory it could not have.
+    pub fn try_next_uses(&self) -> Result<(Vec<u32>, Vec<u32>)> {
+        let n = self.refs.len();
+        let mut next = crate::error::try_filled(n, NEVER, || {
+            format!("OPT's next-use array for {n} references")
+        })?;
+        let u = self.unique();
+        let mut upcoming =
+            crate::error::try_filled(u, NEVER, || format!("OPT's first-use array for {u} blocks"))?;
         for i in (0..self.refs.len()).rev() {
             let b = self.refs[i] as usize;
             next[i] = upcoming[b];
             upcoming[b] = i as u32;
         }
-        (next, upcoming)
+        Ok((next, upcoming))
     }
 }
 
@@ -179,6 +219,9 @@ pub(crate) struct Builder {
     originals: Vec<u64>,
     write_mask: Option<Vec<u8>>,
     times: Option<Vec<u64>>,
+    /// Whether any reference came with a time: without one the times are not kept (as the
+    /// native writer does), so an untimed trace loads alike whether times were asked for or not.
+    any_time: bool,
     /// Object sizes, kept by [`Builder::push`] (requests of one object each) when `Some`.
     sizes: Option<Vec<u32>>,
 }
@@ -191,6 +234,7 @@ impl Builder {
             originals: Vec::new(),
             write_mask: track_writes.then(Vec::new),
             times: keep_times.then(Vec::new),
+            any_time: false,
             sizes: None,
         }
     }
@@ -204,6 +248,18 @@ impl Builder {
             ));
         }
         let write = req.op == super::Op::Write;
+        // The references grow by doubling; a doubling that cannot be had is an error, not an abort.
+        let count = req.count as usize;
+        if self.refs.capacity() - self.refs.len() < count {
+            let more = self.refs.len().max(count).max(1 << 16);
+            let held = self.refs.len();
+            let what = || format!("{source}: the references held in memory (past {held})");
+            crate::error::try_reserve(&mut self.refs, more, what)?;
+            if let Some(times) = &mut self.times {
+                let what = || format!("{source}: the timestamps held in memory");
+                crate::error::try_reserve(times, more, what)?;
+            }
+        }
         if let Some(sizes) = &mut self.sizes {
             // Checked by the caller: one object of at most u32::MAX bytes.
             sizes.push(req.bytes as u32);
@@ -232,6 +288,7 @@ impl Builder {
             }
         }
         if let Some(times) = &mut self.times {
+            self.any_time |= time_ns.is_some();
             times.push(time_ns.unwrap_or(0));
         }
     }
@@ -244,7 +301,7 @@ impl Builder {
             refs: self.refs,
             originals: self.originals,
             write_mask,
-            times: self.times,
+            times: self.times.filter(|_| self.any_time),
             sizes: self.sizes,
         }
     }

@@ -40,22 +40,28 @@ const MAX_FIELDS: usize = 8;
 pub const HEADER: &str = "# belady file-level trace v1";
 
 fn parse_us(text: &[u8], what: &str) -> std::result::Result<u64, String> {
+    let too_large = || {
+        format!(
+            "{what} '{}' is past the latest belady accepts (2^64 ns, about 584 years)",
+            excerpt(text)
+        )
+    };
     if let Some(v) = parse_u64(text) {
-        return v
-            .checked_mul(1000)
-            .ok_or_else(|| format!("{what} is too large"));
+        return crate::bounds::timestamp_ns_int(v, 1000).ok_or_else(too_large);
     }
-    std::str::from_utf8(text)
+    let number = std::str::from_utf8(text)
         .ok()
         .and_then(|t| t.parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v >= 0.0 && *v < 1.8e13)
-        .map(|v| (v * 1000.0).round() as u64)
-        .ok_or_else(|| {
-            format!(
-                "{what} '{}' is not a non-negative number of microseconds",
-                excerpt(text)
-            )
-        })
+        .filter(|v| v.is_finite() && *v >= 0.0);
+    if number.is_some_and(|v| crate::bounds::timestamp_ns(v, 1000.0).is_none()) {
+        return Err(too_large());
+    }
+    number.map(|v| (v * 1000.0).round() as u64).ok_or_else(|| {
+        format!(
+            "{what} '{}' is not a non-negative number of microseconds",
+            excerpt(text)
+        )
+    })
 }
 
 /// Reads a whole events file into a [`FileTrace`].
@@ -72,8 +78,16 @@ pub fn load_with(path: &Path, max_request_bytes: u64) -> Result<FileTrace> {
 /// Reads a whole events file and each event's TIME (`None` where it is `-`), so a rewrite can
 /// keep every field.
 pub fn load_timed(path: &Path) -> Result<(FileTrace, Vec<Option<u64>>)> {
+    load_timed_with(path, super::DEFAULT_MAX_REQUEST_BYTES)
+}
+
+/// [`load_timed`], refusing a read or write of more than `max_request_bytes`.
+pub fn load_timed_with(
+    path: &Path,
+    max_request_bytes: u64,
+) -> Result<(FileTrace, Vec<Option<u64>>)> {
     let input = open_text(path)?;
-    read_timed(input, &path.display().to_string())
+    read_timed_with(input, &path.display().to_string(), max_request_bytes)
 }
 
 /// Reads events from a decompressed stream; `name` is used in error messages.

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -183,6 +183,42 @@ pub fn peek_decompressed(path: &Path, n: usize) -> Result<Vec<u8>> {
         peeked.push((path.to_path_buf(), again));
     }
     Ok(out)
+}
+
+/// Whether `path` can be read only once (a FIFO, `<(...)`, `/dev/stdin`, a device): anything but a
+/// regular file.
+pub fn read_once(path: &Path) -> bool {
+    !std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// Copies an input that can be read only once ([`read_once`]) whole, decompressed, into a
+/// temporary file in `$TMPDIR` (removed when the returned path is dropped), so every run over it
+/// reads the same bytes; `None` for a regular file, which is read in place. Callers name the
+/// input by `path` in results and errors ([`crate::Error::renamed`]).
+pub fn spool_read_once(path: &Path) -> Result<Option<tempfile::TempPath>> {
+    if !read_once(path) {
+        return Ok(None);
+    }
+    let mut reader = open_trace(path)?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".belady-spool-")
+        .tempfile()
+        .map_err(|e| Error::io(&std::env::temp_dir(), e))?;
+    let (file, spool) = tmp.into_parts();
+    let mut out = std::io::BufWriter::with_capacity(READ_BUFFER, file);
+    loop {
+        let n = {
+            let buf = reader.fill_buf().map_err(|e| Error::io(path, e))?;
+            if buf.is_empty() {
+                break;
+            }
+            out.write_all(buf).map_err(|e| Error::io(&spool, e))?;
+            buf.len()
+        };
+        reader.consume(n);
+    }
+    out.flush().map_err(|e| Error::io(&spool, e))?;
+    Ok(Some(spool))
 }
 
 /// Parses an unsigned decimal integer from ASCII bytes, rejecting anything else.

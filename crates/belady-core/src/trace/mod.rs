@@ -295,17 +295,19 @@ pub fn open_requests(path: &Path, format: &Format, opts: &ReadOptions) -> Result
     check_block_size(opts.block_size)?;
     match format {
         Format::Accusim => {
-            return Ok(Box::new(accusim::AccusimRequests::open(
+            return Ok(Box::new(accusim::AccusimRequests::open_with(
                 path,
                 true,
                 opts.block_size,
+                opts.max_request_bytes,
             )?))
         }
         Format::AccusimText => {
-            return Ok(Box::new(accusim::AccusimRequests::open(
+            return Ok(Box::new(accusim::AccusimRequests::open_with(
                 path,
                 false,
                 opts.block_size,
+                opts.max_request_bytes,
             )?))
         }
         Format::Events => {
@@ -428,10 +430,19 @@ fn sniff_text(head: &[u8]) -> Option<Format> {
 
 /// Reads a file-level trace in `format` (accusim, accusim-text or events).
 pub fn load_file_trace(path: &Path, format: &Format) -> Result<file::FileTrace> {
+    load_file_trace_with(path, format, DEFAULT_MAX_REQUEST_BYTES)
+}
+
+/// [`load_file_trace`], refusing a read or write of more than `max_request_bytes`.
+pub fn load_file_trace_with(
+    path: &Path,
+    format: &Format,
+    max_request_bytes: u64,
+) -> Result<file::FileTrace> {
     match format {
-        Format::Accusim => accusim::load(path, true),
-        Format::AccusimText => accusim::load(path, false),
-        Format::Events => events::load(path),
+        Format::Accusim => accusim::load_with(path, true, max_request_bytes),
+        Format::AccusimText => accusim::load_with(path, false, max_request_bytes),
+        Format::Events => events::load_with(path, max_request_bytes),
         other => Err(Error::config(
             "format",
             other.name(),

@@ -20,6 +20,13 @@ use rustc_hash::FxHashMap;
 use std::io::BufRead;
 use std::path::Path;
 
+/// Most bytes one read or write call moves on Linux (`MAX_RW_COUNT`): a larger count in a log
+/// is damage, not a call.
+pub const MAX_CALL_BYTES: u64 = 0x7fff_f000;
+
+/// Largest file offset a call can reach (`off_t` is signed 64-bit).
+pub const MAX_FILE_OFFSET: u64 = i64::MAX as u64;
+
 /// Syscalls `belady record` asks strace to trace.
 pub const TRACED_CALLS: &str =
     "open,openat,read,pread64,readv,preadv,preadv2,write,pwrite64,writev,lseek,close,mmap,exit_group";
@@ -160,7 +167,17 @@ impl Converter {
             .push(((start - t0).max(0.0) * 1e9).round() as u64);
     }
 
-    fn call(&mut self, pid: u32, start: f64, end: f64, name: &str, args: &str, ret: &str) {
+    /// Records one completed call; a call no program could have made (a count or an offset past
+    /// what Linux allows) is refused here, so `record` never writes a trace belady then refuses.
+    fn call(
+        &mut self,
+        pid: u32,
+        start: f64,
+        end: f64,
+        name: &str,
+        args: &str,
+        ret: &str,
+    ) -> std::result::Result<(), String> {
         let args = split_args(args);
         let ret_word = ret.split([' ', '<']).next().unwrap_or("");
         // mmap returns an address; everything else a count, a descriptor or -1.
@@ -170,7 +187,7 @@ impl Converter {
                 .and_then(|h| i64::from_str_radix(h, 16).ok())
         });
         let Some(ret_num) = ret_num.filter(|r| *r >= 0) else {
-            return;
+            return Ok(());
         };
         match name {
             "open" | "openat" => {
@@ -193,20 +210,28 @@ impl Converter {
             "read" | "readv" | "write" | "writev" | "pread64" | "preadv" | "preadv2"
             | "pwrite64" => {
                 let Some((fd, state)) = args.first().and_then(|a| self.fd(pid, a)) else {
-                    return;
+                    return Ok(());
                 };
-                let Some(file) = state.file else { return };
+                let Some(file) = state.file else {
+                    return Ok(());
+                };
                 let positional = name.starts_with('p');
                 let offset = if positional {
                     // pread64(fd, buf, count, offset) and preadv(fd, iov, iovcnt, offset) alike.
                     match args.get(3).and_then(|a| a.parse::<u64>().ok()) {
                         Some(o) => o,
-                        None => return,
+                        None => return Ok(()),
                     }
                 } else {
                     state.offset
                 };
                 let len = ret_num as u64;
+                if len > MAX_CALL_BYTES {
+                    return Err(format!(
+                        "{name} returned {len} bytes, more than the {MAX_CALL_BYTES} one call can move"
+                    ));
+                }
+                check_end(offset, len)?;
                 if !positional {
                     if let Some(s) = self.fds.get_mut(&(pid, fd)) {
                         s.offset += len;
@@ -223,8 +248,9 @@ impl Converter {
             }
             "lseek" => {
                 let Some((fd, state)) = args.first().and_then(|a| self.fd(pid, a)) else {
-                    return;
+                    return Ok(());
                 };
+                check_end(ret_num as u64, 0)?;
                 if let Some(s) = self.fds.get_mut(&(pid, fd)) {
                     s.offset = ret_num as u64;
                 }
@@ -243,7 +269,7 @@ impl Converter {
             }
             "close" => {
                 let Some((fd, state)) = args.first().and_then(|a| self.fd(pid, a)) else {
-                    return;
+                    return Ok(());
                 };
                 self.fds.remove(&(pid, fd));
                 if let Some(file) = state.file {
@@ -253,27 +279,31 @@ impl Converter {
             "mmap" => {
                 let (Some(len), Some(fd_text), Some(off)) = (args.get(1), args.get(4), args.get(5))
                 else {
-                    return;
+                    return Ok(());
                 };
                 let (Ok(len), Some(off)) = (len.parse::<u64>(), parse_offset(off)) else {
-                    return;
+                    return Ok(());
                 };
                 let Some((fd, state)) = self.fd(pid, fd_text) else {
-                    return;
+                    return Ok(());
                 };
+                check_end(off, len)?;
                 if let (Some(file), true) = (state.file, len > 0) {
-                    self.push(
-                        start,
-                        end,
-                        pid,
-                        fd,
-                        file,
-                        FileEventKind::Read { offset: off, len },
-                    );
+                    // A mapping of any size is read in pieces a trace reader accepts (at most
+                    // the default max_request_bytes each), not as one request it would refuse.
+                    let piece = super::DEFAULT_MAX_REQUEST_BYTES;
+                    let mut at = off;
+                    while at < off + len {
+                        let n = piece.min(off + len - at);
+                        let kind = FileEventKind::Read { offset: at, len: n };
+                        self.push(start, end, pid, fd, file, kind);
+                        at += n;
+                    }
                 }
             }
             _ => {}
         }
+        Ok(())
     }
 
     fn line(&mut self, line_no: u64, line: &str) -> Result<()> {
@@ -345,8 +375,22 @@ impl Converter {
             ),
             _ => (after, 0.0),
         };
-        self.call(pid, start, ts.max(start) + dur, name, args, ret.trim());
-        Ok(())
+        self.call(pid, start, ts.max(start) + dur, name, args, ret.trim())
+            .map_err(|msg| Error::Parse {
+                path: self.name.clone(),
+                line: line_no,
+                msg,
+            })
+    }
+}
+
+/// Refuses bytes `offset..offset + len` that reach past the largest file offset.
+fn check_end(offset: u64, len: u64) -> std::result::Result<(), String> {
+    match offset.checked_add(len) {
+        Some(end) if end <= MAX_FILE_OFFSET => Ok(()),
+        _ => Err(format!(
+            "offset {offset} + {len} bytes reaches past the largest file offset ({MAX_FILE_OFFSET}); the log is damaged"
+        )),
     }
 }
 
@@ -384,9 +428,28 @@ pub fn convert_only(
         times_ns: Vec::new(),
         only: only.to_vec(),
     };
-    for (i, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| Error::io(Path::new(name), e))?;
-        c.line(i as u64 + 1, &line)?;
+    let mut input = input;
+    let mut bytes = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        bytes.clear();
+        let n = input
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| Error::io(Path::new(name), e))?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        // Decoded per line, so a bad byte is reported with its line, not as a bare I/O error.
+        let line = std::str::from_utf8(&bytes).map_err(|e| Error::Parse {
+            path: name.to_string(),
+            line: line_no,
+            msg: format!(
+                "byte {} is not UTF-8 (strace escapes what it prints; is this an strace log?)",
+                e.valid_up_to() + 1
+            ),
+        })?;
+        c.line(line_no, line.trim_end_matches(['\n', '\r']))?;
     }
     for ev in &mut c.trace.events {
         if ev.kind != FileEventKind::Exit {

@@ -184,8 +184,9 @@ def _flatten(run: dict) -> dict:
     """A stored run as one flat row: configuration first, then every metric."""
     config, result = run["config"], run["result"]
     row = {"key": run["key"], "experiment": run["experiment"]}
-    row.update({k: v for k, v in config.items() if k != "trace_path"})
-    row["params"] = " ".join(config["params"])
+    # A cell has one value per list: shown as text, lists joined as the experiment wrote them.
+    row.update({k: " ".join(map(str, v)) if isinstance(v, list) else v
+                for k, v in config.items() if k != "trace_path"})
     row["policy"] = result["policy"]
     for key, value in result.items():
         if key not in row:

@@ -1,6 +1,6 @@
 //! AccuSim's departures from the prefetching study's text, in one place the engines consult.
 //! `--compat accusim` (configuration `compat = "accusim"`) turns every one on and implies the
-//! `accusim` policy preset ([`crate::config::RunOptions::preset`]).
+//! `accusim` policy preset ([`crate::config::RunConfig::policy_preset`]).
 //!
 //! Two kinds of departure live here:
 //! - engine rules ([`Departures`]), which the file engine reads from its configuration;

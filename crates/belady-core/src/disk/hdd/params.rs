@@ -134,11 +134,12 @@ pub struct HddParams {
 impl HddParams {
     /// Checks every parameter; errors name the key (`zones[3].sectors_per_track`, …).
     pub fn validate(&self) -> Result<()> {
+        // One revolution may take at most the longest time (an hour): at least 1/60 rpm.
         check(
-            self.rpm.is_finite() && self.rpm > 0.0,
+            self.rpm.is_finite() && self.rpm * 60.0 >= 1.0 && self.rpm <= 1e9,
             "rpm",
             self.rpm,
-            "revolutions per minute above 0",
+            "revolutions per minute from 1/60 (one per hour) to 1000000000",
         )?;
         check(
             self.surfaces >= 1,
@@ -190,12 +191,7 @@ impl HddParams {
                 self.overheads.write_miss_after_write_ms,
             ),
         ] {
-            check(
-                v.is_finite() && v >= 0.0,
-                key,
-                v,
-                "a time in milliseconds, 0 or more",
-            )?;
+            crate::bounds::check_time(key, v, crate::bounds::TimeUnit::Ms)?;
         }
         check(!self.zones.is_empty(), "zones", "[]", "at least one zone")?;
         let mut mapped = 0u64;

@@ -95,11 +95,10 @@ impl SeekSpec {
                         format!("[{d}, {ms}]"),
                         "distances of 1 or more, strictly increasing",
                     )?;
-                    check(
-                        ms.is_finite() && ms >= 0.0,
+                    crate::bounds::check_time(
                         &format!("seek.points[{i}]"),
-                        format!("[{d}, {ms}]"),
-                        "a seek time in milliseconds, 0 or more",
+                        ms,
+                        crate::bounds::TimeUnit::Ms,
                     )?;
                     last = d;
                 }
@@ -118,7 +117,7 @@ impl SeekSpec {
                     ("seek.c_ms", c_ms),
                     ("seek.e_ms", e_ms),
                 ] {
-                    check(v.is_finite(), key, v, "a finite number of milliseconds")?;
+                    crate::bounds::check_coefficient(key, *v, crate::bounds::TimeUnit::Ms)?;
                 }
                 check(
                     *boundary >= 1,

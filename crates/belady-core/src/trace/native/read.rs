@@ -21,6 +21,15 @@ pub fn load(path: &Path) -> Result<BlockTrace> {
     let mut times = dec.has_times.then(|| Vec::with_capacity(n));
     let mut sizes = dec.has_sizes.then(|| Vec::with_capacity(n));
     while dec.next_chunk()? {
+        if refs.capacity() - refs.len() < dec.ids.len() {
+            let (held, more) = (refs.len(), refs.len().max(dec.ids.len()));
+            crate::error::try_reserve(&mut refs, more, || {
+                format!("{}: the references held in memory (past {held})", dec.path)
+            })?;
+            if let Some(t) = &mut times {
+                crate::error::try_reserve(t, more, || format!("{}: the timestamps", dec.path))?;
+            }
+        }
         refs.extend_from_slice(&dec.ids);
         if let Some(m) = &mut write_mask {
             m.extend_from_slice(&dec.mask);
@@ -37,8 +46,9 @@ pub fn load(path: &Path) -> Result<BlockTrace> {
     } else {
         std::mem::take(&mut dec.originals)
     };
+    // Reports name the file as the user gave it; the recorded name is provenance only.
     Ok(BlockTrace {
-        source: std::mem::take(&mut dec.source),
+        source: path.display().to_string(),
         block_size: dec.block_size,
         refs,
         originals,
@@ -315,6 +325,14 @@ impl Decoder {
         d.original_ids = flags & FLAG_ORIGINAL_IDS != 0;
         d.has_sizes = flags & FLAG_SIZES != 0;
         d.block_size = word(&d.bytes, 16);
+        // The same check as `--block-size`: every engine divides by it.
+        if crate::trace::check_block_size(d.block_size).is_err() {
+            return Err(d.error_at(
+                0,
+                16,
+                "block size 0 in the header: expected at least 1 byte".into(),
+            ));
+        }
         let unique = long(&d.bytes, 24);
         d.refs = long(&d.bytes, 32);
         if unique > u32::MAX as u64
@@ -363,7 +381,23 @@ impl Decoder {
             );
             remaining -= k;
         }
+        d.refuse_duplicate_ids()?;
         Ok(d)
+    }
+
+    /// Refuses an id table that names one block twice: two dense ids for one block would split
+    /// its references (and make the file engine's runs of blocks overlap).
+    fn refuse_duplicate_ids(&self) -> Result<()> {
+        let mut sorted = self.originals.clone();
+        sorted.sort_unstable();
+        match sorted.windows(2).find(|w| w[0] == w[1]) {
+            None => Ok(()),
+            Some(w) => Err(self.error_at(
+                0,
+                self.offset - 8 * self.originals.len() as u64,
+                format!("the block id table lists block {} twice", w[0]),
+            )),
+        }
     }
 
     /// The original block id of `id` (checked below `bound`).

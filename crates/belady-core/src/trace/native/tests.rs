@@ -23,11 +23,22 @@ fn encode(t: &BlockTrace) -> Vec<u8> {
     bytes
 }
 
+/// Loads `bytes` from a file; the result names the file as given, so its source is put back to
+/// the name recorded in the header for comparison with what was encoded.
 fn decode(bytes: Vec<u8>) -> Result<BlockTrace> {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t.bldy");
-    std::fs::write(&p, bytes).unwrap();
-    load(&p)
+    std::fs::write(&p, &bytes).unwrap();
+    let mut t = load(&p)?;
+    assert_eq!(
+        t.source,
+        p.display().to_string(),
+        "reports name the path given"
+    );
+    t.source = NativeRequests::open(Box::new(std::io::Cursor::new(bytes)), "s".into())?
+        .source()
+        .to_string();
+    Ok(t)
 }
 
 #[test]

@@ -151,6 +151,9 @@ enum Ids {
     Original { bound: u64 },
 }
 
+/// How errors writing the spill name it (it is anonymous, in the output's folder).
+const SPILL_NAME: &str = "the native output's spill file (beside the output)";
+
 /// Most references one native file holds (dense positions are 32-bit, one value is reserved).
 pub const MAX_REFS: u64 = u32::MAX as u64 - 1;
 
@@ -322,7 +325,7 @@ impl StreamWriter {
         self.refs += 1;
         if self.chunk_ids.len() == CHUNK {
             self.spill_chunk()
-                .map_err(|e| Error::io(Path::new("<spill file>"), e))?;
+                .map_err(|e| Error::io(Path::new(SPILL_NAME), e))?;
         }
         Ok(())
     }
