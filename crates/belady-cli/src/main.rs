@@ -208,7 +208,7 @@ struct SimArgs {
     /// Admission filter consulted on each miss: none, tinylfu, size:BYTES, prob:P.
     #[arg(long, default_value = "none")]
     admission: String,
-    /// Seed of random choices (prob:P admission).
+    /// Seed of random choices (prob:P admission; the hyperbolic and lecar policies' draws).
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Which requests to simulate.

@@ -91,7 +91,11 @@ pub fn run(args: MrcArgs) -> Result<()> {
         bail!("name a trace: belady mrc TRACE (or --trace TRACE)");
     };
     let preset = Preset::parse(&args.preset)?;
-    let specs = parse_policies(&args.policy, &args.params, preset)?;
+    let mut specs = parse_policies(&args.policy, &args.params, preset)?;
+    for spec in &mut specs {
+        // The randomised policies draw from the same seed as the sampler.
+        spec.seed = args.seed;
+    }
     let sizes = Sizes::parse(&args.sizes)?;
     let opts = MrcOptions {
         sample_rate: args.sample_rate,

@@ -102,7 +102,7 @@ pub struct RunConfig {
     pub cache_model: Option<String>,
     /// Admission filter consulted on each miss: `none`, `tinylfu`, `size:BYTES`, `prob:P`.
     pub admission: String,
-    /// Seed of random choices (`prob:P` admission).
+    /// Seed of random choices (`prob:P` admission; the randomised policies' draws).
     pub seed: u64,
 }
 

@@ -177,6 +177,7 @@ impl RunConfig {
                 }
                 let mut spec = HierarchySpec::parse(text, &self.params, preset, p)?;
                 spec.links = self.links()?;
+                spec.seed_policies(self.seed);
                 out.push(spec);
             }
         }
@@ -230,11 +231,16 @@ impl RunConfig {
     }
 
     fn policy_specs(&self) -> Result<Vec<PolicySpec>> {
-        parse_policies(
+        let mut specs = parse_policies(
             &self.policies.join(","),
             &self.params,
             self.policy_preset()?,
-        )
+        )?;
+        for spec in &mut specs {
+            // The randomised policies draw from the run's seed (`--seed`).
+            spec.seed = self.seed;
+        }
+        Ok(specs)
     }
 }
 

@@ -193,11 +193,15 @@ fn mrc_json(
         if let Some(n) = threads {
             belady_core::threads::check_threads("threads", n)?;
         }
-        let specs = parse_policies(
+        let mut specs = parse_policies(
             &policies.join(","),
             &params,
             belady_core::Preset::parse(preset)?,
         )?;
+        for spec in &mut specs {
+            // The randomised policies draw from the same seed as the sampler (as `belady mrc`).
+            spec.seed = seed;
+        }
         let sizes = Sizes::parse(sizes)?;
         let filter = OpFilter::parse(ops)?;
         let format = match &format {

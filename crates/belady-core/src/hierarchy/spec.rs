@@ -84,6 +84,13 @@ pub struct HierarchySpec {
 }
 
 impl HierarchySpec {
+    /// Gives every level's policy the run's seed (`--seed`), for the randomised policies.
+    pub fn seed_policies(&mut self, seed: u64) {
+        for level in &mut self.levels {
+            level.policy.seed = seed;
+        }
+    }
+
     /// Parses `NAME:POLICY:SIZE[:PLACEMENT],...` (top level first), e.g.
     /// `client:lru:256MiB,storage:mq:512MiB:eviction:2`. Lower levels without a placement take
     /// `default_placement`; `params` (`POLICY.KEY=VALUE`) apply to every level with that policy.

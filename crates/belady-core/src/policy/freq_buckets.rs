@@ -154,6 +154,25 @@ impl FreqBuckets {
             .find_map(|(&k, _)| unpinned(k))
     }
 
+    /// The newest unpinned block of group `key`, else of the groups above it, else below it: the
+    /// victim when ties go to the most recent arrival (Cacheus's CR-LFU).
+    pub(crate) fn newest_victim_from(&self, key: u64, frames: &Frames) -> Option<Block> {
+        let newest_unpinned = |g: &Group| {
+            let mut cur = g.last;
+            while cur != NIL {
+                if !frames.is_pinned(cur) {
+                    return Some(cur);
+                }
+                cur = self.prev[cur as usize];
+            }
+            None
+        };
+        self.groups
+            .range(key..)
+            .chain(self.groups.range(..key))
+            .find_map(|(_, g)| newest_unpinned(g))
+    }
+
     /// Every member, by key then age.
     pub(crate) fn iter(&self) -> impl Iterator<Item = Block> + '_ {
         self.groups.keys().flat_map(move |&k| self.iter_group(k))

@@ -43,6 +43,11 @@ pub mod sieve;
 pub mod slru;
 pub mod wtinylfu;
 
+// Learned and sampled policies (Hyperbolic, LeCaR, Cacheus).
+pub mod cacheus;
+pub mod hyperbolic;
+pub mod lecar;
+
 #[cfg(test)]
 mod conformance;
 

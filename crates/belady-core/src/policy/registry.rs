@@ -24,6 +24,10 @@ use super::{
     lfu::LfuPolicy, lfuda::LfudaPolicy, s3fifo::S3FifoPolicy, sieve::SievePolicy, slru::SlruPolicy,
     wtinylfu::WTinyLfuPolicy,
 };
+// Learned and sampled policies (issue 26: Hyperbolic, LeCaR, Cacheus).
+use super::cacheus::CacheusPolicy;
+use super::hyperbolic::HyperbolicPolicy;
+use super::lecar::LecarPolicy;
 use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
@@ -602,6 +606,61 @@ pub static POLICIES: &[PolicyInfo] = &[
             about: "share of the cache for the window LRU (at least one block)",
         }],
     },
+    // Learned and sampled policies (issue 26), randomised ones seeded by --seed (PolicySpec::seed).
+    PolicyInfo {
+        name: "hyperbolic",
+        aliases: &[],
+        about: "hyperbolic caching (Blankstein et al., ATC 2017): evict the lowest references/time-in-cache among random samples",
+        params: &[ParamInfo {
+            name: "samples",
+            default: "64",
+            study: None,
+            accusim: None,
+            about: "resident blocks drawn (with replacement) per eviction (paper and libCacheSim: 64)",
+        }],
+    },
+    PolicyInfo {
+        name: "lecar",
+        aliases: &[],
+        about: "LeCaR (Vietri et al., HotStorage 2018): LRU and LFU experts drawn by weight, regret from a history of evictions",
+        params: &[
+            ParamInfo {
+                name: "lr",
+                default: "0.45",
+                study: None,
+                accusim: None,
+                about: "learning rate: a history hit multiplies the evicting expert's weight by exp(-lr x discount^t)",
+            },
+            ParamInfo {
+                name: "discount",
+                default: "0.005",
+                study: None,
+                accusim: None,
+                about: "discount after a cache size of references: the per-reference discount is its c-th root",
+            },
+        ],
+    },
+    PolicyInfo {
+        name: "cacheus",
+        aliases: &[],
+        about: "Cacheus (Rodriguez et al., FAST 2021): SR-LRU and CR-LFU experts drawn by weight, adaptive learning rate",
+        params: &[
+            ParamInfo {
+                name: "adapt_size",
+                default: "true",
+                study: None,
+                accusim: None,
+                about: "move SR's target by demoted and new history hits (paper); false keeps it at c/2, as libCacheSim's code does",
+            },
+            ParamInfo {
+                name: "adapt_rate",
+                default: "true",
+                study: None,
+                accusim: None,
+                about: "move the learning rate along the hit rate every c references (paper); false keeps the first random rate, as libCacheSim's code does",
+            },
+        ],
+    },
 ];
 
 /// Named sets of parameter defaults.
@@ -634,6 +693,9 @@ pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
     ("lru-k", "history", "0"),
     // MQ.c: a missed block leaves Qout before the eviction.
     ("mq", "ghost_lookup", "before-evict"),
+    // Cacheus.c/SR_LRU.c: SR's target and the learning rate never move (see policy/cacheus.rs).
+    ("cacheus", "adapt_size", "false"),
+    ("cacheus", "adapt_rate", "false"),
 ];
 
 impl Preset {
@@ -665,6 +727,8 @@ pub struct PolicySpec {
     pub params: BTreeMap<String, String>,
     /// Which defaults unset keys take.
     pub preset: Preset,
+    /// Seed of the policy's random draws (`--seed`), for the randomised policies.
+    pub seed: u64,
 }
 
 impl PolicySpec {
@@ -693,6 +757,7 @@ impl PolicySpec {
             info,
             params: BTreeMap::new(),
             preset: Preset::Paper,
+            seed: 0,
         })
     }
 
@@ -859,6 +924,9 @@ pub fn build<V: PolicyVisitor>(
         "lfu" => visitor.visit(LfuPolicy::new(universe)),
         "lfuda" => visitor.visit(LfudaPolicy::new(universe)),
         "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
+        "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
+        "lecar" => visitor.visit(LecarPolicy::from_spec(spec, capacity, universe)?),
+        "cacheus" => visitor.visit(CacheusPolicy::from_spec(spec, capacity, universe)?),
         other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
     })
 }
@@ -983,12 +1051,21 @@ mod tests {
     #[test]
     fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
         for name in [
-            "lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc",
+            "lru",
+            "fifo",
+            "clock",
+            "opt",
+            "lrfu",
+            "lru-k",
+            "mq",
+            "fbr",
+            "arc",
+            "hyperbolic",
         ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }
-        for name in ["2q", "car", "clock-pro"] {
+        for name in ["2q", "car", "clock-pro", "lecar", "cacheus"] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             let e = check_weighs(spec).unwrap_err().to_string();
             assert!(

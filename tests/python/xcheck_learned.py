@@ -1,0 +1,37 @@
+"""Shared pieces of the cross-checks of the sampled and learned policies (Hyperbolic, LeCaR) against
+libcachesim: miss ratios within a bound at 1 %, 10 % and 30 % of each trace's footprint.
+
+They reuse the traces of xcheck_today (three generated, LIRS's multi1); the sizes are taken from each
+trace's count of distinct blocks (its footprint in unit-size objects), so both simulators get the
+same whole number of blocks.
+"""
+
+from __future__ import annotations
+
+from conftest import block_ids
+from xcheck_today import belady_misses, cases, lcs_misses
+
+# Shares of the footprint the issue names.
+SHARES = (0.01, 0.10, 0.30)
+# The bound the issue sets, in percentage points of miss ratio.
+BOUND_PP = 1.0
+
+
+def footprint_sizes(belady_bin, path, tmp_path) -> list[int]:
+    """Cache sizes in blocks at SHARES of the distinct blocks of the LIRS-format trace at `path`."""
+    unique = len(set(block_ids(belady_bin, path, "lirs", tmp_path)))
+    return sorted({max(1, round(unique * s)) for s in SHARES})
+
+
+def gaps(belady_bin, lcs, traces_root, tmp_path, policy, make_cache, *extra):
+    """(trace, size, belady misses, libcachesim misses, gap in points) at every footprint share."""
+    out = []
+    for name, path, oracle, _ in cases(belady_bin, traces_root, tmp_path):
+        sizes = footprint_sizes(belady_bin, path, tmp_path)
+        ours = belady_misses(belady_bin, path, "lirs", policy, sizes, *extra)
+        assert sorted(ours) == sizes, (name, ours)
+        for size in sizes:
+            misses, requests = ours[size]
+            theirs = lcs_misses(lcs, make_cache, oracle, size, requests)
+            out.append((name, size, misses, theirs, 100 * abs(misses - theirs) / requests))
+    return out
