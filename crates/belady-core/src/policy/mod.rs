@@ -74,6 +74,18 @@ pub struct Evicted {
     pub unused_prefetch: bool,
 }
 
+/// A change to the frame table that a policy decided outside [`Policy::select_victim`] (a
+/// reference model of another simulator that evicts during a hit, or counts an object's bytes
+/// otherwise than its size); the level applies it, so the frame table stays the one owner.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Pending {
+    /// Evict resident `b` now: the level removes it, counts the eviction and calls
+    /// [`Policy::on_evict`].
+    Evict(Block),
+    /// Resident `b` now weighs this many units in the level's count of used room.
+    Weigh(Block, u32),
+}
+
 /// Context of the event being processed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Access {
@@ -146,6 +158,22 @@ pub trait Policy: Send {
     /// count them to know when none of its candidates is free. Default: nothing.
     fn on_pin(&mut self, _b: Block, _pinned: bool) {}
 
+    /// A demand miss on `b` passed the level's own checks and is about to make room and enter:
+    /// return `false` to refuse it (a miss that inserts nothing, counted as rejected), as
+    /// libCacheSim's per-policy `can_insert`. The policy may queue frame changes here
+    /// ([`Policy::take_pending`]), applied before the level makes room. Default: admit.
+    #[inline]
+    fn before_insert(&mut self, _b: Block, _frames: &Frames, _cx: &Access) -> bool {
+        true
+    }
+
+    /// The next frame change the policy queued (see [`Pending`]); the level drains them after
+    /// [`Policy::on_hit`], [`Policy::before_insert`] and [`Policy::on_insert`]. Default: none.
+    #[inline]
+    fn take_pending(&mut self) -> Option<Pending> {
+        None
+    }
+
     /// Whether the policy orders objects of different sizes (the objects model with a byte
     /// capacity, where the level evicts until an object fits): `Ok`, or why not, in one line
     /// that follows the policy's name ("lirs cannot weigh objects: ..."). Default: refused, so a
@@ -210,6 +238,14 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     }
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         (**self).weighs_objects()
+    }
+    #[inline]
+    fn before_insert(&mut self, b: Block, frames: &Frames, cx: &Access) -> bool {
+        (**self).before_insert(b, frames, cx)
+    }
+    #[inline]
+    fn take_pending(&mut self) -> Option<Pending> {
+        (**self).take_pending()
     }
     fn len(&self) -> usize {
         (**self).len()
