@@ -11,6 +11,7 @@ and the byte miss ratio; both are turned back into counts with the trace's total
 With sizes ignored (a plain `-c N` counts objects), libCacheSim's caches get unit sizes and the
 count-based results must stay equal too.
 
+2Q weighs its A1in, A1out and Am budgets in bytes as libCacheSim's `TwoQ` does (`policy/twoq_sized.rs`).
 LIRS runs with `--preset libcachesim`, which builds the reference model of libCacheSim's byte-based
 LIRS (`compat/libcachesim/lirs.rs`; docs/policies.md says what it keeps of `LIRS.c`); the paper's
 LIRS refuses byte capacities.
@@ -29,7 +30,8 @@ from conftest import sim
 RECORD = struct.Struct("<IQIq")
 # Byte capacities: from below the largest object (some objects never fit) to most of the footprint.
 FRACTIONS = [0.0005, 0.01, 0.03, 0.06, 0.1, 0.2, 0.4, 0.7]
-POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "opt": "Belady", "arc": "ARC"}
+POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "opt": "Belady", "arc": "ARC",
+            "2q": "TwoQ"}
 # Policies checked with `--preset libcachesim` (their size-aware form is libCacheSim's own).
 PRESET_POLICIES = {"lirs": "LIRS"}
 

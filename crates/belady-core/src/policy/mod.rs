@@ -34,6 +34,7 @@ pub mod opt;
 pub mod registry;
 mod stamped_heap;
 pub mod twoq;
+pub mod twoq_sized;
 
 // Today's policies (S3-FIFO, SIEVE, SLRU, LFU, LFUDA, W-TinyLFU).
 pub mod lfu;

@@ -865,7 +865,7 @@ pub fn build<V: PolicyVisitor>(
 }
 
 /// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
-/// the size-aware variant where one differs (ARC: libCacheSim's byte-based ARC; LIRS under
+/// the size-aware variant where one differs (ARC and 2Q: libCacheSim's byte-based ones; LIRS under
 /// `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS), every other
 /// level what [`build`] gives.
 pub fn build_for<V: PolicyVisitor>(
@@ -878,6 +878,9 @@ pub fn build_for<V: PolicyVisitor>(
         "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
             Ok(visitor.visit(super::arc_sized::ArcSizedPolicy::new(universe)))
         }
+        "2q" if capacity.weighted => Ok(visitor.visit(
+            super::twoq_sized::TwoQSizedPolicy::from_spec(spec, capacity.units, universe)?,
+        )),
         // libCacheSim's byte-based LIRS has no parameters: set ones keep the paper's LIRS.
         "lirs"
             if capacity.weighted
@@ -993,12 +996,12 @@ mod tests {
     #[test]
     fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
         for name in [
-            "lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc",
+            "lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc", "2q",
         ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }
-        for name in ["2q", "car", "clock-pro", "lirs"] {
+        for name in ["car", "clock-pro", "lirs"] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             let e = check_weighs(spec).unwrap_err().to_string();
             assert!(
