@@ -9,7 +9,12 @@
 //!   prefetched block);
 //! - `b` not resident: while the level is full, [`Policy::select_victim`] then
 //!   [`Policy::on_evict`] for the chosen block; then [`Policy::on_insert`] with
-//!   [`InsertKind::Demand`].
+//!   [`InsertKind::Demand`]. Before making room it asks [`Policy::before_insert`], which may
+//!   refuse the block.
+//!
+//! After `on_hit`, `before_insert` and `on_insert` the level applies the frame changes the policy
+//! queued ([`Policy::take_pending`]): evictions decided outside `select_victim` (libCacheSim's
+//! LIRS evicts during hits) and weights its own count keeps otherwise. Only the level removes.
 //!
 //! A prefetch of `b` takes the miss path with [`InsertKind::Prefetch`]: the block becomes resident
 //! but is not accessed yet, and does not advance the virtual clock.
