@@ -5,6 +5,10 @@
 //! miss the level evicts until the object fits, and an object larger than the whole cache is
 //! not inserted (a miss). A hit keeps the size the object entered with, even when the request
 //! names another size: libCacheSim's `cache_find_base` does not update it either.
+//!
+//! A policy may also refuse a miss ([`Policy::before_insert`]) and queue evictions or weights it
+//! decided elsewhere, even during a hit ([`Policy::take_pending`]); the level applies them, so it
+//! alone changes the frame table.
 
 use crate::admission::Admission;
 use crate::frames::Frames;
@@ -31,8 +35,8 @@ pub struct LevelStats {
     pub bypassed: u64,
     /// Of `prefetch_unused_evicted`, blocks prefetched on a learned hint (ClusterFetch).
     pub hinted_unused_evicted: u64,
-    /// Misses not inserted: the admission filter refused them, or the object is larger than
-    /// the whole cache.
+    /// Misses not inserted: the admission filter or the policy ([`Policy::before_insert`])
+    /// refused them, or the object is larger than the whole cache.
     #[serde(default)]
     pub rejected: u64,
     /// Sum of the demand requests' sizes (objects model; 0 in the blocks model, whose bytes are
