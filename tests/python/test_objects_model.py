@@ -56,8 +56,8 @@ def test_nonsense_is_refused_in_one_line(belady_bin, tmp_path):
     assert "cache_model" in msg and "read-ahead" in msg
     msg = refused(belady_bin, *base, "-c", "1MiB", "--disk", "nvme")
     assert "cache_model" in msg
-    msg = refused(belady_bin, "--trace", path, "--format", "oracle-general", "--policy", "2q", "-c", "1MiB")
-    assert "2q" in msg and "cannot weigh" in msg
+    msg = refused(belady_bin, "--trace", path, "--format", "oracle-general", "--policy", "car", "-c", "1MiB")
+    assert "car" in msg and "cannot weigh" in msg
     msg = refused(belady_bin, "--trace", ZIPF, "--format", "lirs", "-p", "lru", "-c", "10", "--cache-model", "objects")
     assert "object sizes" in msg
     msg = refused(belady_bin, *base, "-c", "1MiB", "--cache-model", "pages")
@@ -65,7 +65,7 @@ def test_nonsense_is_refused_in_one_line(belady_bin, tmp_path):
     msg = refused(belady_bin, *base, "-c", "1MiB", "--admission", "lfu")
     assert "admission" in msg
     # A plain count ignores sizes, so a policy that cannot weigh runs there.
-    assert sim(belady_bin, path, "oracle-general", ["2q"], ["20"])[0]["cache_blocks"] == 20
+    assert sim(belady_bin, path, "oracle-general", ["car"], ["20"])[0]["cache_blocks"] == 20
 
 
 def test_admission_on_the_block_grid_is_seeded_and_counted(belady_bin):

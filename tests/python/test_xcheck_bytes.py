@@ -10,12 +10,18 @@ and the byte miss ratio; both are turned back into counts with the trace's total
 
 With sizes ignored (a plain `-c N` counts objects), libCacheSim's caches get unit sizes and the
 count-based results must stay equal too.
+
+2Q weighs its A1in, A1out and Am budgets in bytes as libCacheSim's `TwoQ` does (`policy/twoq_sized.rs`).
+LIRS runs with `--preset libcachesim`, which builds the reference model of libCacheSim's byte-based
+LIRS (`compat/libcachesim/lirs.rs`; docs/policies.md says what it keeps of `LIRS.c`); the paper's
+LIRS refuses byte capacities.
 """
 
 from __future__ import annotations
 
 import random
 import struct
+import subprocess
 
 import pytest
 
@@ -24,7 +30,10 @@ from conftest import sim
 RECORD = struct.Struct("<IQIq")
 # Byte capacities: from below the largest object (some objects never fit) to most of the footprint.
 FRACTIONS = [0.0005, 0.01, 0.03, 0.06, 0.1, 0.2, 0.4, 0.7]
-POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "opt": "Belady", "arc": "ARC"}
+POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "opt": "Belady", "arc": "ARC",
+            "2q": "TwoQ"}
+# Policies checked with `--preset libcachesim` (their size-aware form is libCacheSim's own).
+PRESET_POLICIES = {"lirs": "LIRS"}
 
 
 def make_trace(path, seed, n_requests=30_000, n_objects=3_000, resize_share=0.02):
@@ -96,3 +105,24 @@ def test_counts_stay_equal_with_sizes_ignored(belady_bin, lcs, traces, policy):
         assert "cache_bytes" not in row
         misses, _ = lcs_counts(lcs, path, POLICIES[policy], n, requests, total, ignore_size=True)
         assert row["misses"] == misses, (policy, n, row["misses"], misses)
+
+
+@pytest.mark.parametrize("policy", list(PRESET_POLICIES))
+def test_preset_models_equal_libcachesim_at_byte_capacities(belady_bin, lcs, traces, policy):
+    for path, requests, total, footprint in traces:
+        capacities = [max(1, int(footprint * f)) for f in FRACTIONS]
+        rows = sim(belady_bin, path, "oracle-general", [policy], [f"{c}B" for c in capacities],
+                   "--preset", "libcachesim")
+        for row, capacity in zip(rows, capacities):
+            assert row["cache_model"] == "objects" and row["cache_bytes"] == capacity
+            expected = lcs_counts(lcs, path, PRESET_POLICIES[policy], capacity, requests, total)
+            assert (row["misses"], row["byte_misses"]) == expected, (policy, capacity, row)
+
+
+def test_paper_lirs_refuses_byte_capacities(belady_bin, traces):
+    path = traces[0][0]
+    cmd = [str(belady_bin), "sim", "--trace", str(path), "--format", "oracle-general",
+           "--policy", "lirs", "--cache-size", "1MiB", "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    assert out.returncode != 0 and out.stdout == ""
+    assert "lirs" in out.stderr and "cannot weigh" in out.stderr, out.stderr

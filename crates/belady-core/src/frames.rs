@@ -141,6 +141,18 @@ impl Frames {
         debug_assert!(self.used <= self.capacity as u64);
     }
 
+    /// Sets resident `b`'s weight to `weight` units (a policy's [`crate::policy::Pending::Weigh`]).
+    /// No capacity check: libCacheSim's LIRS, which the reference model follows, can hold more
+    /// than its capacity until its next miss makes room.
+    #[inline]
+    pub(crate) fn reweigh(&mut self, b: Block, weight: u32) {
+        debug_assert!(self.is_resident(b));
+        if let Some(w) = self.weights.get_mut(b as usize) {
+            self.used = self.used - *w as u64 + weight as u64;
+            *w = weight;
+        }
+    }
+
     /// Clears `b`; returns whether it was an unused prefetch.
     #[inline]
     pub(crate) fn remove(&mut self, b: Block) -> bool {

@@ -5,10 +5,14 @@
 //! miss the level evicts until the object fits, and an object larger than the whole cache is
 //! not inserted (a miss). A hit keeps the size the object entered with, even when the request
 //! names another size: libCacheSim's `cache_find_base` does not update it either.
+//!
+//! A policy may also refuse a miss ([`Policy::before_insert`]) and queue evictions or weights it
+//! decided elsewhere, even during a hit ([`Policy::take_pending`]); the level applies them, so it
+//! alone changes the frame table.
 
 use crate::admission::Admission;
 use crate::frames::Frames;
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy, NEVER};
+use crate::policy::{Access, Block, Evicted, InsertKind, Pending, Policy, NEVER};
 
 /// Counters of one cache level, identical in meaning for every policy.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -31,8 +35,8 @@ pub struct LevelStats {
     pub bypassed: u64,
     /// Of `prefetch_unused_evicted`, blocks prefetched on a learned hint (ClusterFetch).
     pub hinted_unused_evicted: u64,
-    /// Misses not inserted: the admission filter refused them, or the object is larger than
-    /// the whole cache.
+    /// Misses not inserted: the admission filter or the policy ([`Policy::before_insert`])
+    /// refused them, or the object is larger than the whole cache.
     #[serde(default)]
     pub rejected: u64,
     /// Sum of the demand requests' sizes (objects model; 0 in the blocks model, whose bytes are
@@ -188,6 +192,7 @@ impl<P: Policy> CacheLevel<P> {
                 self.stats.prefetch_used += 1;
             }
             self.policy.on_hit(b, &cx);
+            self.apply_pending(&cx);
             return Outcome::Hit;
         }
         self.stats.misses += 1;
@@ -202,9 +207,16 @@ impl<P: Policy> CacheLevel<P> {
             self.policy.on_unplaced_miss(b, &cx);
             return Outcome::Bypass;
         }
+        let admitted = self.policy.before_insert(b, &self.frames, &cx);
+        self.apply_pending(&cx);
+        if !admitted {
+            self.stats.rejected += 1;
+            return Outcome::Bypass;
+        }
         if self.make_room(b, &cx) {
             self.frames.insert(b, false, weight);
             self.policy.on_insert(b, InsertKind::Demand, &cx);
+            self.apply_pending(&cx);
             Outcome::Miss
         } else {
             self.stats.bypassed += 1;
@@ -370,26 +382,44 @@ impl<P: Policy> CacheLevel<P> {
             let Some(victim) = self.policy.select_victim(incoming, &self.frames, cx) else {
                 return false;
             };
-            debug_assert!(self.frames.is_resident(victim) && !self.frames.is_pinned(victim));
-            let hinted = self.frames.is_hinted(victim);
-            let unused_prefetch = self.frames.remove(victim);
-            self.stats.evictions += 1;
-            if unused_prefetch {
-                self.stats.prefetch_unused_evicted += 1;
-                self.stats.hinted_unused_evicted += hinted as u64;
-            }
-            debug_assert!(
-                self.last_victim.is_none() || self.frames.is_weighted(),
-                "one eviction makes room for a block"
-            );
-            self.last_victim = Some(Victim {
-                block: victim,
-                unused_prefetch,
-            });
-            self.policy
-                .on_evict(victim, Evicted { unused_prefetch }, cx);
+            self.evict(victim, cx);
         }
         true
+    }
+
+    /// Evicts resident, unpinned `victim`: counts it, remembers it as the last victim and tells
+    /// the policy.
+    #[inline]
+    fn evict(&mut self, victim: Block, cx: &Access) {
+        debug_assert!(self.frames.is_resident(victim) && !self.frames.is_pinned(victim));
+        let hinted = self.frames.is_hinted(victim);
+        let unused_prefetch = self.frames.remove(victim);
+        self.stats.evictions += 1;
+        if unused_prefetch {
+            self.stats.prefetch_unused_evicted += 1;
+            self.stats.hinted_unused_evicted += hinted as u64;
+        }
+        debug_assert!(
+            self.last_victim.is_none() || self.frames.is_weighted(),
+            "one eviction makes room for a block"
+        );
+        self.last_victim = Some(Victim {
+            block: victim,
+            unused_prefetch,
+        });
+        self.policy
+            .on_evict(victim, Evicted { unused_prefetch }, cx);
+    }
+
+    /// Applies the frame changes the policy queued ([`Policy::take_pending`]).
+    #[inline]
+    fn apply_pending(&mut self, cx: &Access) {
+        while let Some(change) = self.policy.take_pending() {
+            match change {
+                Pending::Evict(b) => self.evict(b, cx),
+                Pending::Weigh(b, units) => self.frames.reweigh(b, units),
+            }
+        }
     }
 
     /// Current virtual time (demand references so far).
@@ -578,7 +608,7 @@ mod weighing_policies {
             .collect();
         let capacity = 1500;
         for spec in parse_policies(
-            "lru,fifo,clock,opt,lrfu,lru-k,mq,fbr,arc",
+            "lru,fifo,clock,opt,lrfu,lru-k,mq,fbr,arc,2q",
             &[],
             Preset::Paper,
         )

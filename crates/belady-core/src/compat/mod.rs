@@ -3,3 +3,4 @@
 //! where and how a reference simulator behaves differently.
 
 pub mod accusim;
+pub mod libcachesim;

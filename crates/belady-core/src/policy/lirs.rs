@@ -399,7 +399,7 @@ impl Policy for LirsPolicy {
     }
 
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its LIR/HIR partition counts blocks (libCacheSim's byte-based LIRS is not implemented yet)")
+        Err("its LIR/HIR partition counts blocks (--preset libcachesim, with no lirs parameters set, runs libCacheSim's byte-based LIRS)")
     }
 
     fn len(&self) -> usize {

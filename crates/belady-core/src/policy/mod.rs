@@ -9,7 +9,12 @@
 //!   prefetched block);
 //! - `b` not resident: while the level is full, [`Policy::select_victim`] then
 //!   [`Policy::on_evict`] for the chosen block; then [`Policy::on_insert`] with
-//!   [`InsertKind::Demand`].
+//!   [`InsertKind::Demand`]. Before making room it asks [`Policy::before_insert`], which may
+//!   refuse the block.
+//!
+//! After `on_hit`, `before_insert` and `on_insert` the level applies the frame changes the policy
+//! queued ([`Policy::take_pending`]): evictions decided outside `select_victim` (libCacheSim's
+//! LIRS evicts during hits) and weights its own count keeps otherwise. Only the level removes.
 //!
 //! A prefetch of `b` takes the miss path with [`InsertKind::Prefetch`]: the block becomes resident
 //! but is not accessed yet, and does not advance the virtual clock.
@@ -34,6 +39,7 @@ pub mod opt;
 pub mod registry;
 mod stamped_heap;
 pub mod twoq;
+pub mod twoq_sized;
 
 // Today's policies (S3-FIFO, SIEVE, SLRU, LFU, LFUDA, W-TinyLFU).
 pub mod lfu;
@@ -77,6 +83,18 @@ pub struct Evicted {
     /// The block entered by prefetch and was never demand-accessed. Ghost and history
     /// structures MUST NOT record such a block.
     pub unused_prefetch: bool,
+}
+
+/// A change to the frame table that a policy decided outside [`Policy::select_victim`] (a
+/// reference model of another simulator that evicts during a hit, or counts an object's bytes
+/// otherwise than its size); the level applies it, so the frame table stays the one owner.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Pending {
+    /// Evict resident `b` now: the level removes it, counts the eviction and calls
+    /// [`Policy::on_evict`].
+    Evict(Block),
+    /// Resident `b` now weighs this many units in the level's count of used room.
+    Weigh(Block, u32),
 }
 
 /// Context of the event being processed.
@@ -151,6 +169,22 @@ pub trait Policy: Send {
     /// count them to know when none of its candidates is free. Default: nothing.
     fn on_pin(&mut self, _b: Block, _pinned: bool) {}
 
+    /// A demand miss on `b` passed the level's own checks and is about to make room and enter:
+    /// return `false` to refuse it (a miss that inserts nothing, counted as rejected), as
+    /// libCacheSim's per-policy `can_insert`. The policy may queue frame changes here
+    /// ([`Policy::take_pending`]), applied before the level makes room. Default: admit.
+    #[inline]
+    fn before_insert(&mut self, _b: Block, _frames: &Frames, _cx: &Access) -> bool {
+        true
+    }
+
+    /// The next frame change the policy queued (see [`Pending`]); the level drains them after
+    /// [`Policy::on_hit`], [`Policy::before_insert`] and [`Policy::on_insert`]. Default: none.
+    #[inline]
+    fn take_pending(&mut self) -> Option<Pending> {
+        None
+    }
+
     /// Whether the policy orders objects of different sizes (the objects model with a byte
     /// capacity, where the level evicts until an object fits): `Ok`, or why not, in one line
     /// that follows the policy's name ("lirs cannot weigh objects: ..."). Default: refused, so a
@@ -215,6 +249,14 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     }
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         (**self).weighs_objects()
+    }
+    #[inline]
+    fn before_insert(&mut self, b: Block, frames: &Frames, cx: &Access) -> bool {
+        (**self).before_insert(b, frames, cx)
+    }
+    #[inline]
+    fn take_pending(&mut self) -> Option<Pending> {
+        (**self).take_pending()
     }
     fn len(&self) -> usize {
         (**self).len()

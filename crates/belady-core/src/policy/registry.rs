@@ -13,6 +13,7 @@ use super::lirs::LirsPolicy;
 use super::lrfu::LrfuPolicy;
 use super::lru::LruPolicy;
 use super::lruk::LruKPolicy;
+use crate::compat::libcachesim::lirs::LibcachesimLirs;
 // The kernel's own replacement (issue 26 item 2).
 use super::linux::LinuxPolicy;
 use super::mglru::MglruPolicy;
@@ -932,7 +933,8 @@ pub fn build<V: PolicyVisitor>(
 }
 
 /// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
-/// the size-aware variant where one differs (ARC: libCacheSim's byte-based ARC), every other
+/// the size-aware variant where one differs (ARC and 2Q: libCacheSim's byte-based ones; LIRS under
+/// `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS), every other
 /// level what [`build`] gives.
 pub fn build_for<V: PolicyVisitor>(
     spec: &PolicySpec,
@@ -943,6 +945,17 @@ pub fn build_for<V: PolicyVisitor>(
     match spec.info.name {
         "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
             Ok(visitor.visit(super::arc_sized::ArcSizedPolicy::new(universe)))
+        }
+        "2q" if capacity.weighted => Ok(visitor.visit(
+            super::twoq_sized::TwoQSizedPolicy::from_spec(spec, capacity.units, universe)?,
+        )),
+        // libCacheSim's byte-based LIRS has no parameters: set ones keep the paper's LIRS.
+        "lirs"
+            if capacity.weighted
+                && spec.preset == Preset::Libcachesim
+                && spec.params.is_empty() =>
+        {
+            Ok(visitor.visit(LibcachesimLirs::new(capacity.units, universe)))
         }
         _ => build(spec, capacity.entries, universe, visitor),
     }
@@ -1060,12 +1073,13 @@ mod tests {
             "mq",
             "fbr",
             "arc",
+            "2q",
             "hyperbolic",
         ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }
-        for name in ["2q", "car", "clock-pro", "lecar", "cacheus"] {
+        for name in ["car", "clock-pro", "lirs", "lecar", "cacheus"] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             let e = check_weighs(spec).unwrap_err().to_string();
             assert!(
@@ -1073,6 +1087,20 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn lirs_weighs_objects_only_as_libcachesims_model() {
+        let lirs = &parse_policies("lirs", &[], Preset::Libcachesim).unwrap()[0];
+        check_weighs(lirs).unwrap();
+        // Parameters set by hand ask for the paper's LIRS, which still refuses.
+        let set =
+            &parse_policies("lirs", &["lirs.hir=0.1".into()], Preset::Libcachesim).unwrap()[0];
+        let e = check_weighs(set).unwrap_err().to_string();
+        assert!(
+            e.contains("counts blocks") && e.contains("--preset libcachesim"),
+            "{e}"
+        );
     }
 
     #[test]

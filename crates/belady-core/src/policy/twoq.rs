@@ -173,6 +173,7 @@ impl Policy for TwoQPolicy {
     }
 
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        // A level that weighs objects gets `twoq_sized` (the registry's `build_for`).
         Err("its A1in/A1out bounds count blocks")
     }
 
