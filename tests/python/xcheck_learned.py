@@ -23,15 +23,24 @@ def footprint_sizes(belady_bin, path, tmp_path) -> list[int]:
     return sorted({max(1, round(unique * s)) for s in SHARES})
 
 
-def gaps(belady_bin, lcs, traces_root, tmp_path, policy, make_cache, *extra):
-    """(trace, size, belady misses, libcachesim misses, gap in points) at every footprint share."""
+def gaps(belady_bin, lcs, traces_root, tmp_path, policy, make_cache, *extra, draws=1):
+    """(trace, size, belady misses, libcachesim misses, gap in points) at every footprint share.
+
+    With `draws` > 1 a randomised policy is compared as the mean of that many runs on each side
+    (belady with seeds 0..draws-1, libcachesim with its own stream going on): one run of either
+    moves by a fraction of a point with its random draws."""
     out = []
     for name, path, oracle, _ in cases(belady_bin, traces_root, tmp_path):
         sizes = footprint_sizes(belady_bin, path, tmp_path)
-        ours = belady_misses(belady_bin, path, "lirs", policy, sizes, *extra)
-        assert sorted(ours) == sizes, (name, ours)
+        runs = [belady_misses(belady_bin, path, "lirs", policy, sizes, *extra,
+                              *(("--seed", str(seed)) if draws > 1 else ()))
+                for seed in range(draws)]
+        for ours in runs:
+            assert sorted(ours) == sizes, (name, ours)
         for size in sizes:
-            misses, requests = ours[size]
-            theirs = lcs_misses(lcs, make_cache, oracle, size, requests)
+            requests = runs[0][size][1]
+            misses = sum(r[size][0] for r in runs) / draws
+            theirs = sum(lcs_misses(lcs, make_cache, oracle, size, requests)
+                         for _ in range(draws)) / draws
             out.append((name, size, misses, theirs, 100 * abs(misses - theirs) / requests))
     return out

@@ -54,7 +54,7 @@ const METRICS: &[Metric] = &[
         slug: "byte-miss-ratio",
         title: "Byte miss ratio",
         axis: "byte miss ratio (%)",
-        value: |p| Some(100.0 * p.byte_miss_ratio),
+        value: |p| p.byte_miss_ratio.map(|v| 100.0 * v),
         higher_is_better: false,
     },
     Metric {

@@ -34,8 +34,9 @@ pub struct Point {
     pub disk_requests: Option<f64>,
     /// Execution time, when a disk model timed the run.
     pub exec_time_s: Option<f64>,
-    /// Missed bytes over requested bytes (a blocks-model row of an older store: the miss ratio).
-    pub byte_miss_ratio: f64,
+    /// Missed bytes over requested bytes, for objects-model runs (in the blocks model it is the
+    /// miss ratio, which the hit-ratio chart already shows).
+    pub byte_miss_ratio: Option<f64>,
     key: String,
     cache_size: String,
 }
@@ -106,8 +107,8 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
     // An empty, foreign or cut file is refused in one line, unchanged, as `results export` does.
     drop(belady_core::sweep::store::Store::open_existing(store)?);
     let db = Connection::open(store).with_context(|| format!("cannot open {}", store.display()))?;
-    // Stores written before rows had byte counters hold blocks-model runs only, whose byte miss
-    // ratio is their miss ratio.
+    // Only objects-model runs have a byte miss ratio of their own; stores written before rows had
+    // byte counters hold blocks-model runs only.
     let has_bytes: bool = db
         .query_row(
             "SELECT EXISTS(SELECT 1 FROM pragma_table_info('runs') WHERE name = 'byte_miss_ratio')",
@@ -116,9 +117,9 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
         )
         .unwrap_or(false);
     let byte_miss = if has_bytes {
-        "COALESCE(byte_miss_ratio, 1.0 - hit_ratio)"
+        "CASE WHEN cache_model = 'objects' THEN byte_miss_ratio END"
     } else {
-        "1.0 - hit_ratio"
+        "NULL"
     };
     let mut stmt = db
         .prepare(&format!(
@@ -136,7 +137,7 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             r.get::<_, f64>(3)?,
             r.get::<_, Option<i64>>(4)?,
             r.get::<_, Option<f64>>(5)?,
-            r.get::<_, f64>(6)?,
+            r.get::<_, Option<f64>>(6)?,
         ))
     })?;
     // (trace, setting) -> prefetch -> series -> cache size -> run

@@ -92,7 +92,13 @@ fn check_is_store(path: &Path) -> Result<()> {
             c => uri.push(c),
         }
     }
-    uri.push_str("?immutable=1");
+    // A store whose writer was killed keeps its latest pages (even its table) in the WAL beside
+    // it: read those too, still read-only. Without a WAL, immutable: no file is created beside it.
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    if !Path::new(&wal).exists() {
+        uri.push_str("?immutable=1");
+    }
     let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
     let db = Connection::open_with_flags(&uri, flags).map_err(|e| sql_error(path, e))?;
     let mut columns = db
