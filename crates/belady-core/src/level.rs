@@ -578,7 +578,7 @@ mod weighing_policies {
             .collect();
         let capacity = 1500;
         for spec in parse_policies(
-            "lru,fifo,clock,opt,lrfu,lru-k,mq,fbr,arc",
+            "lru,fifo,clock,opt,lrfu,lru-k,mq,fbr,arc,sieve,lfu,lfuda",
             &[],
             Preset::Paper,
         )

@@ -983,12 +983,13 @@ mod tests {
     #[test]
     fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
         for name in [
-            "lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc",
+            "lru", "fifo", "clock", "opt", "lrfu", "lru-k", "mq", "fbr", "arc", "sieve", "lfu",
+            "lfuda",
         ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }
-        for name in ["2q", "car", "clock-pro"] {
+        for name in ["2q", "car", "clock-pro", "slru", "wtinylfu"] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             let e = check_weighs(spec).unwrap_err().to_string();
             assert!(
