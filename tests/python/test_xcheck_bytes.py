@@ -25,7 +25,7 @@ RECORD = struct.Struct("<IQIq")
 # Byte capacities: from below the largest object (some objects never fit) to most of the footprint.
 FRACTIONS = [0.0005, 0.01, 0.03, 0.06, 0.1, 0.2, 0.4, 0.7]
 POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "opt": "Belady", "arc": "ARC",
-            "s3fifo": "S3FIFO", "sieve": "Sieve", "lfu": "LFU"}
+            "sieve": "Sieve", "lfu": "LFU"}
 
 
 def make_trace(path, seed, n_requests=30_000, n_objects=3_000, resize_share=0.02):
