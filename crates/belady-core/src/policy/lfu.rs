@@ -58,6 +58,10 @@ impl Policy for LfuPolicy {
         self.counts.push(1, b);
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
     fn len(&self) -> usize {
         self.counts.len()
     }

@@ -130,6 +130,10 @@ impl Policy for LfudaPolicy {
         self.enter(b, self.age.saturating_add(1));
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
     fn len(&self) -> usize {
         self.groups.len()
     }

@@ -1075,11 +1075,22 @@ mod tests {
             "arc",
             "2q",
             "hyperbolic",
+            "sieve",
+            "lfu",
+            "lfuda",
         ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }
-        for name in ["car", "clock-pro", "lirs", "lecar", "cacheus"] {
+        for name in [
+            "car",
+            "clock-pro",
+            "lirs",
+            "lecar",
+            "cacheus",
+            "slru",
+            "wtinylfu",
+        ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             let e = check_weighs(spec).unwrap_err().to_string();
             assert!(

@@ -107,6 +107,10 @@ impl Policy for SievePolicy {
         self.lists.push_front(QUEUE, b);
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
     fn len(&self) -> usize {
         self.lists.len(QUEUE)
     }

@@ -129,6 +129,10 @@ impl Policy for SlruPolicy {
         self.lists.push_front(k, b);
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("libCacheSim's byte SLRU evicts on a hit when demoting objects of other sizes overflows segment 0, and only the level evicts, on a miss")
+    }
+
     fn len(&self) -> usize {
         (0..self.segments).map(|k| self.lists.len(k)).sum()
     }

@@ -279,6 +279,10 @@ impl Policy for WTinyLfuPolicy {
         }
     }
 
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its window, probation and protected budgets count entries; Caffeine's weighted budgets are not modelled")
+    }
+
     fn len(&self) -> usize {
         self.lists.len(WINDOW) + self.lists.len(PROBATION) + self.lists.len(PROTECTED)
     }
