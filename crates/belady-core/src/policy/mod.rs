@@ -22,6 +22,7 @@
 pub mod arc;
 pub mod arc_sized;
 pub mod car;
+pub mod catalog;
 pub mod clock;
 pub mod clock_pro;
 pub mod fbr;
