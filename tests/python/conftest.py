@@ -14,7 +14,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 def traces_dir() -> pathlib.Path:
     """Where the shared real traces live (BELADY_TRACES, else ../shared/traces)."""
-    return pathlib.Path(os.environ.get("BELADY_TRACES", ROOT.parent / "shared" / "traces"))
+    # Absolute: tests write experiment files in temp dirs, where a relative path would not resolve.
+    return pathlib.Path(os.environ.get("BELADY_TRACES", ROOT.parent / "shared" / "traces")).resolve()
 
 
 def shared_dir() -> pathlib.Path:
