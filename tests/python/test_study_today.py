@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import study_today as S  # noqa: E402
 
 OLTP_SIZES = ["10%", "40%"]
-BIG = "OLTP"
+BIG = S.BIG
 KEYS = ("trace", "prefetch", "policy", "cache_size")
 
 
