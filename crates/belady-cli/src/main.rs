@@ -13,6 +13,7 @@ mod disk_cmd;
 mod distances;
 mod gen_cmd;
 mod levels;
+mod lists;
 mod merge_cmd;
 mod mrc_chart;
 mod mrc_cmd;
@@ -51,6 +52,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Simulate replacement policies over a trace at one or more cache sizes.
+    // The usage names the cache size, which clap leaves out of it (it is required unless
+    // --levels or --config is given).
+    #[command(
+        override_usage = "belady sim [OPTIONS] --cache-size <SIZES> <TRACE>\n       \
+                                belady sim [OPTIONS] --levels <LEVELS> <TRACE>\n       \
+                                belady sim --config <FILE> [--json] [--threads <N>]"
+    )]
     Sim(Box<SimArgs>),
     /// Convert a trace between formats: any readable one to native, native to the others.
     Convert(ConvertArgs),
@@ -59,7 +67,7 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long, conflicts_with = "markdown")]
         json: bool,
-        /// Print a Markdown table (as in the README).
+        /// Print a Markdown table (as in docs/policies.md).
         #[arg(long)]
         markdown: bool,
     },
@@ -94,9 +102,8 @@ enum Command {
 /// A trace's format options, without the path.
 #[derive(Args, Clone)]
 pub struct FormatArgs {
-    /// Trace format: lirs, arc, csv, cloudphysics, msr, systor, tencent, u32le, u32be, native,
-    /// accusim, accusim-text, events. Guessed from the content or name when absent.
-    #[arg(long, short = 'f')]
+    // Help built from the names the format error lists (lists.rs).
+    #[arg(long, short = 'f', help = lists::format_help())]
     format: Option<String>,
     /// Column mapping for csv formats, e.g. 'offset=4:bytes,size=5,op=3,time=0:us,device=2'.
     #[arg(long)]
@@ -174,10 +181,11 @@ impl From<Ops> for OpFilter {
 struct SimArgs {
     #[command(flatten)]
     input: TraceArgs,
-    /// Comma-separated policies (see `belady policies`).
-    #[arg(long, short = 'p', default_value = "lru")]
+    // Help built from the policy registry (lists.rs).
+    #[arg(long, short = 'p', default_value = "lru", help = lists::policy_help())]
     policy: String,
-    /// Comma-separated cache sizes: blocks (500), bytes (64MiB) or shares of the unique blocks (1%).
+    /// Required unless --levels or --config: comma-separated cache sizes, as blocks (500), bytes
+    /// (64MiB) or shares of the unique blocks (1%).
     #[arg(
         long,
         short = 'c',
@@ -220,15 +228,13 @@ struct SimArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Read-ahead engine for file-level traces: none, linux24, linux26, ondemand, linux6, bsd,
-    /// example; add `+clusterfetch` for ClusterFetch on top (`clusterfetch` alone: no
-    /// read-ahead).
-    #[arg(long)]
+    // Help built from the names the read-ahead error lists (lists.rs).
+    #[arg(long, help = lists::prefetch_help())]
     prefetch: Option<String>,
     /// Behave as a named reference simulator where it departs from the paper: accusim.
     #[arg(long)]
     compat: Option<String>,
-    /// Turn on one of AccuSim's departures alone (repeatable; see the README).
+    /// Turn on one of AccuSim's departures alone (repeatable; `belady help accusim` lists them).
     #[arg(long = "compat-rule")]
     compat_rules: Vec<String>,
     /// Largest disk request for I/O clustering, in bytes (64KiB); `--compat accusim` uses 33 blocks.
@@ -238,8 +244,8 @@ struct SimArgs {
     /// with 4 KiB blocks); applies to every read-ahead engine.
     #[arg(long)]
     read_ahead_kb: Option<u64>,
-    /// Device model for timing: a preset (cheetah9lp, hdd7200, nvme, fixed) or a TOML file.
-    #[arg(long)]
+    // Help built from the names the disk-model error lists (lists.rs).
+    #[arg(long, help = lists::disk_help())]
     disk: Option<String>,
     /// How the device orders waiting requests: fcfs, clook (seek-aware elevator) or sstf.
     #[arg(long, default_value = "fcfs")]

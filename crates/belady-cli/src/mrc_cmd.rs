@@ -17,9 +17,11 @@ pub struct MrcArgs {
     trace_flag: Option<PathBuf>,
     #[command(flatten)]
     how: FormatArgs,
-    /// Comma-separated policies (see `belady policies`). Without --sample-rate, LRU's curve is
-    /// exact (stack algorithm) and other policies are simulated in full at every size.
-    #[arg(long, short = 'p', default_value = "lru")]
+    // Help built from the policy registry (lists.rs).
+    #[arg(long, short = 'p', default_value = "lru", help = format!(
+        "{}. Without --sample-rate, LRU's curve is exact (stack algorithm) and other policies are \
+         simulated in full at every size", crate::lists::policy_help()
+    ))]
     policy: String,
     /// Policy parameter, POLICY.KEY=VALUE (repeatable).
     #[arg(long = "param")]

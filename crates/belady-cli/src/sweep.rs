@@ -20,7 +20,7 @@ pub use belady_core::sweep::DEFAULT_STORE;
 
 #[derive(Args)]
 pub struct SweepArgs {
-    /// The experiment: a TOML file (see README, "Sweeps").
+    /// The experiment: a TOML file (`belady help sweeps` describes its keys).
     experiment: PathBuf,
     /// Results database (default: the experiment's `store`, else belady-results.sqlite).
     #[arg(long)]
