@@ -12,6 +12,7 @@ mod demo_summary;
 mod disk_cmd;
 mod distances;
 mod gen_cmd;
+mod help_cmd;
 mod levels;
 mod lists;
 mod merge_cmd;
@@ -42,7 +43,9 @@ use std::path::{Path, PathBuf};
 #[command(
     name = "belady",
     version,
-    about = "Buffer-cache and prefetching simulator"
+    about = "Buffer-cache and prefetching simulator",
+    after_help = "`belady help TOPIC` shows a documentation page (`belady help` lists them).",
+    disable_help_subcommand = true
 )]
 struct Cli {
     #[command(subcommand)]
@@ -67,7 +70,7 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long, conflicts_with = "markdown")]
         json: bool,
-        /// Print a Markdown table (as in docs/policies.md).
+        /// Print a Markdown table (the one `belady help policies` shows).
         #[arg(long)]
         markdown: bool,
     },
@@ -97,6 +100,11 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Miss-ratio curves: LRU exactly and any policy by sampling, every size in one pass.
     Mrc(mrc_cmd::MrcArgs),
+    /// Show a documentation page (`belady help sweeps`), a command's help, or the list of both.
+    Help {
+        /// A page (demo, sweeps, policies, formats, ...) or a command.
+        topic: Option<String>,
+    },
 }
 
 /// A trace's format options, without the path.
@@ -581,6 +589,7 @@ fn main() {
         Command::Distances(args) => distances::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Mrc(args) => mrc_cmd::run(args),
+        Command::Help { topic } => help_cmd::run(&mut Cli::command(), topic.as_deref()),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {
