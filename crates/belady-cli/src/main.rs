@@ -20,6 +20,7 @@ mod mrc_chart;
 mod mrc_cmd;
 mod on_signal;
 mod oom;
+mod progress;
 mod record;
 mod report;
 mod report_chart;
@@ -279,6 +280,9 @@ struct SimArgs {
     /// Print the run's configuration as JSON (what --config reads) and exit without running.
     #[arg(long)]
     print_config: bool,
+    /// No progress line on stderr (it shows only on a terminal, after two seconds).
+    #[arg(long)]
+    quiet: bool,
     /// Run the configuration in FILE (JSON, or TOML when the name ends in .toml), as
     /// --print-config prints it; paths in it are relative to the working directory, as on the
     /// command line. It holds the whole run: other run options are refused with it.
@@ -363,7 +367,14 @@ fn sim_config(args: &SimArgs) -> Result<RunConfig> {
 }
 
 /// Arguments `sim --config` allows besides the file: how to print and where to run, not what.
-const CONFIG_COMPANIONS: &[&str] = &["config", "trace_input", "print_config", "json", "threads"];
+const CONFIG_COMPANIONS: &[&str] = &[
+    "config",
+    "trace_input",
+    "print_config",
+    "json",
+    "threads",
+    "quiet",
+];
 
 /// `sim --config FILE`: the file holds the whole run, so run options given with it are refused
 /// (rather than silently overriding or being overridden).
@@ -409,7 +420,9 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
+    progress::start("sim", Some(&config.trace), args.quiet);
     let out = pool.install(|| belady_core::run(&config))?;
+    progress::finish();
     if let Some(s) = &out.saved_store {
         eprintln!(
             "belady: ClusterFetch store saved to {} ({} triggers, {} bytes)",
@@ -509,6 +522,7 @@ fn policies(json: bool, markdown: bool) -> Result<()> {
 /// Writes to standard output, reporting failures (a closed pipe) as errors instead of panicking.
 pub fn emit(text: &str) -> Result<()> {
     use std::io::Write;
+    progress::finish();
     let mut out = std::io::stdout().lock();
     out.write_all(printable(text).as_bytes())?;
     out.flush()?;
@@ -591,6 +605,7 @@ fn main() {
         Command::Mrc(args) => mrc_cmd::run(args),
         Command::Help { topic } => help_cmd::run(&mut Cli::command(), topic.as_deref()),
     };
+    progress::finish();
     if let Err(e) = result {
         if is_broken_pipe(&e) {
             // The reader went away (`belady ... | head`): nothing left to report.
