@@ -18,7 +18,7 @@ fn big_trace(dir: &std::path::Path, n: u64) -> String {
 /// Runs belady with stderr on a new pseudo-terminal; (what the terminal showed, the output).
 fn on_terminal(args: &[&str], after_ms: Option<&str>) -> (String, Output) {
     let (mut master, mut slave) = (0, 0);
-    let mut size = libc::winsize {
+    let size = libc::winsize {
         ws_row: 24,
         ws_col: 120,
         ws_xpixel: 0,
@@ -31,7 +31,7 @@ fn on_terminal(args: &[&str], after_ms: Option<&str>) -> (String, Output) {
             &mut slave,
             std::ptr::null_mut(),
             std::ptr::null(),
-            &mut size,
+            &size,
         )
     };
     assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
