@@ -14,47 +14,8 @@ pub struct Page {
     pub text: &'static str,
 }
 
-macro_rules! page {
-    ($topic:literal, $path:literal) => {
-        Page {
-            topic: $topic,
-            path: $path,
-            text: include_str!(concat!("../../../docs/", $path)),
-        }
-    };
-}
-
-/// Every page of docs/ (tests/help_topics.rs checks that none is missing).
-pub const PAGES: &[Page] = &[
-    page!("accusim", "accusim.md"),
-    page!("architecture", "architecture.md"),
-    page!("benchmarks", "benchmarks.md"),
-    page!("clusterfetch", "clusterfetch.md"),
-    page!("demo", "demo.md"),
-    page!("disk", "disk.md"),
-    page!("file-level", "file-level.md"),
-    page!("formats", "formats.md"),
-    page!("libcachesim-traces", "libcachesim-traces.md"),
-    page!("limits", "limits.md"),
-    page!("mrc", "mrc.md"),
-    page!("multilevel", "multilevel.md"),
-    page!("output", "output.md"),
-    page!("policies", "policies.md"),
-    page!("python", "python.md"),
-    page!("readahead", "readahead.md"),
-    page!("report", "report.md"),
-    page!("sweeps", "sweeps.md"),
-    page!("workloads", "workloads.md"),
-    page!("2q", "policies/2q.md"),
-    page!("arc", "policies/arc.md"),
-    page!("car", "policies/car.md"),
-    page!("clock-pro", "policies/clock-pro.md"),
-    page!("fbr", "policies/fbr.md"),
-    page!("lirs", "policies/lirs.md"),
-    page!("lrfu", "policies/lrfu.md"),
-    page!("lru-k", "policies/lru-k.md"),
-    page!("mq", "policies/mq.md"),
-];
+/// Every page of docs/ (listed by build.rs when the binary is built).
+pub const PAGES: &[Page] = include!(concat!(env!("OUT_DIR"), "/pages.rs"));
 
 /// The page named `topic`, if any.
 pub fn page(topic: &str) -> Option<&'static Page> {
