@@ -31,7 +31,7 @@ RECORD = struct.Struct("<IQIq")
 # Byte capacities: from below the largest object (some objects never fit) to most of the footprint.
 FRACTIONS = [0.0005, 0.01, 0.03, 0.06, 0.1, 0.2, 0.4, 0.7]
 POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "opt": "Belady", "arc": "ARC",
-            "2q": "TwoQ", "sieve": "Sieve", "lfu": "LFU"}
+            "2q": "TwoQ", "sieve": "Sieve", "lfu": "LFU", "gdsf": "GDSF"}
 # Policies checked with `--preset libcachesim` (their size-aware form is libCacheSim's own).
 PRESET_POLICIES = {"lirs": "LIRS"}
 

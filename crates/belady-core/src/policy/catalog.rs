@@ -564,6 +564,12 @@ pub static POLICIES: &[PolicyInfo] = &[
         params: &[],
     },
     PolicyInfo {
+        name: "gdsf",
+        aliases: &["greedydual-size-frequency"],
+        about: "GreedyDual-Size-Frequency (Cherkasova 1998): evict the lowest L + frequency x 10^6 / size, libCacheSim's rules",
+        params: &[],
+    },
+    PolicyInfo {
         name: "wtinylfu",
         aliases: &["w-tinylfu"],
         about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging",

@@ -296,6 +296,7 @@ pub fn build<V: PolicyVisitor>(
         "slru" => visitor.visit(SlruPolicy::from_spec(spec, capacity, universe)?),
         "lfu" => visitor.visit(LfuPolicy::new(universe)),
         "lfuda" => visitor.visit(LfudaPolicy::new(universe)),
+        "gdsf" => visitor.visit(super::gdsf::GdsfPolicy::new(universe)),
         "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
         "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
         "lecar" => visitor.visit(LecarPolicy::from_spec(spec, capacity, universe)?),
@@ -450,6 +451,7 @@ mod tests {
             "sieve",
             "lfu",
             "lfuda",
+            "gdsf",
         ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
