@@ -47,8 +47,10 @@ pub mod twoq_sized;
 pub mod lfu;
 pub mod lfuda;
 pub mod s3fifo;
+pub mod s3fifo_sized;
 pub mod sieve;
 pub mod slru;
+pub mod slru_sized;
 pub mod wtinylfu;
 
 // Learned and sampled policies (Hyperbolic, LeCaR, Cacheus).

@@ -306,7 +306,8 @@ pub fn build<V: PolicyVisitor>(
 }
 
 /// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
-/// the size-aware variant where one differs (ARC and 2Q: libCacheSim's byte-based ones; LIRS under
+/// the size-aware variant where one differs (ARC, 2Q, S3-FIFO and SLRU: libCacheSim's byte-based
+/// ones; LIRS under
 /// `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS), every other
 /// level what [`build`] gives.
 pub fn build_for<V: PolicyVisitor>(
@@ -319,6 +320,12 @@ pub fn build_for<V: PolicyVisitor>(
         "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
             Ok(visitor.visit(super::arc_sized::ArcSizedPolicy::new(universe)))
         }
+        "s3fifo" if capacity.weighted => Ok(visitor.visit(
+            super::s3fifo_sized::S3FifoSizedPolicy::from_spec(spec, capacity.units, universe)?,
+        )),
+        "slru" if capacity.weighted => Ok(visitor.visit(
+            super::slru_sized::SlruSizedPolicy::from_spec(spec, capacity.units, universe)?,
+        )),
         "2q" if capacity.weighted => Ok(visitor.visit(
             super::twoq_sized::TwoQSizedPolicy::from_spec(spec, capacity.units, universe)?,
         )),
@@ -452,19 +459,13 @@ mod tests {
             "lfu",
             "lfuda",
             "gdsf",
+            "s3fifo",
+            "slru",
         ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }
-        for name in [
-            "car",
-            "clock-pro",
-            "lirs",
-            "lecar",
-            "cacheus",
-            "slru",
-            "wtinylfu",
-        ] {
+        for name in ["car", "clock-pro", "lirs", "lecar", "cacheus", "wtinylfu"] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             let e = check_weighs(spec).unwrap_err().to_string();
             assert!(
