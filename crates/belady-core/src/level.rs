@@ -628,7 +628,7 @@ mod weighing_policies {
             .collect();
         let capacity = 1500;
         for spec in parse_policies(
-            "lru,fifo,clock,opt,lrfu,lru-k,mq,fbr,arc,2q,sieve,lfu,lfuda,gdsf,s3fifo,slru",
+            "lru,fifo,clock,opt,lrfu,lru-k,mq,fbr,arc,2q,sieve,lfu,lfuda,gdsf,lhd,s3fifo,slru",
             &[],
             Preset::Paper,
         )

@@ -60,6 +60,7 @@ pub mod lecar;
 
 // The size-aware family (GDSF, LHD).
 pub mod gdsf;
+pub mod lhd;
 
 #[cfg(test)]
 mod conformance;

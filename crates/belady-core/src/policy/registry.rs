@@ -297,6 +297,7 @@ pub fn build<V: PolicyVisitor>(
         "lfu" => visitor.visit(LfuPolicy::new(universe)),
         "lfuda" => visitor.visit(LfudaPolicy::new(universe)),
         "gdsf" => visitor.visit(super::gdsf::GdsfPolicy::new(universe)),
+        "lhd" => visitor.visit(super::lhd::LhdPolicy::from_spec(spec, capacity, universe)?),
         "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
         "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
         "lecar" => visitor.visit(LecarPolicy::from_spec(spec, capacity, universe)?),
@@ -323,6 +324,12 @@ pub fn build_for<V: PolicyVisitor>(
         "s3fifo" if capacity.weighted => Ok(visitor.visit(
             super::s3fifo_sized::S3FifoSizedPolicy::from_spec(spec, capacity.units, universe)?,
         )),
+        // LHD's explorer budget is a share of the cache's bytes.
+        "lhd" if capacity.weighted => Ok(visitor.visit(super::lhd::LhdPolicy::from_spec(
+            spec,
+            capacity.units,
+            universe,
+        )?)),
         "slru" if capacity.weighted => Ok(visitor.visit(
             super::slru_sized::SlruSizedPolicy::from_spec(spec, capacity.units, universe)?,
         )),
@@ -459,6 +466,7 @@ mod tests {
             "lfu",
             "lfuda",
             "gdsf",
+            "lhd",
             "s3fifo",
             "slru",
         ] {
