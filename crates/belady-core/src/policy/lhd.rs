@@ -318,7 +318,7 @@ impl Policy for LhdPolicy {
         };
         // The first candidate of strictly lowest density wins.
         fn consider(victim: &mut Option<(Block, f32)>, b: Block, density: f32) {
-            if victim.is_none_or(|(_, best)| density < best) {
+            if victim.map_or(true, |(_, best)| density < best) {
                 *victim = Some((b, density));
             }
         }

@@ -308,9 +308,8 @@ pub fn build<V: PolicyVisitor>(
 
 /// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
 /// the size-aware variant where one differs (ARC, 2Q, S3-FIFO and SLRU: libCacheSim's byte-based
-/// ones; LIRS under
-/// `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS), every other
-/// level what [`build`] gives.
+/// ones; LIRS under `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS;
+/// LHD with its explorer budget in bytes), every other level what [`build`] gives.
 pub fn build_for<V: PolicyVisitor>(
     spec: &PolicySpec,
     capacity: &crate::cache_model::Capacity,
