@@ -41,6 +41,7 @@ pub mod registry;
 mod stamped_heap;
 pub mod twoq;
 pub mod twoq_sized;
+mod weighted_lists;
 
 // Today's policies (S3-FIFO, SIEVE, SLRU, LFU, LFUDA, W-TinyLFU).
 pub mod lfu;
