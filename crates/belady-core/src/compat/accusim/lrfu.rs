@@ -308,9 +308,31 @@ impl AccuQueue {
     }
 }
 
+/// Checks, for the paper's LRFU (`heap=exact`), that `spec` sets none of the parameters only
+/// AccuSim's queue takes (`threshold`, `float`): they would otherwise be dropped silently.
+pub(crate) fn refuse_queue_params(spec: &PolicySpec) -> Result<()> {
+    let lambda = spec.f64("lambda", 0.0, 1.0)?;
+    spec.choice("heap", &["exact", "accusim"])?;
+    let (threshold, x87) = queue_params(spec, lambda)?;
+    if threshold.is_none() && !x87 {
+        return Ok(());
+    }
+    // Name the parameter that needs the AccuSim queue.
+    let key = if threshold.is_some() {
+        "threshold"
+    } else {
+        "float"
+    };
+    Err(crate::error::Error::config(
+        &format!("--param lrfu.{key}"),
+        spec.raw(key),
+        "the heap/list hybrid and x87 comparisons need lrfu.heap=accusim",
+    ))
+}
+
 /// `threshold` and `float` from `spec` (`None`: heap only; `true`: x87 comparisons), which only
 /// AccuSim's queue takes.
-pub(crate) fn queue_params(spec: &PolicySpec, lambda: f64) -> Result<(Option<usize>, bool)> {
+fn queue_params(spec: &PolicySpec, lambda: f64) -> Result<(Option<usize>, bool)> {
     let threshold = match spec.raw("threshold") {
         "none" => None,
         "auto" => hybrid_threshold(lambda),
@@ -536,8 +558,20 @@ mod tests {
         assert!(build(&spec, 4, 4, TypeName)
             .unwrap()
             .ends_with("policy::lrfu::LrfuPolicy"));
+        // The hybrid needs this queue: the paper's LRFU refuses it rather than drop it.
+        spec.set("threshold", "auto").unwrap();
+        let err = build(&spec, 4, 4, TypeName).unwrap_err().to_string();
+        assert!(
+            err.contains("lrfu.threshold") && err.contains("heap=accusim"),
+            "{err}"
+        );
+        spec.params.clear();
         spec.preset = Preset::Accusim;
-        assert!(LrfuPolicy::from_spec(&spec, 4, 4).is_err());
+        let err = LrfuPolicy::from_spec(&spec, 4, 4)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("AccusimLrfu"), "{err}");
         assert!(build(&spec, 4, 4, TypeName)
             .unwrap()
             .ends_with("AccusimLrfu"));

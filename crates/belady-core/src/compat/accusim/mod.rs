@@ -145,23 +145,6 @@ impl Departures {
     }
 }
 
-/// What AccuSim's policy variants need from the cache level beyond the [`Policy`] contract. A
-/// policy offers it through [`Policy::accusim`]; the papers' policies do not.
-pub trait AccusimHooks {
-    /// Whether a prefetch of non-resident `b` enters as an unused prefetched block (the
-    /// default). `false` makes it enter as an ordinary block, whose first demand access is a
-    /// plain hit (AccuSim's ARC does this for a block it remembers in a ghost list). Asked
-    /// before room is made.
-    fn prefetch_marked(&self, _b: Block) -> bool {
-        true
-    }
-
-    /// `on` before, and `off` after, a demand reference made from inside AccuSim's read-ahead
-    /// loop (`window-covers-call`), whose lookup has already dropped any ghost entry of the
-    /// block. Default: nothing.
-    fn set_in_readahead_loop(&mut self, _on: bool) {}
-}
-
 /// A demand reference to `b` made from inside AccuSim's read-ahead loop (the
 /// `window-covers-call` rule): [`CacheLevel::access`] with the policy told where it comes from,
 /// if the policy is an AccuSim variant that cares.
@@ -170,11 +153,11 @@ pub fn access_in_readahead_loop<P: Policy>(
     b: Block,
     next_use: u64,
 ) -> Outcome {
-    if let Some(h) = level.policy.accusim() {
+    if let Some(h) = level.policy.level_hooks() {
         h.set_in_readahead_loop(true);
     }
     let outcome = level.access(b, next_use);
-    if let Some(h) = level.policy.accusim() {
+    if let Some(h) = level.policy.level_hooks() {
         h.set_in_readahead_loop(false);
     }
     outcome
