@@ -25,6 +25,7 @@
 
 pub mod arc;
 pub mod lrfu;
+pub mod rules;
 
 use crate::error::{Error, Result};
 use crate::level::{CacheLevel, Outcome};
