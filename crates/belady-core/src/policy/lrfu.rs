@@ -231,6 +231,17 @@ impl LrfuPolicy {
     }
 }
 
+/// The tick an insertion is stamped with: the access's, or for a prefetch under
+/// `prefetch_time=trigger` its triggering reference's, which is one less than the next one's.
+#[inline]
+pub(crate) fn insert_tick(kind: InsertKind, cx: &Access, prefetch_at_trigger: bool) -> u64 {
+    if kind == InsertKind::Prefetch && prefetch_at_trigger {
+        cx.tick.saturating_sub(1)
+    } else {
+        cx.tick
+    }
+}
+
 impl Policy for LrfuPolicy {
     fn name(&self) -> &'static str {
         "lrfu"
@@ -300,12 +311,7 @@ impl Policy for LrfuPolicy {
 
     #[inline]
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
-        // The tick of the prefetch's triggering reference is one less than the next one's.
-        let tick = if kind == InsertKind::Prefetch && self.prefetch_at_trigger {
-            cx.tick.saturating_sub(1)
-        } else {
-            cx.tick
-        };
+        let tick = insert_tick(kind, cx, self.prefetch_at_trigger);
         // Demand or prefetch alike: CRF = F(0) as of now, the most recently accessed block.
         let i = b as usize;
         let key = self.lambda * tick as f64;

@@ -21,6 +21,7 @@
 use crate::error::Result;
 use crate::frames::Frames;
 use crate::policy::list::Lists;
+use crate::policy::lrfu::insert_tick;
 use crate::policy::lru::last_unpinned;
 use crate::policy::registry::PolicySpec;
 use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
@@ -410,12 +411,7 @@ impl Policy for AccusimLrfu {
 
     #[inline]
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
-        // The tick of the prefetch's triggering reference is one less than the next one's.
-        let tick = if kind == InsertKind::Prefetch && self.prefetch_at_trigger {
-            cx.tick.saturating_sub(1)
-        } else {
-            cx.tick
-        };
+        let tick = insert_tick(kind, cx, self.prefetch_at_trigger);
         self.queue.insert(b, tick as i64 + 1);
     }
 
