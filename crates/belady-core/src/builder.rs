@@ -202,4 +202,38 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn no_policy_file_uses_compat() {
+        // policy/ holds the papers' policies; the reference simulators' variants in compat/ build
+        // on them, never the other way round. Comments may point to where a variant lives.
+        fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    rust_files(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        rust_files(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/policy"),
+            &mut files,
+        );
+        assert!(files.len() > 20, "found {} policy files", files.len());
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                assert!(
+                    !code.contains("compat::"),
+                    "{}:{}: {line}",
+                    file.display(),
+                    i + 1
+                );
+            }
+        }
+    }
 }
