@@ -3,25 +3,28 @@
 //! `accusim` policy preset ([`crate::config::RunConfig::policy_preset`]).
 //!
 //! Two kinds of departure live here:
-//! - engine rules ([`Departures`]), which the file engine reads from its configuration;
-//! - AccuSim's variants of the papers' policies ([`arc::AccusimArc`]: its case IV directory and
-//!   unmarked ghost prefetches; [`lrfu::AccusimLrfu`]: its CRF queue and heap/list hybrid). The
-//!   registry builds a variant instead of the paper's policy when the policy's parameters ask
-//!   for AccuSim's behaviour (as the `accusim` preset does), so `policy/arc.rs` and
-//!   `policy/lrfu.rs` keep only what the papers describe.
+//! - engine rules: [`Departures`] names them (what `--compat-rule` takes), and [`rules::Rules`]
+//!   holds their formulas and the state only they need; the file engine asks it each question;
+//! - AccuSim's variants of the papers' policies ([`arc::AccusimArc`]: its REPLACE test, first use,
+//!   case IV directory and unmarked ghost prefetches; [`lrfu::AccusimLrfu`]: its CRF queue and
+//!   heap/list hybrid). The builder ([`crate::builder`]) makes a variant instead of the paper's
+//!   policy when the policy's parameters ask for AccuSim's behaviour (as the `accusim` preset
+//!   does), so `policy/arc.rs` and `policy/lrfu.rs` keep only what the papers describe, and
+//!   `policy/` does not import this module.
 //!
-//! # Why a separate hook trait reached through one accessor
-//! Two of the variants' departures need the cache level's help, which the papers' policies never
-//! do: whether a prefetch enters marked as unused ([`AccusimHooks::prefetch_marked`]), and whether
-//! a demand reference comes from AccuSim's read-ahead loop ([`AccusimHooks::set_in_readahead_loop`],
-//! for the `window-covers-call` rule). They are methods of [`AccusimHooks`], not of
-//! [`Policy`]; a policy exposes them through the one accessor [`Policy::accusim`], which is
-//! `None` for every paper policy. The level asks for it only on a prefetch and the file engine
-//! only for references from the read-ahead loop ([`access_in_readahead_loop`]), so the plain
-//! demand path (`CacheLevel::access`, monomorphised per policy) has no added call at all. A generic
-//! parameter on the level would have made every engine and the hierarchy's boxed levels name the
-//! hooks; wrapping types (rather than flags inside the paper types) keep the paper policies
-//! readable without AccuSim's branches.
+//! # Why a hook trait reached through one accessor
+//! Two of the ARC variant's departures need the cache level's help, which the papers' policies
+//! never do: whether a prefetch enters marked as unused ([`crate::policy::LevelHooks::prefetch_marked`]), and
+//! whether a demand reference comes from AccuSim's read-ahead loop
+//! ([`crate::policy::LevelHooks::set_in_readahead_loop`], for the `window-covers-call` rule). They are methods of
+//! [`crate::policy::LevelHooks`] (defined beside the [`Policy`] trait, which names nothing of AccuSim's), reached
+//! through the one accessor [`Policy::level_hooks`], which is `None` for every paper policy. The
+//! level asks for it only on a prefetch and the file engine only for references from the
+//! read-ahead loop ([`access_in_readahead_loop`]), so the plain demand path
+//! (`CacheLevel::access`, monomorphised per policy) has no added call at all. A generic parameter
+//! on the level would have made every engine and the hierarchy's boxed levels name the hooks;
+//! wrapping types (rather than flags inside the paper types) keep the paper policies readable
+//! without AccuSim's branches.
 
 pub mod arc;
 pub mod lrfu;
