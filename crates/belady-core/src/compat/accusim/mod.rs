@@ -117,6 +117,12 @@ impl Departures {
         }
     }
 
+    /// The most blocks a request holds under `request-cap-33` (AccuSim closes a request when it
+    /// exceeds RCHUNK = 32 blocks); `None` when requests are bounded by bytes.
+    pub fn request_block_cap(&self) -> Option<u32> {
+        self.request_cap_33.then_some(33)
+    }
+
     /// Turns on the departure called `name`.
     pub fn enable(&mut self, name: &str) -> Result<()> {
         match name {
