@@ -2,7 +2,7 @@
 //! [`PolicySpec`]s. [`build`] (`builder.rs`) turns a spec into the policy.
 //!
 //! Adding a policy: its file under `policy/`, an entry in [`POLICIES`] (`policy/catalog.rs`), and
-//! an arm in [`build`].
+//! an arm in [`build`] (`builder.rs`).
 //! The conformance suite, the CLI and the Python bindings pick it up from here.
 
 use super::Policy;
