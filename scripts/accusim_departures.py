@@ -306,6 +306,18 @@ def main() -> None:
       "model's service times decide whether a prefetched block has arrived when the program reaches it. "
       "Without prefetching the counts are exact and the run-time error is the disk model's alone; "
       "docs/disk.md (\"Against AccuSim's runs\") shows which of the model's DiskSim rules account for it.\n")
+    w("## Where the code lives\n")
+    w("The engine rules and AccuSim's variants of the papers' policies live in "
+      "`crates/belady-core/src/compat/accusim/`. `mod.rs` names the rules (`Departures`, what `--compat-rule` "
+      "takes); `rules.rs` (`Rules`) holds their formulas and the state only they need, and the file engine "
+      "(`filesim*.rs`) asks it each question instead of branching on the rules itself. `arc.rs` (`AccusimArc`: "
+      "`arc.replace=accusim`, `arc.first_use=stay`, `arc.ghost_prefetch=unmarked`, `arc.directory=accusim`) and "
+      "`lrfu.rs` (`AccusimLrfu`: `lrfu.heap=accusim` with `lrfu.threshold` and `lrfu.float`) are AccuSim's ARC "
+      "and LRFU; `builder.rs` builds one of them instead of the paper's policy when the parameters ask for it "
+      "(the `accusim` preset does), and the paper's types refuse those values. `policy/` does not import "
+      "`compat/`. AccuSim's values of the other parameters above (`opt.ties`, the `lru-k`, `mq` and `lirs` "
+      "ones, `lrfu.prefetch_time`, `arc.p0`, `arc.delta`) are still parameters of the papers' policies in "
+      "`policy/`." + "\n")
     w(f"({grid.runs + timed.runs} belady runs.)\n")
 
     text = "\n".join(out)

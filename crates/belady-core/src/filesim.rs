@@ -15,6 +15,7 @@
 //! "late" when its request was issued by an earlier call: the application waits for it); the
 //! first demand reference to a completed prefetched block is a hit and a prefetch hit.
 
+use crate::compat::accusim::rules::{Rules, Think};
 pub use crate::compat::accusim::{Departures, DEPARTURE_NAMES};
 use crate::disk::queue::{DeviceQueue, Dispatched};
 use crate::disk::{DiskAccess, DiskConfig, SECTOR_BYTES};
@@ -27,7 +28,6 @@ use crate::prefetch::{Desc, Lookup, ReadAhead, ReadCall};
 pub use crate::report::{IoStats, LoggedRequest, RunResult};
 use crate::trace::dense;
 use crate::trace::file::{FileEvent, FileEventKind};
-use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -52,14 +52,11 @@ pub struct FileSim<'a, P: Policy> {
     tick: usize,
     events: u64,
     next_pos: Vec<u32>,
-    unused_prefetch_rank: u64,
-    /// Rank past the end given to each never-referenced block at its first prefetch.
-    unused_rank_of: FxHashMap<Block, u64>,
+    /// AccuSim's engine rules the run follows (every answer the paper's when none is on).
+    rules: Rules,
     io: IoStats,
     /// Blocks queued by the current read() call (the group read-ahead must not evict).
     call_group: Vec<Block>,
-    /// AccuSim's per-block "I/O done" flag (`done_flags`).
-    done: Vec<bool>,
     disk: Option<DeviceQueue>,
     proc_ns: u64,
     /// Time the program spent blocked on the disk (run time = `proc_ns` + this).
@@ -112,11 +109,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
             tick: 0,
             events: 0,
             next_pos: Vec::new(),
-            unused_prefetch_rank: 0,
-            unused_rank_of: FxHashMap::default(),
+            rules: Rules::new(cfg.departures, universe),
             io: IoStats::default(),
             call_group: Vec::new(),
-            done: vec![true; universe],
             disk: cfg.disk.as_ref().map(|d| {
                 let model = d.build("disk").expect("validated before the run");
                 DeviceQueue::new(model, cfg.scheduler)
@@ -183,18 +178,25 @@ impl<'a, P: Policy> FileSim<'a, P> {
             ev.kind,
             FileEventKind::Read { .. } | FileEventKind::Write { .. }
         );
-        if !self.cfg.departures.accusim_clock {
-            let think_ns = ev.think_ns + self.client_think_ns(ev);
-            self.unplug_by_timer(self.now_ns + think_ns);
-            self.now_ns += think_ns;
-            self.proc_ns += think_ns;
-        } else if is_io && ev.think_ns > 0 && (self.now_ns > 0 || self.disk_event_before(ev)) {
-            // AccuSim: a read or write record adds its compute time and 1 µs once its clock is
-            // non-zero. The clock follows the disk simulator's events, so it starts at the first
-            // wait, or at the first record whose compute time reaches past the simulator's first
-            // event after a request issued at time 0.
-            self.now_ns += ev.think_ns + 1000;
-            self.proc_ns += ev.think_ns;
+        // AccuSim's clock follows the disk simulator's events, so it starts at the first wait, or
+        // at the first record whose compute time reaches past the simulator's first event after
+        // a request issued at time 0.
+        let started = || self.now_ns > 0 || self.disk_event_before(ev);
+        match self.rules.think(is_io, ev.think_ns, started) {
+            Think::Elapses => {
+                let think_ns = ev.think_ns + self.client_think_ns(ev);
+                self.unplug_by_timer(self.now_ns + think_ns);
+                self.now_ns += think_ns;
+                self.proc_ns += think_ns;
+            }
+            Think::Jumps {
+                clock_ns,
+                compute_ns,
+            } => {
+                self.now_ns += clock_ns;
+                self.proc_ns += compute_ns;
+            }
+            Think::Stays => {}
         }
         self.complete_until(self.now_ns);
         let d = (ev.pid, ev.fd);
@@ -238,8 +240,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
         let exec_ns = self.drain();
         let store = self.after_run(exec_ns);
         debug_assert!(self.requests.live().all(|(_, r)| r.completed));
-        // AccuSim's clock also adds 1 µs per read record, which is neither think time nor waiting.
-        debug_assert!(self.cfg.departures.accusim_clock || exec_ns == self.proc_ns + self.wait_ns);
+        debug_assert!(
+            !self.rules.run_time_is_proc_plus_wait() || exec_ns == self.proc_ns + self.wait_ns
+        );
         let stats = self.level.stats().clone();
         self.io.prefetch_unused_evicted = stats.prefetch_unused_evicted;
         let frames = self.level.frames();
@@ -326,12 +329,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// The device address of the request's first block, and its length in sectors.
     fn disk_access(&self, r: &DiskRequest) -> DiskAccess {
         let spb = self.sectors_per_block();
-        let (mut first, mut count) = (r.first_index, r.blocks.len() as u64);
-        if self.cfg.departures.block0_sentinel && first == 0 && count > 1 {
-            // AccuSim sends a request starting at file block 0 from block 1.
-            first = 1;
-            count -= 1;
-        }
+        let (first, count) = (r.first_index, r.blocks.len() as u64);
+        let skipped = self.rules.blocks_not_sent(first, count);
+        let (first, count) = (first + skipped, count - skipped);
         DiskAccess {
             lba: self.lba_of(r.file, first),
             sectors: (count * spb).min(u32::MAX as u64) as u32,
@@ -346,9 +346,8 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// The device address of block `index` of `file`.
     fn lba_of(&self, file: u64, index: u64) -> u64 {
         let spb = self.sectors_per_block();
-        if self.cfg.departures.inode_spaced_layout {
-            (file.wrapping_mul(2048).wrapping_add(index * 8) as u32 % 17_783_240) as u64
-                * (spb / 8).max(1)
+        if let Some(lba) = self.rules.device_address(file, index, spb) {
+            lba
         } else if self.cfg.placement == Placement::Scattered {
             cf::scattered_start(self.trace.names().get(&file), file) + index * spb
         } else {
@@ -396,23 +395,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// AccuSim marks the blocks a request sent as done when it completes.
     fn mark_done(&mut self, req: u32) {
         let r = self.requests.get(req).expect("not retired yet");
-        for &b in &r.blocks[r.skips_first as usize..] {
-            self.done[b as usize] = true;
-        }
-    }
-
-    /// AccuSim's sector of block `index` of file `inode` (1 MB per inode, 32-bit arithmetic).
-    fn accusim_sector(inode: u64, index: u64) -> u32 {
-        (inode as u32)
-            .wrapping_shl(11)
-            .wrapping_add((index as u32).wrapping_mul(8))
-            % 17_783_240
+        self.rules.request_done(&r.blocks[r.skips_first as usize..]);
     }
 
     /// The newest pending request that AccuSim's address test matches with block `index` of
     /// `file` (`late_by_address`).
     fn pending_by_address(&mut self, file: u64, index: u64) -> Option<u32> {
-        let s = Self::accusim_sector(file, index) as u64;
+        let s = Rules::sector(file, index) as u64;
         self.requests
             .live()
             .rev()
@@ -459,8 +448,8 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
     fn queue(&mut self, file: u64, index: u64, b: Block, demand: bool, pin: bool) {
         self.io_of[b as usize] = QUEUED;
-        self.done[b as usize] = false;
-        if pin && !self.cfg.departures.evict_in_flight {
+        self.rules.queued(b);
+        if pin && self.rules.pins_in_flight() {
             self.level.set_pinned(b, true);
         }
         self.call_group.push(b);
@@ -545,13 +534,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     self.now_ns
                 }
             };
-            let skips_first = self.cfg.departures.block0_sentinel && r.first_index == 0 && n > 1;
+            let skipped = self.rules.blocks_not_sent(r.first_index, n);
             self.requests.push(Request {
                 done_ns,
                 completed: false,
                 background: false,
-                sector: Self::accusim_sector(r.file, r.first_index + skips_first as u64),
-                skips_first,
+                sector: Rules::sector(r.file, r.first_index + skipped),
+                skips_first: skipped == 1,
                 blocks: r.blocks,
             });
         }
@@ -599,13 +588,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
         let pending = self.io_of[b as usize];
         let resident = self.level.frames().is_resident(b);
         let marked = resident && self.level.take_marker(b);
-        let departures = self.cfg.departures;
-        let in_flight = resident
-            && if departures.done_flags {
-                !self.done[b as usize]
-            } else {
-                pending != NO_IO
-            };
+        let in_flight = resident && self.rules.in_flight(b, pending != NO_IO);
         let lookup = match (resident, marked, in_flight) {
             (false, _, _) => Lookup::Miss,
             (true, true, _) => Lookup::HitMarked,
@@ -627,12 +610,15 @@ impl<'a, P: Policy> FileSim<'a, P> {
             if self.level.frames().is_unused_prefetch(b) {
                 self.io.prefetch_late += 1;
             }
-            if departures.in_flight_reuse_hits && !self.level.frames().is_unused_prefetch(b) {
+            if self
+                .rules
+                .in_flight_reuse_hits(self.level.frames().is_unused_prefetch(b))
+            {
                 self.level.access(b, next);
             } else {
                 self.level.access_in_flight(b, next);
             }
-            let awaited = if departures.late_by_address {
+            let awaited = if self.rules.late_by_address() {
                 self.pending_by_address(file, index)
             } else {
                 (pending != QUEUED && pending != NO_IO).then_some(pending)
@@ -666,7 +652,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
         self.call_group.clear();
         let stop_at_cached = self.ra.stops_at_first_cached();
         let guard_group = self.ra.stops_at_group_eviction();
-        let window_covers_call = self.cfg.departures.window_covers_call;
+        let window_covers_call = self.rules.window_covers_call();
         let (first, last) = (offset / bs, (offset + len - 1) / bs);
         self.awaited.clear();
         if self.cluster.open_holds(file, first, last) {
@@ -724,15 +710,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 }
                 let mut next_use = self.next_use(pb);
                 if next_use == NEVER
-                    && self.cfg.departures.opt_unused_prefetch_after_end
                     && self.level.policy.needs_oracle()
                     && self.trace.oracle().1[pb as usize] == dense::NEVER
                 {
-                    let rank = self.unused_rank_of.entry(pb).or_insert_with(|| {
-                        self.unused_prefetch_rank += 1;
-                        self.unused_prefetch_rank
-                    });
-                    next_use = self.trace.references as u64 + *rank;
+                    let references = self.trace.references;
+                    if let Some(n) = self.rules.unused_prefetch_next_use(pb, references) {
+                        next_use = n;
+                    }
                 }
                 if guard_group {
                     let victim = self.level.peek_victim(pb, next_use);

@@ -291,7 +291,7 @@ impl<P: Policy> FileSim<'_, P> {
             // The levels below see ClusterFetch's reads; its requests always go to the device.
             self.send_down(b, false);
             self.level.set_hinted(b);
-            if !self.cfg.departures.evict_in_flight {
+            if self.rules.pins_in_flight() {
                 self.level.set_pinned(b, true);
             }
             taken.push((lba, b));

@@ -132,11 +132,9 @@ impl FileSimConfig {
     }
 
     pub(crate) fn max_request_blocks(&self) -> u32 {
-        if self.departures.request_cap_33 {
-            33
-        } else {
-            (self.max_request_bytes / self.block_size as u64).min(u32::MAX as u64) as u32
-        }
+        self.departures.request_block_cap().unwrap_or(
+            (self.max_request_bytes / self.block_size as u64).min(u32::MAX as u64) as u32,
+        )
     }
 
     pub(crate) fn cluster_rules(&self) -> ClusterRules {

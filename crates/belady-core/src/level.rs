@@ -293,8 +293,11 @@ impl<P: Policy> CacheLevel<P> {
             prefetch: true,
             size: 1,
         };
-        // AccuSim's ARC lets a remembered ghost enter unmarked (compat::accusim).
-        let marked = self.policy.accusim().map_or(true, |h| h.prefetch_marked(b));
+        // A variant may let a block enter unmarked (AccuSim's ARC, for a remembered ghost).
+        let marked = self
+            .policy
+            .level_hooks()
+            .map_or(true, |h| h.prefetch_marked(b));
         if !matches!(self.make_room(b, &cx), Room::Made) {
             return false;
         }

@@ -7,6 +7,7 @@
 
 pub mod admission;
 pub mod bounds;
+pub mod builder;
 pub mod cache_model;
 pub mod compat;
 pub mod config;

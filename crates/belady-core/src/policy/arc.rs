@@ -24,10 +24,8 @@
 //!   (`ghost_prefetch=defer`); if it is then demand-accessed ("prefetched correctly") that first
 //!   access moves it to T2's MRU end. `p` is not adapted for it: a prefetch is not a reference
 //!   and the text adapts nothing. `ghost_prefetch=forget` instead treats it as a new block.
-//!   (`ghost_prefetch=unmarked`, AccuSim's reading, is [`crate::compat::accusim::arc`].)
 //! - `Access::first_use` on any other prefetched block counts as its first reference: the
-//!   block stays in T1 and moves to T1's MRU end (`first_use=mru`; `first_use=stay` leaves it
-//!   where it is, as AccuSim does).
+//!   block stays in T1 and moves to T1's MRU end.
 //! - `Evicted::unused_prefetch`: the block is dropped without a B1 entry.
 //!
 //! The victim for a prefetch of a ghost block is chosen with the `p` a demand hit in that ghost
@@ -39,17 +37,12 @@
 //!   This is also what libCacheSim's `ARC` does (libcachesim 0.3.5; equal hit for hit). `integer`
 //!   truncates the quotient and keeps `p` whole, as Caffeine, AccuSim and libCacheSim's 2020 code
 //!   do.
-//! - `replace` (`paper`, default): evict from T1 when |T1| >= 1 and (|T1| > p, or the missed
-//!   block is in B2 and |T1| = p). `accusim`: evict from T1 when |T1| >= max(1, p).
-//! - `first_use` (`mru`, default): the first demand access of a prefetched block moves it to
-//!   T1's MRU end. `stay` (AccuSim) clears the mark and leaves it where it is.
 //! - `ghost_prefetch` (`defer`, default; `forget`), above.
-//! - `directory` (`paper`, default): ghosts are trimmed after the insert (above).
 //!
-//! `ghost_prefetch=unmarked` and `directory=accusim` (AccuSim's case IV) are AccuSim's and live
-//! in [`crate::compat::accusim::arc::AccusimArc`], which the registry builds instead of this
-//! type when either is set; `--compat accusim` (preset `accusim`) sets both, with `p0=0.5
-//! delta=integer replace=accusim first_use=stay`.
+//! AccuSim's own values of the other parameters (`replace=accusim`, `first_use=stay`,
+//! `ghost_prefetch=unmarked`, `directory=accusim`) are another type, `AccusimArc` in
+//! `compat/accusim/arc.rs`, which the builder makes instead of this one when any is set (the
+//! `accusim` preset sets all four, with `p0=0.5 delta=integer`).
 //!
 //! Pinned blocks are passed over: REPLACE takes the LRU-most unpinned block of the list it
 //! chose, else of the other list, else reports that every block is pinned.
@@ -121,15 +114,6 @@ impl Delta {
     }
 }
 
-/// Which REPLACE test decides between T1 and T2.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ReplaceTest {
-    /// |T1| >= 1 and (|T1| > p or (x in B2 and |T1| = p)) (FAST 2003, Figure 4).
-    Paper,
-    /// |T1| >= max(1, p) (AccuSim).
-    AtLeastP,
-}
-
 /// What a prefetch of a block remembered in B1 or B2 does.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum GhostPrefetch {
@@ -145,8 +129,6 @@ pub struct ArcPolicy {
     pub(crate) capacity: usize,
     pub(crate) p: f64,
     delta: Delta,
-    replace: ReplaceTest,
-    first_use_to_mru: bool,
     ghost_prefetch: GhostPrefetch,
     /// Prefetched while in a ghost list and not yet demand-accessed (`GhostPrefetch::Defer`):
     /// the first demand access moves it to T2.
@@ -157,8 +139,8 @@ pub struct ArcPolicy {
 
 impl ArcPolicy {
     /// ARC with the parameters in `spec`, for `capacity` resident blocks over ids `0..universe`.
-    /// AccuSim's `ghost_prefetch=unmarked` and `directory=accusim` are refused here: they are
-    /// [`crate::compat::accusim::arc::AccusimArc`]'s, which the registry builds for them.
+    /// AccuSim's values (`ghost_prefetch=unmarked`, `directory=accusim`, `replace=accusim`,
+    /// `first_use=stay`) are refused here: they are AccuSim's variant's, which the builder makes.
     pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> Result<Self> {
         let ghost_prefetch =
             match spec.choice("ghost_prefetch", &["defer", "forget", "unmarked"])? {
@@ -166,8 +148,14 @@ impl ArcPolicy {
                 "forget" => GhostPrefetch::Forget,
                 _ => return Err(Self::accusim_only(spec, "ghost_prefetch")),
             };
-        if spec.choice("directory", &["paper", "accusim"])? == "accusim" {
-            return Err(Self::accusim_only(spec, "directory"));
+        for (key, paper, accusim) in [
+            ("directory", "paper", "accusim"),
+            ("replace", "paper", "accusim"),
+            ("first_use", "mru", "stay"),
+        ] {
+            if spec.choice(key, &[paper, accusim])? == accusim {
+                return Err(Self::accusim_only(spec, key));
+            }
         }
         Self::with_ghost_prefetch(spec, capacity, universe, ghost_prefetch)
     }
@@ -176,13 +164,13 @@ impl ArcPolicy {
         Error::config(
             "params",
             format!("arc.{key}={}", spec.raw(key)),
-            "AccuSim's ARC (compat::accusim::arc::AccusimArc) implements this value; build the \
-             policy through policy::registry::build",
+            "AccuSim's ARC (AccusimArc) implements this value; build the policy through \
+             policy::registry::build",
         )
     }
 
-    /// The paper's ARC with `spec`'s other parameters and the given ghost-prefetch rule
-    /// (`directory` and `ghost_prefetch` are not read).
+    /// The paper's ARC with `spec`'s `delta` and `p0` and the given ghost-prefetch rule (no
+    /// other parameter is read).
     pub(crate) fn with_ghost_prefetch(
         spec: &PolicySpec,
         capacity: usize,
@@ -191,18 +179,11 @@ impl ArcPolicy {
     ) -> Result<Self> {
         let delta = Delta::parse(spec)?;
         let p0 = spec.f64("p0", 0.0, 1.0)?;
-        let replace = match spec.choice("replace", &["paper", "accusim"])? {
-            "paper" => ReplaceTest::Paper,
-            _ => ReplaceTest::AtLeastP,
-        };
-        let first_use_to_mru = spec.choice("first_use", &["mru", "stay"])? == "mru";
         Ok(ArcPolicy {
             lists: Lists::new(4, universe),
             capacity,
             p: delta.initial(p0, capacity),
             delta,
-            replace,
-            first_use_to_mru,
             ghost_prefetch,
             promote_on_use: vec![false; universe],
             pending: None,
@@ -228,19 +209,50 @@ impl ArcPolicy {
         matches!(self.lists.list_of(b), Some(B1) | Some(B2))
     }
 
-    /// Whether REPLACE takes T1's LRU block, for target `p` and missed block `x`.
+    /// Whether prefetched `b`'s first demand access moves it to T2 (it was prefetched out of a
+    /// ghost list under `ghost_prefetch=defer`).
+    #[inline]
+    pub(crate) fn promotion_pending(&self, b: Block) -> bool {
+        self.promote_on_use[b as usize]
+    }
+
+    /// Whether REPLACE takes T1's LRU block, for target `p` and missed block `x`: |T1| >= 1 and
+    /// (|T1| > p or (x in B2 and |T1| = p)) (FAST 2003, Figure 4).
     #[inline]
     pub(crate) fn replace_from_t1(&self, p: f64, x: Block) -> bool {
         let t1 = self.lists.len(T1);
-        let from_t1 = match self.replace {
-            ReplaceTest::Paper => {
-                let t = t1 as f64;
-                t1 >= 1 && (t > p || (t == p && self.lists.contains(B2, x)))
-            }
-            ReplaceTest::AtLeastP => t1 >= 1 && t1 as f64 >= p.max(1.0),
-        };
+        let t = t1 as f64;
+        let from_t1 = t1 >= 1 && (t > p || (t == p && self.lists.contains(B2, x)));
         // With T2 empty the paper's case IV(A) (|T1| = c) evicts T1's LRU block.
         from_t1 || self.lists.is_empty(T2)
+    }
+
+    /// REPLACE's victim for missed `incoming`, taking T1's LRU-most unpinned block when
+    /// `from_t1`, else T2's (and the other list when every block of the first is pinned); a miss
+    /// on a ghost stages the adapted target `p` for the insert. The paper's [`Policy::select_victim`]
+    /// is this with [`ArcPolicy::replace_from_t1`]; a variant may decide `from_t1` otherwise.
+    #[inline]
+    pub(crate) fn replace_victim(
+        &mut self,
+        incoming: Block,
+        frames: &Frames,
+        from_t1: impl FnOnce(&ArcPolicy, f64) -> bool,
+    ) -> Option<Block> {
+        let p = if self.in_ghost(incoming) {
+            let p = self.adapted(incoming);
+            self.pending = Some((incoming, p));
+            p
+        } else {
+            self.pending = None;
+            self.p
+        };
+        let (first, second) = if from_t1(self, p) { (T1, T2) } else { (T2, T1) };
+        let victim = last_unpinned(&self.lists, first, frames)
+            .or_else(|| last_unpinned(&self.lists, second, frames));
+        if victim.is_none() {
+            self.pending = None;
+        }
+        victim
     }
 
     #[inline]
@@ -279,7 +291,7 @@ impl Policy for ArcPolicy {
         if cx.first_use {
             if std::mem::take(&mut self.promote_on_use[b as usize]) {
                 self.lists.move_to_front(T2, b);
-            } else if self.first_use_to_mru {
+            } else {
                 self.lists.move_to_front(T1, b);
             }
             return;
@@ -288,25 +300,7 @@ impl Policy for ArcPolicy {
     }
 
     fn select_victim(&mut self, incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
-        let p = if self.in_ghost(incoming) {
-            let p = self.adapted(incoming);
-            self.pending = Some((incoming, p));
-            p
-        } else {
-            self.pending = None;
-            self.p
-        };
-        let (first, second) = if self.replace_from_t1(p, incoming) {
-            (T1, T2)
-        } else {
-            (T2, T1)
-        };
-        let victim = last_unpinned(&self.lists, first, frames)
-            .or_else(|| last_unpinned(&self.lists, second, frames));
-        if victim.is_none() {
-            self.pending = None;
-        }
-        victim
+        self.replace_victim(incoming, frames, |arc, p| arc.replace_from_t1(p, incoming))
     }
 
     fn forget_victim(&mut self) {
@@ -453,11 +447,10 @@ pub(crate) mod tests {
 
     #[test]
     fn paper_preset_defaults() {
-        // The accusim preset builds compat::accusim::arc::AccusimArc (tested there).
+        // The accusim preset builds AccuSim's variant (tested with it).
         let paper = ArcPolicy::from_spec(&PolicySpec::parse("arc").unwrap(), 7, 8).unwrap();
         assert_eq!(paper.p(), 0.0);
         assert_eq!(paper.ghost_prefetch, GhostPrefetch::Defer);
-        assert!(paper.first_use_to_mru);
     }
 
     #[test]
@@ -476,31 +469,15 @@ pub(crate) mod tests {
             ("p0", "2"),
             ("delta", "float"),
             ("replace", "x"),
+            ("replace", "accusim"),
             ("first_use", ""),
+            ("first_use", "stay"),
             ("ghost_prefetch", "marked"),
         ] {
             let mut spec = PolicySpec::parse("arc").unwrap();
             spec.set(k, v).unwrap();
             assert!(ArcPolicy::from_spec(&spec, 4, 4).is_err(), "{k}={v}");
         }
-    }
-
-    #[test]
-    fn accusim_replace_test_evicts_from_t1_at_equality() {
-        // c = 2, p0 = 0.5 (p = 1). 1 1 2: T1 = [2], T2 = [1]. 3: |T1| = 1 = p. The paper keeps
-        // T1 and evicts T2's 1; AccuSim's |T1| >= max(1, p) evicts T1's 2.
-        let refs = [1, 1, 2, 3];
-        let paper = run(arc(&[("p0", "0.5")], 2, 4), 2, &refs);
-        assert_eq!(
-            lists(&paper.policy),
-            vec![vec![3, 2], vec![], vec![], vec![1]]
-        );
-        let accu = run(
-            arc(&[("p0", "0.5"), ("replace", "accusim")], 2, 4),
-            2,
-            &refs,
-        );
-        assert_eq!(lists(&accu.policy), vec![vec![3], vec![1], vec![2], vec![]]);
     }
 
     #[test]
@@ -530,21 +507,20 @@ pub(crate) mod tests {
 
     #[test]
     fn first_use_of_a_prefetch_is_a_first_reference() {
-        for (mode, t1) in [("mru", vec![1, 2]), ("stay", vec![2, 1])] {
-            let mut level = CacheLevel::new(arc(&[("first_use", mode)], 3, 4), 3, 4);
-            level.prefetch(1, NEVER);
-            level.access(2, NEVER);
-            level.access(1, NEVER);
-            level.check().unwrap();
-            assert_eq!(
-                lists(&level.policy),
-                vec![t1, vec![], vec![], vec![]],
-                "{mode}"
-            );
-            // The second demand access is a re-reference: T2.
-            level.access(1, NEVER);
-            assert_eq!(level.policy.dump()[1].1, vec![1]);
-        }
+        // Prefetched 1, then 2: the first use of 1 moves it to T1's MRU end (AccuSim's
+        // `first_use=stay`, which leaves it, is tested with its variant).
+        let mut level = CacheLevel::new(arc(&[], 3, 4), 3, 4);
+        level.prefetch(1, NEVER);
+        level.access(2, NEVER);
+        level.access(1, NEVER);
+        level.check().unwrap();
+        assert_eq!(
+            lists(&level.policy),
+            vec![vec![1, 2], vec![], vec![], vec![]]
+        );
+        // The second demand access is a re-reference: T2.
+        level.access(1, NEVER);
+        assert_eq!(level.policy.dump()[1].1, vec![1]);
     }
 
     #[test]
@@ -743,22 +719,15 @@ pub(crate) mod tests {
         #[test]
         fn every_variant_keeps_the_contract(
             cap in 1usize..7,
-            variant in 0usize..7,
+            variant in 0usize..5,
             ops in ops(16),
         ) {
             let params: &[(&str, &str)] = match variant {
                 0 => &[],
                 1 => &[("delta", "integer")],
-                2 => &[("p0", "0.5"), ("replace", "accusim")],
-                3 => &[("first_use", "stay")],
-                4 => &[("ghost_prefetch", "forget")],
-                5 => &[
-                    ("p0", "0.5"),
-                    ("delta", "integer"),
-                    ("replace", "accusim"),
-                    ("first_use", "stay"),
-                ],
-                _ => &[("p0", "1"), ("delta", "integer"), ("replace", "accusim")],
+                2 => &[("p0", "0.5")],
+                3 => &[("ghost_prefetch", "forget")],
+                _ => &[("p0", "1"), ("delta", "integer")],
             };
             exercise(arc(params, cap, 16), cap, &ops);
         }

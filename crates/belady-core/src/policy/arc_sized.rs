@@ -14,7 +14,7 @@
 //!   was in B2, or T2 is empty; else T2's LRU block into B2.
 //! - An object keeps the size it entered with (its ghost too); a hit in T1 moves it to T2.
 
-use super::list::Lists;
+use super::weighted_lists::WeightedLists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::frames::Frames;
 
@@ -25,11 +25,8 @@ const B2: usize = 3;
 
 /// ARC weighing its lists in units (libCacheSim's byte-based ARC).
 pub struct ArcSizedPolicy {
-    lists: Lists,
-    /// Units of each resident or remembered block, as it entered.
-    weight: Vec<u32>,
-    /// Units on each list.
-    units: [u64; 4],
+    /// T1, T2, B1 and B2, each block weighing the units it entered with.
+    lists: WeightedLists,
     /// Target size of T1, in units.
     p: f64,
     /// Cache size in units (known from the frame table at the first eviction).
@@ -49,9 +46,7 @@ impl ArcSizedPolicy {
     /// An empty ARC over block ids `0..universe`.
     pub fn new(universe: usize) -> Self {
         ArcSizedPolicy {
-            lists: Lists::new(4, universe),
-            weight: vec![0; universe],
-            units: [0; 4],
+            lists: WeightedLists::new(4, universe),
             p: 0.0,
             c: 0,
             in_b1: false,
@@ -62,34 +57,13 @@ impl ArcSizedPolicy {
         }
     }
 
-    fn w(&self, b: Block) -> u64 {
-        self.weight[b as usize] as u64
-    }
-
-    fn push(&mut self, l: usize, b: Block) {
-        self.lists.push_front(l, b);
-        self.units[l] += self.w(b);
-    }
-
-    fn unlink(&mut self, b: Block) -> Option<usize> {
-        let l = self.lists.remove(b)?;
-        self.units[l] -= self.w(b);
-        Some(l)
-    }
-
-    fn drop_oldest(&mut self, l: usize) {
-        if let Some(b) = self.lists.back(l) {
-            self.unlink(b);
-        }
-    }
-
     /// libCacheSim's lookup of a missed block: a ghost hit adapts p and leaves its list.
     fn look_up(&mut self, b: Block, cx: &Access) {
         if self.looked_up == Some(cx.tick) {
             return;
         }
         self.looked_up = Some(cx.tick);
-        let (b1, b2) = (self.units[B1] as f64, self.units[B2] as f64);
+        let (b1, b2) = (self.lists.units(B1) as f64, self.lists.units(B2) as f64);
         match self.lists.list_of(b) {
             Some(B1) => {
                 (self.in_b1, self.in_b2) = (true, false);
@@ -102,7 +76,7 @@ impl ArcSizedPolicy {
             _ => return,
         }
         self.ghost_tick = Some(cx.tick);
-        self.unlink(b);
+        self.lists.remove(b);
     }
 
     fn ghost_hit_now(&self, cx: &Access) -> bool {
@@ -111,9 +85,9 @@ impl ArcSizedPolicy {
 
     /// REPLACE's choice: T1's LRU block or T2's.
     fn replace(&self) -> Option<Block> {
-        let t1 = self.units[T1] as f64;
-        let from_t1 =
-            (t1 > 0.0 && (t1 > self.p || (t1 == self.p && self.in_b2))) || self.units[T2] == 0;
+        let t1 = self.lists.units(T1) as f64;
+        let from_t1 = (t1 > 0.0 && (t1 > self.p || (t1 == self.p && self.in_b2)))
+            || self.lists.units(T2) == 0;
         self.lists.back(if from_t1 { T1 } else { T2 })
     }
 }
@@ -125,12 +99,8 @@ impl Policy for ArcSizedPolicy {
 
     fn on_hit(&mut self, b: Block, _cx: &Access) {
         (self.in_b1, self.in_b2) = (false, false);
-        if self.lists.contains(T1, b) {
-            self.unlink(b);
-            self.push(T2, b);
-        } else {
-            self.lists.move_to_front(T2, b);
-        }
+        // A hit in T1 moves the block to T2; a hit in T2 to its MRU end.
+        self.lists.move_to_front(T2, b);
     }
 
     fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
@@ -139,17 +109,17 @@ impl Policy for ArcSizedPolicy {
         self.victim_to_ghost = true;
         let victim = if self.ghost_hit_now(cx) {
             self.replace()
-        } else if self.units[T1] + self.units[B1] + cx.size > self.c {
-            if self.units[B1] > 0 {
-                self.drop_oldest(B1);
+        } else if self.lists.units(T1) + self.lists.units(B1) + cx.size > self.c {
+            if self.lists.units(B1) > 0 {
+                self.lists.pop_back(B1);
                 self.replace()
             } else {
                 self.victim_to_ghost = false;
                 self.lists.back(T1)
             }
         } else {
-            if self.units.iter().sum::<u64>() >= 2 * self.c && self.units[B2] > 0 {
-                self.drop_oldest(B2);
+            if self.lists.total_units() >= 2 * self.c && self.lists.units(B2) > 0 {
+                self.lists.pop_back(B2);
             }
             self.replace()
         };
@@ -159,11 +129,11 @@ impl Policy for ArcSizedPolicy {
     }
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
-        let Some(l) = self.unlink(b) else {
+        let Some(l) = self.lists.remove(b) else {
             return;
         };
         if self.victim_to_ghost && !ev.unused_prefetch {
-            self.push(if l == T1 { B1 } else { B2 }, b);
+            self.lists.push_front(if l == T1 { B1 } else { B2 }, b);
         }
         self.victim_to_ghost = true;
     }
@@ -172,13 +142,13 @@ impl Policy for ArcSizedPolicy {
         if kind == InsertKind::Demand {
             self.look_up(b, cx);
         }
-        self.weight[b as usize] = cx.size as u32;
+        self.lists.set_weight(b, cx.size);
         if kind == InsertKind::Demand && self.ghost_hit_now(cx) {
-            self.push(T2, b);
+            self.lists.push_front(T2, b);
             (self.in_b1, self.in_b2) = (false, false);
             self.ghost_tick = None;
         } else {
-            self.push(T1, b);
+            self.lists.push_front(T1, b);
         }
     }
 
@@ -197,16 +167,7 @@ impl Policy for ArcSizedPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
         check_same_residents(self.lists.iter(T1).chain(self.lists.iter(T2)), frames)?;
-        for l in [T1, T2, B1, B2] {
-            let sum: u64 = self.lists.iter(l).map(|b| self.w(b)).sum();
-            if sum != self.units[l] {
-                return Err(format!(
-                    "list {l} holds {sum} units, counted {}",
-                    self.units[l]
-                ));
-            }
-        }
-        if self.units[T1] + self.units[T2] != frames.used() {
+        if self.lists.units(T1) + self.lists.units(T2) != frames.used() {
             return Err("T1 + T2 differ from the frame table's use".into());
         }
         Ok(())

@@ -10,7 +10,7 @@ pub struct ParamInfo {
     pub default: &'static str,
     /// Value under the `study` preset (the prefetching study's Table 4), when it differs.
     pub study: Option<&'static str>,
-    /// Value under `--compat accusim` (what the study's simulator does), when it differs from the
+    /// Value under the `accusim` preset (what the study's simulator does), when it differs from the
     /// study value.
     pub accusim: Option<&'static str>,
     /// One line on what it does.

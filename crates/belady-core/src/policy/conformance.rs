@@ -190,7 +190,7 @@ proptest! {
         capacity in 1usize..7,
         ops in proptest::collection::vec(op(12), 1..160),
     ) {
-        // The accusim preset builds AccuSim's variants (compat::accusim) of ARC and LRFU.
+        // The accusim preset builds AccuSim's variants of ARC and LRFU (compat/accusim/).
         for preset in [Preset::Paper, Preset::Accusim] {
             for info in POLICIES {
                 let mut spec = PolicySpec::parse(info.name).unwrap();

@@ -33,7 +33,7 @@
 //! root, which leaves the heap untouched. The paper's and AccuSim's heap + LRU-list hybrid (blocks
 //! older than a `threshold` kept in a list and evicted from it first) is an efficiency device
 //! that is not order-preserving in general; this policy always evicts the true minimum
-//! (`heap=accusim` with `threshold` reproduces the hybrid: [`crate::compat::accusim::lrfu`]).
+//! (AccuSim's variant, `heap=accusim` with `threshold`, reproduces the hybrid).
 //!
 //! # Prefetching (the prefetching study, Section 4)
 //! A prefetched block ([`InsertKind::Prefetch`]) enters as the most recently accessed block with
@@ -46,8 +46,8 @@
 //! `lambda` in [0, 1], default 0.001 (the paper sweeps lambda; 0.001 is in its well-performing
 //! range for the disk-block traces it studies, and is the prefetching study's Table 4 value).
 //! `prefetch_time=trigger` (AccuSim's; default `next`) stamps a prefetch with its triggering
-//! reference's time. AccuSim's queue (`heap=accusim`, with `threshold` and `float`) is
-//! [`crate::compat::accusim::lrfu::AccusimLrfu`], which the registry builds instead of this type.
+//! reference's time. AccuSim's queue (`heap=accusim`, with `threshold` and `float`) is another
+//! type, `AccusimLrfu` in `compat/accusim/lrfu.rs`, which the builder makes instead of this one.
 //! AccuSim's optional `corperiod` and retained-history extensions are off in the study and are not
 //! implemented.
 
@@ -120,8 +120,8 @@ impl LrfuPolicy {
         }
     }
 
-    /// Reads `lambda` and `prefetch_time` from `spec`. `heap=accusim` is refused here: it is
-    /// [`crate::compat::accusim::lrfu::AccusimLrfu`], which the registry builds for it.
+    /// Reads `lambda` and `prefetch_time` from `spec`. `heap=accusim` is refused: AccuSim's
+    /// queue (with `threshold` and `float`) is another type, which the builder makes.
     pub fn from_spec(
         spec: &PolicySpec,
         _capacity: usize,
@@ -132,22 +132,8 @@ impl LrfuPolicy {
             return Err(crate::error::Error::config(
                 "params",
                 "lrfu.heap=accusim",
-                "AccuSim's LRFU (compat::accusim::lrfu::AccusimLrfu) implements this value; \
-                 build the policy through policy::registry::build",
-            ));
-        }
-        let (threshold, x87) = crate::compat::accusim::lrfu::queue_params(spec, lambda)?;
-        if threshold.is_some() || x87 {
-            // Name the parameter that needs the AccuSim queue.
-            let key = if threshold.is_some() {
-                "threshold"
-            } else {
-                "float"
-            };
-            return Err(crate::error::Error::config(
-                &format!("--param lrfu.{key}"),
-                spec.raw(key),
-                "the heap/list hybrid and x87 comparisons need lrfu.heap=accusim",
+                "AccuSim's queue is another type (AccusimLrfu); build the policy through \
+                 policy::registry::build",
             ));
         }
         let mut p = LrfuPolicy::new(lambda, universe);
@@ -245,6 +231,17 @@ impl LrfuPolicy {
     }
 }
 
+/// The tick an insertion is stamped with: the access's, or for a prefetch under
+/// `prefetch_time=trigger` its triggering reference's, which is one less than the next one's.
+#[inline]
+pub(crate) fn insert_tick(kind: InsertKind, cx: &Access, prefetch_at_trigger: bool) -> u64 {
+    if kind == InsertKind::Prefetch && prefetch_at_trigger {
+        cx.tick.saturating_sub(1)
+    } else {
+        cx.tick
+    }
+}
+
 impl Policy for LrfuPolicy {
     fn name(&self) -> &'static str {
         "lrfu"
@@ -314,12 +311,7 @@ impl Policy for LrfuPolicy {
 
     #[inline]
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
-        // The tick of the prefetch's triggering reference is one less than the next one's.
-        let tick = if kind == InsertKind::Prefetch && self.prefetch_at_trigger {
-            cx.tick.saturating_sub(1)
-        } else {
-            cx.tick
-        };
+        let tick = insert_tick(kind, cx, self.prefetch_at_trigger);
         // Demand or prefetch alike: CRF = F(0) as of now, the most recently accessed block.
         let i = b as usize;
         let key = self.lambda * tick as f64;
@@ -580,17 +572,6 @@ mod tests {
         assert!(LrfuPolicy::from_spec(&spec, 4, 4).is_err());
         spec.set("lambda", "x").unwrap();
         assert!(LrfuPolicy::from_spec(&spec, 4, 4).is_err());
-        // The hybrid needs AccuSim's queue, which is another type
-        // (compat::accusim::lrfu::AccusimLrfu).
-        let mut spec = PolicySpec::parse("lrfu").unwrap();
-        spec.set("threshold", "auto").unwrap();
-        assert!(LrfuPolicy::from_spec(&spec, 4, 4).is_err());
-        spec.set("heap", "accusim").unwrap();
-        let err = LrfuPolicy::from_spec(&spec, 4, 4)
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(err.contains("AccusimLrfu"), "{err}");
     }
 
     proptest! {

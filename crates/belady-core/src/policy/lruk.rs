@@ -58,7 +58,7 @@
 //! penultimate reference. A prefetched block evicted unused (`Evicted::unused_prefetch`) loses
 //! all history and leaves no retained entry.
 //!
-//! AccuSim departures (`--compat accusim`; the study's `lru2.cc`), each a parameter:
+//! AccuSim departures (all on under the `accusim` preset; the study's `lru2.cc`), each a parameter:
 //! - `ties=heap` (default `hist1`): eligible blocks live in AccuSim's binary max-heap keyed by
 //!   `MAXINT - HIST(K)` with an insertion stamp ([`StampedHeap`]): sift-up compares keys only,
 //!   sift-down prefers the older stamp among equal keys, removal fills the hole with the last

@@ -42,6 +42,7 @@ pub mod registry;
 mod stamped_heap;
 pub mod twoq;
 pub mod twoq_sized;
+mod weighted_lists;
 
 // Today's policies (S3-FIFO, SIEVE, SLRU, LFU, LFUDA, W-TinyLFU).
 pub mod lfu;
@@ -65,7 +66,6 @@ pub mod lhd;
 #[cfg(test)]
 mod conformance;
 
-use crate::compat::accusim::AccusimHooks;
 use crate::frames::Frames;
 
 /// A dense block id (see [`crate::trace::BlockTrace`]).
@@ -122,6 +122,25 @@ pub struct Access {
     pub size: u64,
 }
 
+/// What a variant of a paper's policy may ask of the cache level beyond the [`Policy`]
+/// contract, offered through the one accessor [`Policy::level_hooks`] (AccuSim's ARC is the one
+/// user). The level asks only on a prefetch, and the file engine only for demand references from
+/// its read-ahead loop, so the plain demand path has no added call.
+pub trait LevelHooks {
+    /// Whether a prefetch of non-resident `b` enters as an unused prefetched block (the
+    /// default). `false` makes it enter as an ordinary block, whose first demand access is a
+    /// plain hit (AccuSim's ARC does this for a block it remembers in a ghost list). Asked
+    /// before room is made.
+    fn prefetch_marked(&self, _b: Block) -> bool {
+        true
+    }
+
+    /// `on` before, and `off` after, a demand reference made from inside the file engine's
+    /// read-ahead loop (AccuSim's `window-covers-call` rule), whose lookup has already dropped
+    /// any ghost entry of the block. Default: nothing.
+    fn set_in_readahead_loop(&mut self, _on: bool) {}
+}
+
 /// A replacement policy for one cache level.
 pub trait Policy: Send {
     /// Registry name, as used on the command line.
@@ -159,11 +178,10 @@ pub trait Policy: Send {
     /// Non-resident block `b` enters the level; room has been made already.
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access);
 
-    /// AccuSim's additions to this contract, for the variants [`crate::compat::accusim`]
-    /// builds; `None` (the default) for the papers' policies. The one door from the policy to
-    /// AccuSim's behaviour: see the module doc of [`crate::compat::accusim`] for why.
+    /// What this policy asks of the cache level beyond this contract ([`LevelHooks`]); `None`
+    /// (the default) for the papers' policies, which ask nothing more.
     #[inline]
-    fn accusim(&mut self) -> Option<&mut dyn AccusimHooks> {
+    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
         None
     }
 
@@ -255,8 +273,8 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
         (**self).on_insert(b, kind, cx)
     }
     #[inline]
-    fn accusim(&mut self) -> Option<&mut dyn AccusimHooks> {
-        (**self).accusim()
+    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
+        (**self).level_hooks()
     }
     fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
         (**self).on_unplaced_miss(b, cx)

@@ -39,8 +39,8 @@
 //! (`Access::first_use`) is then its first reference: `f += 1` as on any hit. A prefetched block
 //! evicted before any demand access (`Evicted::unused_prefetch`) gets no `Qout` entry.
 //!
-//! AccuSim's departures (the prefetching study's simulator, `sim/mq.cc`; all on under
-//! `--compat accusim`, off by default):
+//! AccuSim's departures (the prefetching study's simulator, `sim/mq.cc`; all on under the
+//! `accusim` preset, off by default):
 //! - `count=prefetches` (default `references`): the count is raised only when a block is
 //!   inserted by prefetch, never by a demand access; a new block starts at 0 and a block leaving
 //!   Qout keeps its remembered count (plus one if it leaves by prefetch). A block thus lives in

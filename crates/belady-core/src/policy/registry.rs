@@ -1,40 +1,19 @@
-//! Every built-in policy, its parameters, and the dispatch that monomorphises the hot loop.
+//! Every built-in policy's name and parameters: parsing a policy list, presets and overrides into
+//! [`PolicySpec`]s. [`build`] (`builder.rs`) turns a spec into the policy.
 //!
 //! Adding a policy: its file under `policy/`, an entry in [`POLICIES`] (`policy/catalog.rs`), and
-//! an arm in [`build`].
+//! an arm in [`build`] (`builder.rs`).
 //! The conformance suite, the CLI and the Python bindings pick it up from here.
 
-use super::arc::ArcPolicy;
-use super::car::CarPolicy;
-use super::clock::ClockPolicy;
-use super::clock_pro::ClockProPolicy;
-use super::fbr::FbrPolicy;
-use super::fifo::FifoPolicy;
-use super::lirs::LirsPolicy;
-use super::lrfu::LrfuPolicy;
-use super::lru::LruPolicy;
-use super::lruk::LruKPolicy;
-use crate::compat::libcachesim::lirs::LibcachesimLirs;
-// The kernel's own replacement (issue 26 item 2).
-use super::linux::LinuxPolicy;
-use super::mglru::MglruPolicy;
-use super::mq::MqPolicy;
-use super::opt::OptPolicy;
-use super::twoq::TwoQPolicy;
 use super::Policy;
-use super::{
-    lfu::LfuPolicy, lfuda::LfudaPolicy, s3fifo::S3FifoPolicy, sieve::SievePolicy, slru::SlruPolicy,
-    wtinylfu::WTinyLfuPolicy,
-};
-// Learned and sampled policies (issue 26: Hyperbolic, LeCaR, Cacheus).
-use super::cacheus::CacheusPolicy;
-use super::hyperbolic::HyperbolicPolicy;
-use super::lecar::LecarPolicy;
-use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
 pub use super::catalog::{ParamInfo, PolicyInfo, POLICIES};
+/// The builder that turns a spec into a policy lives outside `policy/` (it chooses among the
+/// papers' types here and the reference simulators' variants in `compat/`); re-exported so a
+/// policy is built from the registry as before.
+pub use crate::builder::{build, build_for, check_weighs};
 
 /// Named sets of parameter defaults.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -45,7 +24,7 @@ pub enum Preset {
     /// The prefetching study's Table 4 (Butt, Gniady and Hu, SIGMETRICS 2005).
     Study,
     /// What the study's simulator, AccuSim, does (the study's values plus its departures from the
-    /// papers); selected by `--compat accusim`.
+    /// papers); the AccuSim compatibility mode selects it.
     Accusim,
     /// libCacheSim's variants ([`LIBCACHESIM`]), so one switch reproduces that simulator.
     Libcachesim,
@@ -252,127 +231,6 @@ pub trait PolicyVisitor {
     fn visit<P: Policy + 'static>(self, policy: P) -> Self::Output;
 }
 
-/// Builds the policy `spec` names for `capacity` blocks over ids `0..universe`.
-pub fn build<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: usize,
-    universe: usize,
-    visitor: V,
-) -> Result<V::Output> {
-    if capacity == 0 {
-        return Err(Error::config(
-            "cache_size",
-            0,
-            "a cache needs at least one block",
-        ));
-    }
-    Ok(match spec.info.name {
-        "lru" => visitor.visit(LruPolicy::new(universe)),
-        "fifo" => visitor.visit(FifoPolicy::new(universe)),
-        "clock" => visitor.visit(ClockPolicy::new(universe)),
-        "opt" => visitor.visit(OptPolicy::from_spec(spec, capacity, universe)?),
-        // AccuSim's variants (compat::accusim) when the parameters ask for its behaviour, as
-        // the accusim preset does; the papers' types otherwise.
-        "lrfu" if spec.raw("heap") == "accusim" => {
-            visitor.visit(AccusimLrfu::from_spec(spec, capacity, universe)?)
-        }
-        "lrfu" => visitor.visit(LrfuPolicy::from_spec(spec, capacity, universe)?),
-        "fbr" => visitor.visit(FbrPolicy::from_spec(spec, capacity, universe)?),
-        "arc" if AccusimArc::wanted(spec) => {
-            visitor.visit(AccusimArc::from_spec(spec, capacity, universe)?)
-        }
-        "arc" => visitor.visit(ArcPolicy::from_spec(spec, capacity, universe)?),
-        "car" => visitor.visit(CarPolicy::from_spec(spec, capacity, universe)?),
-        "clock-pro" => visitor.visit(ClockProPolicy::from_spec(spec, capacity, universe)?),
-        "lirs" => visitor.visit(LirsPolicy::from_spec(spec, capacity, universe)?),
-        "lru-k" => visitor.visit(LruKPolicy::from_spec(spec, capacity, universe)?),
-        "2q" => visitor.visit(TwoQPolicy::from_spec(spec, capacity, universe)?),
-        "mq" => visitor.visit(MqPolicy::from_spec(spec, capacity, universe)?),
-        // The kernel's own replacement (issue 26 item 2).
-        "linux" => visitor.visit(LinuxPolicy::from_spec(spec, capacity, universe)?),
-        "mglru" => visitor.visit(MglruPolicy::from_spec(spec, capacity, universe)?),
-        "s3fifo" => visitor.visit(S3FifoPolicy::from_spec(spec, capacity, universe)?),
-        "sieve" => visitor.visit(SievePolicy::new(universe)),
-        "slru" => visitor.visit(SlruPolicy::from_spec(spec, capacity, universe)?),
-        "lfu" => visitor.visit(LfuPolicy::new(universe)),
-        "lfuda" => visitor.visit(LfudaPolicy::new(universe)),
-        "gdsf" => visitor.visit(super::gdsf::GdsfPolicy::new(universe)),
-        "lhd" => visitor.visit(super::lhd::LhdPolicy::from_spec(spec, capacity, universe)?),
-        "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
-        "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
-        "lecar" => visitor.visit(LecarPolicy::from_spec(spec, capacity, universe)?),
-        "cacheus" => visitor.visit(CacheusPolicy::from_spec(spec, capacity, universe)?),
-        other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
-    })
-}
-
-/// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
-/// the size-aware variant where one differs (ARC, 2Q, S3-FIFO and SLRU: libCacheSim's byte-based
-/// ones; LIRS under `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS;
-/// LHD with its explorer budget in bytes), every other level what [`build`] gives.
-pub fn build_for<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: &crate::cache_model::Capacity,
-    universe: usize,
-    visitor: V,
-) -> Result<V::Output> {
-    match spec.info.name {
-        "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
-            Ok(visitor.visit(super::arc_sized::ArcSizedPolicy::new(universe)))
-        }
-        "s3fifo" if capacity.weighted => Ok(visitor.visit(
-            super::s3fifo_sized::S3FifoSizedPolicy::from_spec(spec, capacity.units, universe)?,
-        )),
-        // LHD's explorer budget is a share of the cache's bytes.
-        "lhd" if capacity.weighted => Ok(visitor.visit(super::lhd::LhdPolicy::from_spec(
-            spec,
-            capacity.units,
-            universe,
-        )?)),
-        "slru" if capacity.weighted => Ok(visitor.visit(
-            super::slru_sized::SlruSizedPolicy::from_spec(spec, capacity.units, universe)?,
-        )),
-        "2q" if capacity.weighted => Ok(visitor.visit(
-            super::twoq_sized::TwoQSizedPolicy::from_spec(spec, capacity.units, universe)?,
-        )),
-        // libCacheSim's byte-based LIRS has no parameters: set ones keep the paper's LIRS.
-        "lirs"
-            if capacity.weighted
-                && spec.preset == Preset::Libcachesim
-                && spec.params.is_empty() =>
-        {
-            Ok(visitor.visit(LibcachesimLirs::new(capacity.units, universe)))
-        }
-        _ => build(spec, capacity.entries, universe, visitor),
-    }
-}
-
-/// Refuses, in one line naming the policy, a policy that cannot weigh objects (the objects model
-/// with a byte capacity: see [`Policy::weighs_objects`]).
-pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
-    struct Weighs;
-    impl PolicyVisitor for Weighs {
-        type Output = std::result::Result<(), &'static str>;
-        fn visit<P: Policy + 'static>(self, policy: P) -> Self::Output {
-            policy.weighs_objects()
-        }
-    }
-    let weighted = crate::cache_model::Capacity {
-        units: 2,
-        weighted: true,
-        entries: 2,
-    };
-    build_for(spec, &weighted, 2, Weighs)?.map_err(|why| {
-        Error::config(
-            "policy",
-            spec.label(),
-            format!(
-                "cannot weigh objects of different sizes: {why}; count objects (a plain -c N) or use cache_model = blocks"
-            ),
-        )
-    })
-}
-
 /// Parses a comma-separated policy list, applies a preset and `POLICY.KEY=VALUE` overrides.
 pub fn parse_policies(list: &str, params: &[String], preset: Preset) -> Result<Vec<PolicySpec>> {
     let mut specs: Vec<PolicySpec> = list
@@ -432,67 +290,18 @@ mod tests {
         for (policy, key, value) in LIBCACHESIM {
             let spec = &parse_policies(policy, &[], Preset::Libcachesim).unwrap()[0];
             assert_eq!(spec.raw(key), *value, "{policy}.{key}");
-            struct Ok;
-            impl PolicyVisitor for Ok {
+            struct Builds;
+            impl PolicyVisitor for Builds {
                 type Output = ();
                 fn visit<P: Policy + 'static>(self, _: P) {}
             }
-            build(spec, 10, 10, Ok).unwrap();
+            build(spec, 10, 10, Builds).unwrap();
         }
         let lirs = &parse_policies("lirs", &[], Preset::Libcachesim).unwrap()[0];
         assert_eq!(
             lirs.raw("hir"),
             "0.01",
             "unlisted keys keep the paper's value"
-        );
-    }
-
-    #[test]
-    fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
-        for name in [
-            "lru",
-            "fifo",
-            "clock",
-            "opt",
-            "lrfu",
-            "lru-k",
-            "mq",
-            "fbr",
-            "arc",
-            "2q",
-            "hyperbolic",
-            "sieve",
-            "lfu",
-            "lfuda",
-            "gdsf",
-            "lhd",
-            "s3fifo",
-            "slru",
-        ] {
-            let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
-            check_weighs(spec).unwrap();
-        }
-        for name in ["car", "clock-pro", "lirs", "lecar", "cacheus", "wtinylfu"] {
-            let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
-            let e = check_weighs(spec).unwrap_err().to_string();
-            assert!(
-                e.contains(name) && e.contains("cannot weigh") && !e.contains('\n'),
-                "{e}"
-            );
-        }
-    }
-
-    #[test]
-    fn lirs_weighs_objects_only_as_libcachesims_model() {
-        let lirs = &parse_policies("lirs", &[], Preset::Libcachesim).unwrap()[0];
-        check_weighs(lirs).unwrap();
-        // Parameters set by hand ask for the paper's LIRS, which still refuses.
-        let set =
-            &parse_policies("lirs", &["lirs.hir=0.1".into()], Preset::Libcachesim).unwrap()[0];
-        let e = check_weighs(set).unwrap_err().to_string();
-        assert!(
-            e.contains("counts blocks") && e.contains("--preset libcachesim"),
-            "{e}"
         );
     }
 

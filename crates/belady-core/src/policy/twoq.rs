@@ -31,7 +31,7 @@
 //! demand access (`Evicted::unused_prefetch`) is dropped without an `A1out` entry, so a later
 //! demand access to it is an ordinary first-time miss.
 //!
-//! AccuSim (the study's simulator, `--compat accusim`) needs no parameter beyond the `study`
+//! AccuSim (the study's simulator, the `accusim` preset) needs no parameter beyond the `study`
 //! preset (Kin = c/4, Kout = c): its A1in hits do not move, prefetched blocks enter A1in or, when
 //! their id is in A1out, Am (marked), Am evictions are not remembered, and unused prefetches
 //! leave no A1out entry, all as coded here. It trims A1out only on misses for new blocks, not in

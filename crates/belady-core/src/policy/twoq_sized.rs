@@ -17,8 +17,8 @@
 
 use std::collections::VecDeque;
 
-use super::list::Lists;
 use super::registry::PolicySpec;
+use super::weighted_lists::WeightedLists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
 use crate::error::Result as CoreResult;
 use crate::frames::Frames;
@@ -29,11 +29,8 @@ const A1OUT: usize = 2;
 
 /// 2Q with its three budgets in units (libCacheSim's byte-based `TwoQ`).
 pub struct TwoQSizedPolicy {
-    lists: Lists,
-    /// Units of each resident object, and of each remembered id, as it entered.
-    weight: Vec<u32>,
-    /// Units on each list.
-    units: [u64; 3],
+    /// A1in, Am and A1out, each object (and remembered id) weighing the units it entered with.
+    lists: WeightedLists,
     kin: u64,
     kout: u64,
     am_budget: u64,
@@ -48,9 +45,7 @@ impl TwoQSizedPolicy {
         // libCacheSim converts `c * ratio` to a whole number by truncation.
         let kin = (capacity as f64 * kin) as u64;
         TwoQSizedPolicy {
-            lists: Lists::new(3, universe),
-            weight: vec![0; universe],
-            units: [0; 3],
+            lists: WeightedLists::new(3, universe),
             kin,
             kout: (capacity as f64 * kout) as u64,
             am_budget: capacity as u64 - kin.min(capacity as u64),
@@ -66,43 +61,27 @@ impl TwoQSizedPolicy {
         Ok(Self::new(kin, kout, capacity, universe))
     }
 
-    fn w(&self, b: Block) -> u64 {
-        self.weight[b as usize] as u64
-    }
-
-    fn push(&mut self, l: usize, b: Block) {
-        self.lists.push_front(l, b);
-        self.units[l] += self.w(b);
-    }
-
-    fn unlink(&mut self, b: Block) -> Option<usize> {
-        let l = self.lists.remove(b)?;
-        self.units[l] -= self.w(b);
-        Some(l)
-    }
-
     /// libCacheSim's lookup of a missed object: its id leaves A1out.
     fn look_up(&mut self, b: Block) {
         self.ghost_hit = None;
         if self.lists.contains(A1OUT, b) {
-            self.unlink(b);
+            self.lists.remove(b);
             self.ghost_hit = Some(b);
         }
     }
 
     /// The id of an object paged out of A1in enters A1out, if it fits there at all.
     fn remember(&mut self, b: Block) {
-        let size = self.w(b);
+        let size = self.lists.weight(b);
         if size > self.kout {
             return;
         }
-        while self.units[A1OUT] + size > self.kout {
-            let Some(old) = self.lists.back(A1OUT) else {
+        while self.lists.units(A1OUT) + size > self.kout {
+            if self.lists.pop_back(A1OUT).is_none() {
                 break;
-            };
-            self.unlink(old);
+            }
         }
-        self.push(A1OUT, b);
+        self.lists.push_front(A1OUT, b);
     }
 }
 
@@ -123,7 +102,7 @@ impl Policy for TwoQSizedPolicy {
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
-        let from = if self.units[A1IN] > self.kin || self.lists.is_empty(AM) {
+        let from = if self.lists.units(A1IN) > self.kin || self.lists.is_empty(AM) {
             A1IN
         } else {
             AM
@@ -134,24 +113,23 @@ impl Policy for TwoQSizedPolicy {
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         // Am's own evictions (queued on insertion) are already off the lists.
-        if self.unlink(b) == Some(A1IN) && !ev.unused_prefetch {
+        if self.lists.remove(b) == Some(A1IN) && !ev.unused_prefetch {
             self.remember(b);
         }
     }
 
     fn on_insert(&mut self, b: Block, _kind: InsertKind, cx: &Access) {
-        self.weight[b as usize] = cx.size as u32;
+        self.lists.set_weight(b, cx.size);
         if self.ghost_hit.take() == Some(b) {
-            while self.units[AM] + cx.size > self.am_budget {
-                let Some(old) = self.lists.back(AM) else {
+            while self.lists.units(AM) + cx.size > self.am_budget {
+                let Some(old) = self.lists.pop_back(AM) else {
                     break;
                 };
-                self.unlink(old);
                 self.pending.push_back(Pending::Evict(old));
             }
-            self.push(AM, b);
+            self.lists.push_front(AM, b);
         } else {
-            self.push(A1IN, b);
+            self.lists.push_front(A1IN, b);
         }
     }
 
@@ -175,19 +153,10 @@ impl Policy for TwoQSizedPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
         check_same_residents(self.lists.iter(A1IN).chain(self.lists.iter(AM)), frames)?;
-        for l in [A1IN, AM, A1OUT] {
-            let units: u64 = self.lists.iter(l).map(|b| self.w(b)).sum();
-            if units != self.units[l] {
-                return Err(format!(
-                    "list {l} holds {units} units, counted {}",
-                    self.units[l]
-                ));
-            }
-        }
-        if frames.is_weighted() && frames.used() != self.units[A1IN] + self.units[AM] {
+        if frames.is_weighted() && frames.used() != self.lists.units(A1IN) + self.lists.units(AM) {
             return Err("A1in and Am do not hold the frame table's units".into());
         }
-        if self.units[A1OUT] > self.kout || self.units[AM] > self.am_budget {
+        if self.lists.units(A1OUT) > self.kout || self.lists.units(AM) > self.am_budget {
             return Err("A1out or Am over its budget".into());
         }
         Ok(())

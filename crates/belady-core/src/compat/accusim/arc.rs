@@ -1,11 +1,15 @@
 //! AccuSim's ARC (`sim/arc.cc`, through the project's reference notes): the paper's ARC
-//! ([`ArcPolicy`]) with AccuSim's two departures that change its directory, built by the
-//! registry when `arc.ghost_prefetch=unmarked` or `arc.directory=accusim` is set (the `accusim`
-//! preset sets both).
+//! ([`ArcPolicy`]) with AccuSim's departures, built by the builder when any of
+//! `arc.replace=accusim`, `arc.first_use=stay`, `arc.ghost_prefetch=unmarked` or
+//! `arc.directory=accusim` is set (the `accusim` preset sets all four).
 //!
+//! - `replace=accusim`: REPLACE takes T1's LRU block when |T1| >= max(1, p) (the paper: when
+//!   |T1| >= 1 and |T1| > p, or the missed block is in B2 and |T1| = p).
+//! - `first_use=stay`: the first demand access of a prefetched block clears its mark and leaves
+//!   it where it is in T1 (the paper's reading moves it to T1's MRU end).
 //! - `ghost_prefetch=unmarked`: a prefetched block remembered in B1 or B2 leaves the ghost list
 //!   without adapting `p` and enters T1 as if fetched on demand:
-//!   [`AccusimHooks::prefetch_marked`] answers no, so the frame table does not mark it either.
+//!   [`LevelHooks::prefetch_marked`] answers no, so the frame table does not mark it either.
 //!   Its first demand access is then an ordinary T1 hit (to T2's MRU end, as with `defer`, and a
 //!   hit even while its read is in flight when the engine counts such accesses as AccuSim does),
 //!   and if it is evicted before that access it goes to B1 like any T1 block.
@@ -15,20 +19,19 @@
 //!   when |T1| + |B1| = c, B1's LRU entry goes after REPLACE unless the victim was an unused
 //!   prefetch; when |T1| = c, T1's LRU block goes without a ghost. A prefetch of a ghost block,
 //!   and a demand reference from AccuSim's read-ahead loop
-//!   ([`AccusimHooks::set_in_readahead_loop`]), first delete the ghost without adapting `p`; the
+//!   ([`LevelHooks::set_in_readahead_loop`]), first delete the ghost without adapting `p`; the
 //!   block then enters T1 as a new one. REPLACE for a prefetch of a ghost uses the unadapted `p`.
 //!
 //! AccuSim triggers REPLACE from the directory counts, so in principle it could evict while fewer
 //! than c blocks are resident; the level here evicts only when full (on the shared inputs the two
 //! never differ).
 
-use super::AccusimHooks;
 use crate::error::Result;
 use crate::frames::Frames;
 use crate::policy::arc::{ArcPolicy, GhostPrefetch, B1, B2, T1, T2};
 use crate::policy::lru::last_unpinned;
 use crate::policy::registry::PolicySpec;
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::{Access, Block, Evicted, InsertKind, LevelHooks, Policy};
 
 /// How AccuSim's case IV handles the directory for a miss on a block in no list, decided from
 /// the list lengths before the miss (`directory=accusim`).
@@ -51,6 +54,10 @@ enum Case {
 pub struct AccusimArc {
     /// The paper's lists, target and REPLACE test, which this variant drives.
     arc: ArcPolicy,
+    /// `replace=accusim`: REPLACE's test is |T1| >= max(1, p).
+    at_least_p: bool,
+    /// `first_use=stay`: a prefetched block's first use leaves it where it is.
+    first_use_stays: bool,
     /// `ghost_prefetch=unmarked`.
     unmarked: bool,
     /// `directory=accusim`.
@@ -64,7 +71,10 @@ pub struct AccusimArc {
 impl AccusimArc {
     /// Whether `spec` asks for one of AccuSim's ARC departures (and so for this type).
     pub fn wanted(spec: &PolicySpec) -> bool {
-        spec.raw("ghost_prefetch") == "unmarked" || spec.raw("directory") == "accusim"
+        spec.raw("replace") == "accusim"
+            || spec.raw("first_use") == "stay"
+            || spec.raw("ghost_prefetch") == "unmarked"
+            || spec.raw("directory") == "accusim"
     }
 
     /// AccuSim's ARC with the parameters in `spec`, for `capacity` blocks over ids `0..universe`.
@@ -80,6 +90,8 @@ impl AccusimArc {
         let directory = spec.choice("directory", &["paper", "accusim"])? == "accusim";
         Ok(AccusimArc {
             arc: ArcPolicy::with_ghost_prefetch(spec, capacity, universe, ghost_prefetch)?,
+            at_least_p: spec.choice("replace", &["paper", "accusim"])? == "accusim",
+            first_use_stays: spec.choice("first_use", &["mru", "stay"])? == "stay",
             unmarked,
             directory,
             case: None,
@@ -123,7 +135,19 @@ impl AccusimArc {
     }
 }
 
-impl AccusimHooks for AccusimArc {
+/// Whether REPLACE takes T1's LRU block for target `p` and missed block `x`: AccuSim's test
+/// (`at_least_p`) or the paper's.
+#[inline]
+fn replace_from_t1(arc: &ArcPolicy, at_least_p: bool, p: f64, x: Block) -> bool {
+    if !at_least_p {
+        return arc.replace_from_t1(p, x);
+    }
+    let t1 = arc.lists.len(T1);
+    // With T2 empty T1's LRU block goes whatever p is (the paper's case IV(A)).
+    (t1 >= 1 && t1 as f64 >= p.max(1.0)) || arc.lists.is_empty(T2)
+}
+
+impl LevelHooks for AccusimArc {
     fn prefetch_marked(&self, b: Block) -> bool {
         !(self.unmarked && self.arc.in_ghost(b))
     }
@@ -140,12 +164,19 @@ impl Policy for AccusimArc {
 
     #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
+        // The frame table clears the mark; a block awaiting promotion still goes to T2.
+        if cx.first_use && self.first_use_stays && !self.arc.promotion_pending(b) {
+            return;
+        }
         self.arc.on_hit(b, cx);
     }
 
     fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
+        let at_least_p = self.at_least_p;
         if !self.directory {
-            return self.arc.select_victim(incoming, frames, cx);
+            return self.arc.replace_victim(incoming, frames, |arc, p| {
+                replace_from_t1(arc, at_least_p, p, incoming)
+            });
         }
         let case = self.case_of(incoming, cx);
         let arc = &mut self.arc;
@@ -157,7 +188,7 @@ impl Policy for AccusimArc {
             arc.pending = None;
             arc.p
         };
-        let from_t1 = case == Case::FullT1 || arc.replace_from_t1(p, incoming);
+        let from_t1 = case == Case::FullT1 || replace_from_t1(arc, at_least_p, p, incoming);
         let (first, second) = if from_t1 { (T1, T2) } else { (T2, T1) };
         let victim = last_unpinned(&arc.lists, first, frames)
             .or_else(|| last_unpinned(&arc.lists, second, frames));
@@ -252,7 +283,7 @@ impl Policy for AccusimArc {
     }
 
     #[inline]
-    fn accusim(&mut self) -> Option<&mut dyn AccusimHooks> {
+    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
         Some(self)
     }
 }
@@ -262,6 +293,7 @@ mod tests {
     use super::*;
     use crate::level::{CacheLevel, Outcome};
     use crate::policy::arc::tests::{exercise, ops};
+    use crate::policy::testutil::run;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 
@@ -295,7 +327,12 @@ mod tests {
                 std::any::type_name::<P>()
             }
         }
-        for (k, v) in [("ghost_prefetch", "unmarked"), ("directory", "accusim")] {
+        for (k, v) in [
+            ("ghost_prefetch", "unmarked"),
+            ("directory", "accusim"),
+            ("replace", "accusim"),
+            ("first_use", "stay"),
+        ] {
             let err = ArcPolicy::from_spec(&spec(&[(k, v)]), 4, 4)
                 .err()
                 .unwrap()
@@ -360,9 +397,51 @@ mod tests {
             vec![vec![5], vec![3], vec![], vec![2]]
         );
         assert_eq!(
-            run_to(paper(&params, 2, 8)),
+            run_to(accu(&params, 2, 8)),
             vec![vec![5], vec![3], vec![], vec![2, 1]]
         );
+    }
+
+    #[test]
+    fn accusim_replace_test_evicts_from_t1_at_equality() {
+        // c = 2, p0 = 0.5 (p = 1). 1 1 2: T1 = [2], T2 = [1]. 3: |T1| = 1 = p. The paper keeps
+        // T1 and evicts T2's 1; AccuSim's |T1| >= max(1, p) evicts T1's 2.
+        let refs = [1, 1, 2, 3];
+        let paper = run(paper(&[("p0", "0.5")], 2, 4), 2, &refs);
+        assert_eq!(
+            lists(&paper.policy),
+            vec![vec![3, 2], vec![], vec![], vec![1]]
+        );
+        let accu = run(
+            accu(&[("p0", "0.5"), ("replace", "accusim")], 2, 4),
+            2,
+            &refs,
+        );
+        assert_eq!(lists(&accu.policy), vec![vec![3], vec![1], vec![2], vec![]]);
+    }
+
+    #[test]
+    fn first_use_stay_leaves_a_prefetch_where_it_is() {
+        // Prefetched 1, then 2: the paper moves 1 to T1's MRU end on its first use; AccuSim
+        // leaves it at the LRU end. The second use is a re-reference either way: T2.
+        fn run_to<P: Policy>(policy: P) -> CacheLevel<P> {
+            let mut level = CacheLevel::new(policy, 3, 4);
+            level.prefetch(1, NEVER);
+            level.access(2, NEVER);
+            level.access(1, NEVER);
+            level.check().unwrap();
+            level
+        }
+        let paper_level = run_to(paper(&[], 3, 4));
+        assert_eq!(lists(&paper_level.policy)[0], vec![1, 2]);
+        let mut stay = run_to(accu(&[("first_use", "stay")], 3, 4));
+        assert_eq!(
+            lists(&stay.policy),
+            vec![vec![2, 1], vec![], vec![], vec![]]
+        );
+        stay.access(1, NEVER);
+        stay.check().unwrap();
+        assert_eq!(lists(&stay.policy)[1], vec![1]);
     }
 
     #[test]
@@ -471,7 +550,7 @@ mod tests {
         #[test]
         fn every_variant_keeps_the_contract(
             cap in 1usize..7,
-            variant in 0usize..3,
+            variant in 0usize..6,
             ops in ops(16),
         ) {
             let mut params = vec![
@@ -483,7 +562,11 @@ mod tests {
             match variant {
                 0 => params.push(("ghost_prefetch", "unmarked")),
                 1 => params.push(("directory", "accusim")),
-                _ => params.extend([("ghost_prefetch", "unmarked"), ("directory", "accusim")]),
+                2 => params.extend([("ghost_prefetch", "unmarked"), ("directory", "accusim")]),
+                // One departure at a time, on the paper's directory.
+                3 => params = vec![("p0", "0.5"), ("replace", "accusim")],
+                4 => params = vec![("first_use", "stay")],
+                _ => params = vec![("p0", "1"), ("delta", "integer"), ("replace", "accusim")],
             }
             exercise(accu(&params, cap, 16), cap, &ops);
         }

@@ -21,6 +21,7 @@
 use crate::error::Result;
 use crate::frames::Frames;
 use crate::policy::list::Lists;
+use crate::policy::lrfu::insert_tick;
 use crate::policy::lru::last_unpinned;
 use crate::policy::registry::PolicySpec;
 use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
@@ -308,9 +309,31 @@ impl AccuQueue {
     }
 }
 
+/// Checks, for the paper's LRFU (`heap=exact`), that `spec` sets none of the parameters only
+/// AccuSim's queue takes (`threshold`, `float`): they would otherwise be dropped silently.
+pub(crate) fn refuse_queue_params(spec: &PolicySpec) -> Result<()> {
+    let lambda = spec.f64("lambda", 0.0, 1.0)?;
+    spec.choice("heap", &["exact", "accusim"])?;
+    let (threshold, x87) = queue_params(spec, lambda)?;
+    if threshold.is_none() && !x87 {
+        return Ok(());
+    }
+    // Name the parameter that needs the AccuSim queue.
+    let key = if threshold.is_some() {
+        "threshold"
+    } else {
+        "float"
+    };
+    Err(crate::error::Error::config(
+        &format!("--param lrfu.{key}"),
+        spec.raw(key),
+        "the heap/list hybrid and x87 comparisons need lrfu.heap=accusim",
+    ))
+}
+
 /// `threshold` and `float` from `spec` (`None`: heap only; `true`: x87 comparisons), which only
 /// AccuSim's queue takes.
-pub(crate) fn queue_params(spec: &PolicySpec, lambda: f64) -> Result<(Option<usize>, bool)> {
+fn queue_params(spec: &PolicySpec, lambda: f64) -> Result<(Option<usize>, bool)> {
     let threshold = match spec.raw("threshold") {
         "none" => None,
         "auto" => hybrid_threshold(lambda),
@@ -388,12 +411,7 @@ impl Policy for AccusimLrfu {
 
     #[inline]
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
-        // The tick of the prefetch's triggering reference is one less than the next one's.
-        let tick = if kind == InsertKind::Prefetch && self.prefetch_at_trigger {
-            cx.tick.saturating_sub(1)
-        } else {
-            cx.tick
-        };
+        let tick = insert_tick(kind, cx, self.prefetch_at_trigger);
         self.queue.insert(b, tick as i64 + 1);
     }
 
@@ -536,8 +554,20 @@ mod tests {
         assert!(build(&spec, 4, 4, TypeName)
             .unwrap()
             .ends_with("policy::lrfu::LrfuPolicy"));
+        // The hybrid needs this queue: the paper's LRFU refuses it rather than drop it.
+        spec.set("threshold", "auto").unwrap();
+        let err = build(&spec, 4, 4, TypeName).unwrap_err().to_string();
+        assert!(
+            err.contains("lrfu.threshold") && err.contains("heap=accusim"),
+            "{err}"
+        );
+        spec.params.clear();
         spec.preset = Preset::Accusim;
-        assert!(LrfuPolicy::from_spec(&spec, 4, 4).is_err());
+        let err = LrfuPolicy::from_spec(&spec, 4, 4)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("AccusimLrfu"), "{err}");
         assert!(build(&spec, 4, 4, TypeName)
             .unwrap()
             .ends_with("AccusimLrfu"));

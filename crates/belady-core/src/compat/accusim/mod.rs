@@ -3,28 +3,32 @@
 //! `accusim` policy preset ([`crate::config::RunConfig::policy_preset`]).
 //!
 //! Two kinds of departure live here:
-//! - engine rules ([`Departures`]), which the file engine reads from its configuration;
-//! - AccuSim's variants of the papers' policies ([`arc::AccusimArc`]: its case IV directory and
-//!   unmarked ghost prefetches; [`lrfu::AccusimLrfu`]: its CRF queue and heap/list hybrid). The
-//!   registry builds a variant instead of the paper's policy when the policy's parameters ask
-//!   for AccuSim's behaviour (as the `accusim` preset does), so `policy/arc.rs` and
-//!   `policy/lrfu.rs` keep only what the papers describe.
+//! - engine rules: [`Departures`] names them (what `--compat-rule` takes), and [`rules::Rules`]
+//!   holds their formulas and the state only they need; the file engine asks it each question;
+//! - AccuSim's variants of the papers' policies ([`arc::AccusimArc`]: its REPLACE test, first use,
+//!   case IV directory and unmarked ghost prefetches; [`lrfu::AccusimLrfu`]: its CRF queue and
+//!   heap/list hybrid). The builder ([`crate::builder`]) makes a variant instead of the paper's
+//!   policy when the policy's parameters ask for AccuSim's behaviour (as the `accusim` preset
+//!   does), so `policy/arc.rs` and `policy/lrfu.rs` keep only what the papers describe, and
+//!   `policy/` does not import this module.
 //!
-//! # Why a separate hook trait reached through one accessor
-//! Two of the variants' departures need the cache level's help, which the papers' policies never
-//! do: whether a prefetch enters marked as unused ([`AccusimHooks::prefetch_marked`]), and whether
-//! a demand reference comes from AccuSim's read-ahead loop ([`AccusimHooks::set_in_readahead_loop`],
-//! for the `window-covers-call` rule). They are methods of [`AccusimHooks`], not of
-//! [`Policy`]; a policy exposes them through the one accessor [`Policy::accusim`], which is
-//! `None` for every paper policy. The level asks for it only on a prefetch and the file engine
-//! only for references from the read-ahead loop ([`access_in_readahead_loop`]), so the plain
-//! demand path (`CacheLevel::access`, monomorphised per policy) has no added call at all. A generic
-//! parameter on the level would have made every engine and the hierarchy's boxed levels name the
-//! hooks; wrapping types (rather than flags inside the paper types) keep the paper policies
-//! readable without AccuSim's branches.
+//! # Why a hook trait reached through one accessor
+//! Two of the ARC variant's departures need the cache level's help, which the papers' policies
+//! never do: whether a prefetch enters marked as unused ([`crate::policy::LevelHooks::prefetch_marked`]), and
+//! whether a demand reference comes from AccuSim's read-ahead loop
+//! ([`crate::policy::LevelHooks::set_in_readahead_loop`], for the `window-covers-call` rule). They are methods of
+//! [`crate::policy::LevelHooks`] (defined beside the [`Policy`] trait, which names nothing of AccuSim's), reached
+//! through the one accessor [`Policy::level_hooks`], which is `None` for every paper policy. The
+//! level asks for it only on a prefetch and the file engine only for references from the
+//! read-ahead loop ([`access_in_readahead_loop`]), so the plain demand path
+//! (`CacheLevel::access`, monomorphised per policy) has no added call at all. A generic parameter
+//! on the level would have made every engine and the hierarchy's boxed levels name the hooks;
+//! wrapping types (rather than flags inside the paper types) keep the paper policies readable
+//! without AccuSim's branches.
 
 pub mod arc;
 pub mod lrfu;
+pub mod rules;
 
 use crate::error::{Error, Result};
 use crate::level::{CacheLevel, Outcome};
@@ -113,6 +117,12 @@ impl Departures {
         }
     }
 
+    /// The most blocks a request holds under `request-cap-33` (AccuSim closes a request when it
+    /// exceeds RCHUNK = 32 blocks); `None` when requests are bounded by bytes.
+    pub fn request_block_cap(&self) -> Option<u32> {
+        self.request_cap_33.then_some(33)
+    }
+
     /// Turns on the departure called `name`.
     pub fn enable(&mut self, name: &str) -> Result<()> {
         match name {
@@ -145,23 +155,6 @@ impl Departures {
     }
 }
 
-/// What AccuSim's policy variants need from the cache level beyond the [`Policy`] contract. A
-/// policy offers it through [`Policy::accusim`]; the papers' policies do not.
-pub trait AccusimHooks {
-    /// Whether a prefetch of non-resident `b` enters as an unused prefetched block (the
-    /// default). `false` makes it enter as an ordinary block, whose first demand access is a
-    /// plain hit (AccuSim's ARC does this for a block it remembers in a ghost list). Asked
-    /// before room is made.
-    fn prefetch_marked(&self, _b: Block) -> bool {
-        true
-    }
-
-    /// `on` before, and `off` after, a demand reference made from inside AccuSim's read-ahead
-    /// loop (`window-covers-call`), whose lookup has already dropped any ghost entry of the
-    /// block. Default: nothing.
-    fn set_in_readahead_loop(&mut self, _on: bool) {}
-}
-
 /// A demand reference to `b` made from inside AccuSim's read-ahead loop (the
 /// `window-covers-call` rule): [`CacheLevel::access`] with the policy told where it comes from,
 /// if the policy is an AccuSim variant that cares.
@@ -170,11 +163,11 @@ pub fn access_in_readahead_loop<P: Policy>(
     b: Block,
     next_use: u64,
 ) -> Outcome {
-    if let Some(h) = level.policy.accusim() {
+    if let Some(h) = level.policy.level_hooks() {
         h.set_in_readahead_loop(true);
     }
     let outcome = level.access(b, next_use);
-    if let Some(h) = level.policy.accusim() {
+    if let Some(h) = level.policy.level_hooks() {
         h.set_in_readahead_loop(false);
     }
     outcome
