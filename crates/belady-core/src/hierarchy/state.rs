@@ -2,7 +2,7 @@
 //! demotions, hand-ups and the conservation checks.
 
 use super::slots::{Slots, NO_SLOT};
-use super::{HierarchyResult, HierarchySpec, LevelReport, Placement, TimingReport};
+use super::{HierarchyResult, HierarchySpec, LevelReport, Placement};
 use crate::error::{Error, Result};
 use crate::level::{CacheLevel, Victim};
 use crate::policy::registry::{self, PolicyVisitor};
@@ -143,9 +143,8 @@ pub struct Hierarchy {
     pub(super) served: Option<usize>,
     /// The client sent a block down while handling the current reference.
     pub(super) client_demoted: bool,
-    /// The timing model, when on.
-    pub(super) timing: Option<Box<super::clock::Clock>>,
-    /// Reloads waiting for a device the caller runs (level, block), when it defers them.
+    /// Reloads waiting for a device the caller runs (level, block), when it defers them: the
+    /// file engine's (`Below` with `BelowTiming`), the one clock of a timed hierarchy.
     pub(super) deferred: Option<Vec<(usize, Block)>>,
 }
 
@@ -225,7 +224,6 @@ impl Hierarchy {
             client_report: None,
             served: None,
             client_demoted: false,
-            timing: None,
             deferred: None,
         })
     }
@@ -280,17 +278,9 @@ impl Hierarchy {
         }
     }
 
-    /// One demand reference to `b`; `next_use` feeds OPT at the client.
+    /// One demand reference to `b` (untimed: a reload completes at once unless deferred);
+    /// `next_use` feeds OPT at the client.
     pub fn reference(&mut self, b: Block, next_use: u64) {
-        if self.timing.is_some() {
-            self.timed_reference(b, next_use);
-        } else {
-            self.handle(b, next_use);
-        }
-    }
-
-    /// The cache side of one demand reference.
-    pub(super) fn handle(&mut self, b: Block, next_use: u64) {
         self.requests += 1;
         self.served = None;
         self.client_demoted = false;
@@ -422,13 +412,8 @@ impl Hierarchy {
             }
         };
         if how == Source::Reload {
-            if let Some(clock) = &mut self.timing {
-                // With the reference clock the reload waits for idle disk time (clock.rs).
-                clock.queue_reload(i, v);
-                return;
-            }
             if let Some(d) = &mut self.deferred {
-                // The file engine's device runs it in idle time and completes it later.
+                // The device runs it in idle time and completes it later.
                 d.push((i, v));
                 return;
             }
@@ -452,7 +437,7 @@ impl Hierarchy {
                 level.report.reloads_issued += 1;
                 if from_below {
                     level.report.reloads_from_below += 1;
-                } else if self.timing.is_none() && self.deferred.is_none() {
+                } else if self.deferred.is_none() {
                     // Timed reloads count as disk requests when the disk starts them.
                     self.disk_reloads += 1;
                 }
@@ -673,10 +658,7 @@ impl Hierarchy {
             disk_reloads: self.disk_reloads,
             disk_requests: self.disk_reads + self.disk_reloads,
             demotion_bytes,
-            timing: self.timing.as_ref().map(|c| TimingReport {
-                proc_ns: c.cfg.think_ns.saturating_mul(self.requests),
-                ..c.report()
-            }),
+            timing: None,
         }
     }
 }
