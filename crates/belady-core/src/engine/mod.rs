@@ -1,6 +1,6 @@
 //! The untimed simulation engine: the one loop that feeds requests to a cache level
 //! ([`run_loop`]), the one grid runner that feeds every run of a policy × size grid the same
-//! chunks ([`grid`]), and the loaded-trace entries built on them.
+//! chunks (`grid.rs`), and the loaded-trace entries built on them.
 //!
 //! A [`PreparedTrace`] is parsed once and shared by every run; the oracle OPT needs is computed
 //! at most once, on first use. [`run_grid`] runs a grid over it in the rayon pool and returns

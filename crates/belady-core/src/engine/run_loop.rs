@@ -5,7 +5,7 @@
 //! It is generic over the policy, so each policy gets its own compiled loop with no dynamic call
 //! per request, and specialised on whether the requests carry object sizes and next uses, so the
 //! plain path has no per-request branch for either. Each step first prefetches the state of the
-//! block [`HINT_AHEAD`] references ahead ([`CacheLevel::hint`]), which hides most of the memory
+//! block `HINT_AHEAD` (8) references ahead ([`CacheLevel::hint`]), which hides part of the memory
 //! latency of a large trace's tables.
 
 use crate::level::{CacheLevel, Outcome};

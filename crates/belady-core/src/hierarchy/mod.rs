@@ -54,6 +54,8 @@ mod clock;
 /// checked against (test code only).
 #[cfg(test)]
 pub mod reference;
+/// A block-level run's results (the reference model's; test code only).
+#[cfg(test)]
 mod result;
 mod slots;
 mod spec;
@@ -62,7 +64,8 @@ pub mod timing;
 pub use below::{Below, ClientLog, ReplayIo};
 #[cfg(test)]
 pub(crate) use clock::{HierarchyTiming, TimedHierarchy};
-pub use result::HierarchyResult;
+#[cfg(test)]
+pub(crate) use result::HierarchyResult;
 pub use slots::ContentTable;
 pub use spec::{HierarchySpec, LevelSpec, Placement};
 pub use state::{Hierarchy, Source, Step};

@@ -1,8 +1,12 @@
 //! The levels' state and how one read steps through them: placement, notices, reloads,
 //! demotions, hand-ups and the conservation checks.
 
-use super::slots::{Slots, NO_SLOT};
-use super::{HierarchyResult, HierarchySpec, LevelReport, Placement};
+use super::slots::Slots;
+#[cfg(test)]
+use super::slots::NO_SLOT;
+#[cfg(test)]
+use super::HierarchyResult;
+use super::{HierarchySpec, LevelReport, Placement};
 use crate::error::{Error, Result};
 use crate::level::{CacheLevel, Victim};
 use crate::policy::registry::{self, PolicyVisitor};
@@ -42,7 +46,7 @@ pub(super) enum Event {
     Evicted(Block),
 }
 
-/// One step of a run, for exact tests and debugging (see [`Hierarchy::with_log`]).
+/// One step of a run, recorded for exact tests (`Hierarchy::with_log`, test code).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Level `level` found `block` resident.
@@ -127,10 +131,13 @@ pub(super) struct Level {
     pub(super) report: LevelReport,
 }
 
-/// A hierarchy being simulated, one demand reference at a time.
+/// The levels of a hierarchy: the file engine drives the levels below its client through
+/// [`Below`](super::Below); tests also step it one demand reference at a time.
 pub struct Hierarchy {
     pub(super) levels: Vec<Level>,
     pub(super) block_size: u32,
+    /// Demand references of a block-level run (the reference model's).
+    #[cfg(test)]
     pub(super) requests: u64,
     pub(super) disk_reads: u64,
     pub(super) disk_reloads: u64,
@@ -149,13 +156,14 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
+    #[cfg(test)]
     /// Builds the levels of `spec` for a trace of `unique` blocks of `block_size` bytes.
     pub fn new(spec: &HierarchySpec, unique: usize, block_size: u32) -> Result<Hierarchy> {
         Hierarchy::with_universe(spec, unique, unique, block_size)
     }
 
-    /// Like [`Hierarchy::new`], with percent sizes taken of `unique` blocks over ids
-    /// `0..universe` (a file-level layout holds ids no demand read references).
+    /// Builds the levels of `spec`, with percent sizes taken of `unique` blocks of `block_size`
+    /// bytes, over ids `0..universe` (a file-level layout holds ids no demand read references).
     pub fn with_universe(
         spec: &HierarchySpec,
         unique: usize,
@@ -215,6 +223,7 @@ impl Hierarchy {
         Ok(Hierarchy {
             levels,
             block_size,
+            #[cfg(test)]
             requests: 0,
             disk_reads: 0,
             disk_reloads: 0,
@@ -228,12 +237,14 @@ impl Hierarchy {
         })
     }
 
+    #[cfg(test)]
     /// Records every [`Step`] from now on.
     pub fn with_log(mut self) -> Hierarchy {
         self.log = Some(Vec::new());
         self
     }
 
+    #[cfg(test)]
     /// The steps recorded so far (empty unless [`Hierarchy::with_log`]).
     pub fn log(&self) -> &[Step] {
         self.log.as_deref().unwrap_or(&[])
@@ -244,6 +255,7 @@ impl Hierarchy {
         self.levels[level].cache.frames().is_resident(b)
     }
 
+    #[cfg(test)]
     /// Blocks level `level` holds now, in id order.
     pub fn resident(&self, level: usize) -> Vec<Block> {
         self.levels[level]
@@ -253,16 +265,19 @@ impl Hierarchy {
             .collect()
     }
 
+    #[cfg(test)]
     /// How resident `b` entered level `level` ([`Source::None`] when it is not resident).
     pub fn source(&self, level: usize, b: Block) -> Source {
         Source::from_u8(self.levels[level].source[b as usize])
     }
 
+    #[cfg(test)]
     /// Number of levels.
     pub fn depth(&self) -> usize {
         self.levels.len()
     }
 
+    #[cfg(test)]
     /// Slots the content-tracking table above level `level` has seen (0 when that level does
     /// not place on eviction).
     pub fn tracked_slots(&self, level: usize) -> usize {
@@ -278,6 +293,7 @@ impl Hierarchy {
         }
     }
 
+    #[cfg(test)]
     /// One demand reference to `b` (untimed: a reload completes at once unless deferred);
     /// `next_use` feeds OPT at the client.
     pub fn reference(&mut self, b: Block, next_use: u64) {
@@ -536,6 +552,7 @@ impl Hierarchy {
         }
     }
 
+    #[cfg(test)]
     /// Checks every level against its frame table and the conservation laws of its counters.
     pub fn check(&self) -> std::result::Result<(), String> {
         for (i, level) in self.levels.iter().enumerate() {
@@ -636,6 +653,7 @@ impl Hierarchy {
             .collect()
     }
 
+    #[cfg(test)]
     /// The results so far, for a trace named `source` with `unique` blocks.
     pub fn result(&self, source: &str, label: String, unique: usize) -> HierarchyResult {
         let levels = self.reports();
