@@ -4,19 +4,13 @@
 //! Each program was recorded twice. ClusterFetch learns its store on the first recording (a cold
 //! run) and prefetches from it on the second, as from one boot to the next; cold and warm starts
 //! are the second recording with an empty cache and with the cache a previous run of it left.
+//! Every run is a [`RunConfig`] performed by [`belady_core::run`], the path `belady sim` takes
+//! (`--prefetch ondemand+clusterfetch --cf-store FILE`, `--warm`).
 
-use anyhow::{bail, Result};
-use belady_core::disk::DiskConfig;
-use belady_core::filesim::{
-    run_file_one, run_file_one_with_store, FileSimConfig, LaunchWindow, Placement,
-    PreparedFileTrace,
-};
-use belady_core::prefetch::clusterfetch::ClusterFetchConfig;
-use belady_core::prefetch::PrefetchKind;
-use belady_core::trace::{load_file_trace, Format};
-use belady_core::{PolicySpec, RunResult};
+use anyhow::{bail, Context, Result};
+use belady_core::{RunConfig, RunResult};
 use clap::Args;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Options of `belady demo clusterfetch`.
 #[derive(Args)]
@@ -35,7 +29,8 @@ const PROGRAMS: &[(&str, &str)] = &[
     ("gcc-headers", "gcc -O2 -c hello.c (24 system headers)"),
 ];
 const DISKS: &[(&str, &str)] = &[("cheetah9lp", "HDD"), ("nvme", "SSD")];
-const PLACEMENTS: &[Placement] = &[Placement::Contiguous, Placement::Scattered];
+/// Where files lie on the device (`layout`).
+const PLACEMENTS: &[&str] = &["contiguous", "scattered"];
 /// A desktop-sized page cache for the launches (256 MiB of 4 KiB blocks): nothing is evicted.
 const CACHE_BLOCKS: usize = 65_536;
 /// The paper's launch-time reductions (Table 1: Flightgear, Eclipse), as printed there.
@@ -73,7 +68,8 @@ fn launch_s(r: &RunResult) -> Result<f64> {
     }
 }
 
-fn load(dir: &Path, stem: &str, run: u32) -> Result<PreparedFileTrace> {
+/// The recording `run` of program `stem`.
+fn recording(dir: &Path, stem: &str, run: u32) -> Result<PathBuf> {
     let path = dir.join(format!("{stem}.{run}.bev.gz"));
     if !path.is_file() {
         bail!(
@@ -81,53 +77,68 @@ fn load(dir: &Path, stem: &str, run: u32) -> Result<PreparedFileTrace> {
             path.display()
         );
     }
-    let mut trace = PreparedFileTrace::new(load_file_trace(&path, &Format::Events)?, 4096)?;
-    trace.launch = Some(LaunchWindow::default());
-    Ok(trace)
+    Ok(path)
+}
+
+/// Performs `config` through the one run path (as `belady sim` would) and returns its one row.
+fn run_one(config: &RunConfig) -> Result<RunResult> {
+    let mut out = belady_core::run(&config.normalized()?)?;
+    match out.runs.len() {
+        1 => Ok(out.runs.remove(0)),
+        n => bail!("{}: expected one run, got {n}", config.trace.display()),
+    }
 }
 
 fn measure(dir: &Path) -> Result<Vec<Row>> {
-    let lru = PolicySpec::parse("lru")?;
+    // Each learned store lives here between the run that learns it and the run that uses it.
+    let stores = tempfile::tempdir().context("a temporary directory for the learned stores")?;
     let mut rows = Vec::new();
     for &(stem, _) in PROGRAMS {
-        let first = load(dir, stem, 1)?;
-        let second = load(dir, stem, 2)?;
-        let warm = PreparedFileTrace::warm(second.to_file_trace()?, second.block_size)?;
+        let first = recording(dir, stem, 1)?;
+        let second = recording(dir, stem, 2)?;
         for &(disk, kind) in DISKS {
             for &placement in PLACEMENTS {
-                let plain = FileSimConfig {
-                    prefetch: PrefetchKind::Ondemand,
-                    disk: Some(DiskConfig::preset(disk).expect("a preset")),
-                    placement,
-                    ..FileSimConfig::default()
+                // `belady sim SECOND -p lru -c 65536 --prefetch ondemand+clusterfetch --disk DISK
+                // --layout PLACEMENT`, as one configuration.
+                let assisted_config = RunConfig {
+                    trace: second.clone(),
+                    format: Some("events".into()),
+                    policies: vec!["lru".into()],
+                    cache_sizes: vec![CACHE_BLOCKS.to_string()],
+                    prefetch: vec!["ondemand+clusterfetch".into()],
+                    disk: vec![disk.into()],
+                    layout: placement.into(),
+                    cf_store: Some(stores.path().join(format!("{stem}-{disk}-{placement}.cfs"))),
+                    ..RunConfig::default()
                 };
-                let with_cf = FileSimConfig {
-                    clusterfetch: Some(ClusterFetchConfig::default()),
-                    ..plain.clone()
-                };
-                let (_, learned) =
-                    run_file_one_with_store(&lru, &first, CACHE_BLOCKS, &with_cf, None)?;
-                let cold = run_file_one(&lru, &second, CACHE_BLOCKS, &plain)?;
-                let warmed = run_file_one(&lru, &warm, CACHE_BLOCKS, &plain)?;
-                let (assisted, _) = run_file_one_with_store(
-                    &lru,
-                    &second,
-                    CACHE_BLOCKS,
-                    &with_cf,
-                    learned.as_ref(),
-                )?;
+                // Run 1 (cold) learns the store and saves it; run 2 starts from it, and its
+                // baseline (the same run without ClusterFetch) is the cold launch.
+                run_one(&RunConfig {
+                    trace: first.clone(),
+                    ..assisted_config.clone()
+                })?;
+                let assisted = run_one(&assisted_config)?;
+                // A warm start: run 2 replayed twice with one cache, the second replay measured.
+                let warmed = run_one(&RunConfig {
+                    prefetch: vec!["ondemand".into()],
+                    cf_store: None,
+                    warm: true,
+                    ..assisted_config.clone()
+                })?;
                 let cf = assisted
                     .io
                     .as_ref()
                     .and_then(|io| io.clusterfetch.clone())
                     .expect("ClusterFetch was on");
-                let (cold_s, cf_s, warm_s) =
-                    (launch_s(&cold)?, launch_s(&assisted)?, launch_s(&warmed)?);
+                let cold_s = cf
+                    .baseline_launch_time_s
+                    .expect("a ClusterFetch run measures its baseline");
+                let (cf_s, warm_s) = (launch_s(&assisted)?, launch_s(&warmed)?);
                 rows.push(Row {
                     program: stem.to_string(),
                     disk: disk.to_string(),
                     kind: kind.to_string(),
-                    placement: placement.name().to_string(),
+                    placement: placement.to_string(),
                     cold_s,
                     warm_s,
                     clusterfetch_s: cf_s,

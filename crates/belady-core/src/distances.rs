@@ -14,11 +14,11 @@
 //! references, so the share of references with shorter idle distances bounds its hit ratio.
 //! First references (no previous storage reference) have no distance and are counted apart.
 
+use crate::engine::run_loop;
 use crate::error::Result;
-use crate::level::CacheLevel;
+use crate::level::{CacheLevel, Outcome};
 use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
-use crate::policy::{Policy, NEVER};
-use crate::trace::dense;
+use crate::policy::Policy;
 use crate::PreparedTrace;
 
 /// One log2 bucket: distances `low ..= high`.
@@ -92,17 +92,10 @@ impl PolicyVisitor for Measure<'_> {
         let mut hist: Vec<[u64; 2]> = Vec::new();
         let mut sums = [0u128; 2];
         let (mut now, mut first) = (0u64, 0u64);
-        let next_uses = oracle.then(|| self.trace.next_uses());
-        for (i, &b) in self.trace.trace.refs.iter().enumerate() {
-            let next = next_uses.map_or(NEVER, |n| {
-                if n[i] == dense::NEVER {
-                    NEVER
-                } else {
-                    n[i] as u64
-                }
-            });
-            if client.access(b, next) == crate::level::Outcome::Hit {
-                continue;
+        let requests = self.trace.requests(None, oracle);
+        run_loop::feed_observed(&mut client, requests, |client, b, outcome| {
+            if outcome == Outcome::Hit {
+                return;
             }
             // A storage reference at time `now`.
             let p = std::mem::replace(&mut prev[b as usize], now);
@@ -128,7 +121,7 @@ impl PolicyVisitor for Measure<'_> {
                 evict[v.block as usize] = now;
             }
             now += 1;
-        }
+        });
         (now, first, hist, sums)
     }
 }

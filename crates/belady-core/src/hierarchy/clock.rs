@@ -1,5 +1,7 @@
-//! Time for a hierarchy run: one client issuing references one at a time over links to the lower
-//! levels and a disk below the last level.
+//! The reference model's clock (test code only): time for a block hierarchy run, one client
+//! issuing references one at a time over links to the lower levels and a disk below the last
+//! level. Production timing is the file engine's one clock, with the links and reload queue of
+//! `timing.rs`; the tests check that engine against this model.
 //!
 //! A reference starts `think_ns` after the previous one completed. A client hit takes no time. A
 //! miss sends a request down one link per level (`link_latency_ns` each); a hit at level `i`
@@ -21,7 +23,7 @@
 //! describes for DEMOTE. Eviction notices for eviction-based placement ride on the read and cost
 //! nothing.
 
-use super::Hierarchy;
+use super::{Hierarchy, HierarchyResult};
 use crate::disk::{DiskAccess, DiskConfig, DiskModel, SECTOR_BYTES};
 use crate::error::{Error, Result};
 use crate::policy::Block;
@@ -141,14 +143,27 @@ impl Clock {
     }
 }
 
+/// A block hierarchy with its own clock (test code): the reference the file engine's timed
+/// hierarchies are checked against. The hierarchy defers its reloads, as under the file engine,
+/// and this clock queues them, runs them in idle disk time and completes them.
+pub(crate) struct TimedHierarchy {
+    h: Hierarchy,
+    clock: Option<Box<Clock>>,
+}
+
 impl Hierarchy {
     /// Turns on the timing model; `originals` are the trace's block numbers (block `b` is at
     /// sector `originals[b] * block_size / 512` of the disk).
-    pub fn with_timing(mut self, cfg: &HierarchyTiming, originals: &[u64]) -> Result<Hierarchy> {
+    pub(crate) fn with_timing(
+        mut self,
+        cfg: &HierarchyTiming,
+        originals: &[u64],
+    ) -> Result<TimedHierarchy> {
         cfg.validate()?;
         let disk = cfg.disk.build(&cfg.disk_name)?;
         let spb = (self.block_size as u64 / SECTOR_BYTES).max(1);
-        self.timing = Some(Box::new(Clock {
+        self.deferred = Some(Vec::new());
+        let clock = Clock {
             cfg: cfg.clone(),
             disk,
             now: 0,
@@ -164,16 +179,59 @@ impl Hierarchy {
                 disk: cfg.disk_name.clone(),
                 ..TimingReport::default()
             },
-        }));
-        Ok(self)
+        };
+        Ok(TimedHierarchy {
+            h: self,
+            clock: Some(Box::new(clock)),
+        })
+    }
+}
+
+impl TimedHierarchy {
+    /// `h` without a clock: every reference as [`Hierarchy::reference`].
+    pub(crate) fn untimed(h: Hierarchy) -> TimedHierarchy {
+        TimedHierarchy { h, clock: None }
+    }
+
+    /// One demand reference, timed when the clock is on.
+    pub(crate) fn reference(&mut self, b: Block, next_use: u64) {
+        if self.clock.is_some() {
+            self.timed_reference(b, next_use);
+        } else {
+            self.h.reference(b, next_use);
+        }
+    }
+
+    /// Checks the hierarchy's levels and counters.
+    pub(crate) fn check(&self) -> std::result::Result<(), String> {
+        self.h.check()
+    }
+
+    /// The results so far, with the clock's timing report.
+    pub(crate) fn result(&self, source: &str, label: String, unique: usize) -> HierarchyResult {
+        let mut r = self.h.result(source, label, unique);
+        r.timing = self.clock.as_ref().map(|c| TimingReport {
+            proc_ns: c.cfg.think_ns.saturating_mul(self.h.requests),
+            ..c.report()
+        });
+        r
     }
 
     fn clock(&mut self) -> &mut Clock {
-        self.timing.as_mut().expect("the timing model is on")
+        self.clock.as_mut().expect("the timing model is on")
+    }
+
+    /// Moves the reloads the levels asked for into the clock's queue, as they were asked.
+    fn queue_deferred(&mut self) {
+        let clock = self.clock.as_mut().expect("the timing model is on");
+        let asked = self.h.deferred.as_mut().expect("timed runs defer reloads");
+        for (level, block) in asked.drain(..) {
+            clock.queue_reload(level, block);
+        }
     }
 
     /// One demand reference with the timing model on.
-    pub(super) fn timed_reference(&mut self, b: Block, next_use: u64) {
+    fn timed_reference(&mut self, b: Block, next_use: u64) {
         let start = {
             let c = self.clock();
             c.now + c.cfg.think_ns
@@ -181,10 +239,14 @@ impl Hierarchy {
         self.run_reloads_until(start);
         let latency = self.clock().cfg.link_latency_ns;
         self.clock().issue_at = start + latency;
-        self.handle(b, next_use);
-        let (served, demoted, depth) = (self.served, self.client_demoted, self.levels.len());
+        self.h.reference(b, next_use);
+        // The reloads this reference asked for wait for idle disk time, queued when the
+        // request reached the level below.
+        self.queue_deferred();
+        let h = &self.h;
+        let (served, demoted, depth) = (h.served, h.client_demoted, h.levels.len());
         let block_ns = {
-            let bs = self.block_size;
+            let bs = self.h.block_size;
             self.clock().cfg.block_transfer_ns(bs)
         };
         let mut t = start;
@@ -238,11 +300,11 @@ impl Hierarchy {
                 return;
             }
             c.queue.pop_front();
-            if self.levels[p.level].cache.frames().is_resident(p.block) {
+            if self.h.levels[p.level].cache.frames().is_resident(p.block) {
                 self.clock().report.reloads_cancelled += 1;
                 continue;
             }
-            if self.exclusive_below_holds(p.level, p.block) {
+            if self.h.exclusive_below_holds(p.level, p.block) {
                 // Served by the level below, which hands the block up: no disk time.
                 self.complete_timed_reload(p.level, p.block, begin);
                 continue;
@@ -256,7 +318,7 @@ impl Hierarchy {
                 at: begin + service,
                 ..p
             });
-            self.disk_reloads += 1;
+            self.h.disk_reloads += 1;
         }
     }
 
@@ -265,9 +327,10 @@ impl Hierarchy {
     /// not at the current request's `issue_at`, which may be before or after it.
     fn complete_timed_reload(&mut self, i: usize, v: Block, at: u64) {
         let issue_at = std::mem::replace(&mut self.clock().issue_at, at);
-        if !self.complete_reload(i, v) {
+        if !self.h.complete_reload(i, v) {
             self.clock().report.reloads_cancelled += 1;
         }
+        self.queue_deferred();
         self.clock().issue_at = issue_at;
     }
 }

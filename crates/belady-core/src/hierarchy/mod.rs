@@ -3,9 +3,9 @@
 //!
 //! Every hierarchy runs on the file engine ([`crate::filesim::run_file_hierarchies`]): its cache
 //! is the client and [`Below`] holds the lower levels' state (`state.rs`), with, on a device, the
-//! links, reload queue and demotion waits its event loop consults ([`timing`]). The block-level
-//! [`Hierarchy`] with its own clock (`clock.rs`) and [`mod@reference`] runs are kept as the reference
-//! model the tests compare that engine with; no command runs them.
+//! links, reload queue and demotion waits its event loop consults ([`timing`]): the one clock.
+//! The block-level runs of [`Hierarchy`] alone, with their own clock (`clock.rs`), are the
+//! reference model the tests compare that engine with (`reference.rs`); both are test code.
 //!
 //! Level 0 is the client: every demand reference reaches it and a miss places the block there.
 //! A reference that misses level `i` goes on to level `i + 1`, and one that misses every level is
@@ -47,19 +47,25 @@
 pub use crate::report::LevelReport;
 
 pub mod below;
+/// The reference model's own clock (test code only).
+#[cfg(test)]
 mod clock;
 /// The block hierarchy with its own clock: the reference the file engine's hierarchies are
 /// checked against (test code only).
 #[cfg(test)]
 pub mod reference;
+/// A block-level run's results (the reference model's; test code only).
+#[cfg(test)]
 mod result;
 mod slots;
 mod spec;
 mod state;
 pub mod timing;
 pub use below::{Below, ClientLog, ReplayIo};
-pub use clock::HierarchyTiming;
-pub use result::HierarchyResult;
+#[cfg(test)]
+pub(crate) use clock::{HierarchyTiming, TimedHierarchy};
+#[cfg(test)]
+pub(crate) use result::HierarchyResult;
 pub use slots::ContentTable;
 pub use spec::{HierarchySpec, LevelSpec, Placement};
 pub use state::{Hierarchy, Source, Step};

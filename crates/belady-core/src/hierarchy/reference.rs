@@ -5,7 +5,9 @@
 //! engine against these runs.
 
 use super::slots::NO_SLOT;
-use super::{Hierarchy, HierarchyResult, HierarchySpec, HierarchyTiming, LevelReport};
+use super::{
+    Hierarchy, HierarchyResult, HierarchySpec, HierarchyTiming, LevelReport, TimedHierarchy,
+};
 use crate::error::Result;
 use crate::policy::{Block, NEVER};
 use crate::trace::dense;
@@ -19,11 +21,12 @@ pub fn run_hierarchy(
     timing: Option<&HierarchyTiming>,
 ) -> Result<HierarchyResult> {
     let unique = trace.unique();
-    let mut h = Hierarchy::new(spec, unique, trace.trace.block_size)?;
-    if let Some(cfg) = timing {
-        h = h.with_timing(cfg, &trace.trace.originals)?;
-    }
+    let h = Hierarchy::new(spec, unique, trace.trace.block_size)?;
     let oracle = h.levels[0].cache.policy.needs_oracle();
+    let mut h = match timing {
+        Some(cfg) => h.with_timing(cfg, &trace.trace.originals)?,
+        None => TimedHierarchy::untimed(h),
+    };
     for_each_reference(oracle, trace, |b, n| h.reference(b, n));
     Ok(h.result(&trace.trace.source, spec.label(), unique))
 }

@@ -1,8 +1,12 @@
 //! The levels' state and how one read steps through them: placement, notices, reloads,
 //! demotions, hand-ups and the conservation checks.
 
-use super::slots::{Slots, NO_SLOT};
-use super::{HierarchyResult, HierarchySpec, LevelReport, Placement, TimingReport};
+use super::slots::Slots;
+#[cfg(test)]
+use super::slots::NO_SLOT;
+#[cfg(test)]
+use super::HierarchyResult;
+use super::{HierarchySpec, LevelReport, Placement};
 use crate::error::{Error, Result};
 use crate::level::{CacheLevel, Victim};
 use crate::policy::registry::{self, PolicyVisitor};
@@ -42,7 +46,7 @@ pub(super) enum Event {
     Evicted(Block),
 }
 
-/// One step of a run, for exact tests and debugging (see [`Hierarchy::with_log`]).
+/// One step of a run, recorded for exact tests (`Hierarchy::with_log`, test code).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Level `level` found `block` resident.
@@ -127,10 +131,13 @@ pub(super) struct Level {
     pub(super) report: LevelReport,
 }
 
-/// A hierarchy being simulated, one demand reference at a time.
+/// The levels of a hierarchy: the file engine drives the levels below its client through
+/// [`Below`](super::Below); tests also step it one demand reference at a time.
 pub struct Hierarchy {
     pub(super) levels: Vec<Level>,
     pub(super) block_size: u32,
+    /// Demand references of a block-level run (the reference model's).
+    #[cfg(test)]
     pub(super) requests: u64,
     pub(super) disk_reads: u64,
     pub(super) disk_reloads: u64,
@@ -143,20 +150,20 @@ pub struct Hierarchy {
     pub(super) served: Option<usize>,
     /// The client sent a block down while handling the current reference.
     pub(super) client_demoted: bool,
-    /// The timing model, when on.
-    pub(super) timing: Option<Box<super::clock::Clock>>,
-    /// Reloads waiting for a device the caller runs (level, block), when it defers them.
+    /// Reloads waiting for a device the caller runs (level, block), when it defers them: the
+    /// file engine's (`Below` with `BelowTiming`), the one clock of a timed hierarchy.
     pub(super) deferred: Option<Vec<(usize, Block)>>,
 }
 
 impl Hierarchy {
+    #[cfg(test)]
     /// Builds the levels of `spec` for a trace of `unique` blocks of `block_size` bytes.
     pub fn new(spec: &HierarchySpec, unique: usize, block_size: u32) -> Result<Hierarchy> {
         Hierarchy::with_universe(spec, unique, unique, block_size)
     }
 
-    /// Like [`Hierarchy::new`], with percent sizes taken of `unique` blocks over ids
-    /// `0..universe` (a file-level layout holds ids no demand read references).
+    /// Builds the levels of `spec`, with percent sizes taken of `unique` blocks of `block_size`
+    /// bytes, over ids `0..universe` (a file-level layout holds ids no demand read references).
     pub fn with_universe(
         spec: &HierarchySpec,
         unique: usize,
@@ -216,6 +223,7 @@ impl Hierarchy {
         Ok(Hierarchy {
             levels,
             block_size,
+            #[cfg(test)]
             requests: 0,
             disk_reads: 0,
             disk_reloads: 0,
@@ -225,17 +233,18 @@ impl Hierarchy {
             client_report: None,
             served: None,
             client_demoted: false,
-            timing: None,
             deferred: None,
         })
     }
 
+    #[cfg(test)]
     /// Records every [`Step`] from now on.
     pub fn with_log(mut self) -> Hierarchy {
         self.log = Some(Vec::new());
         self
     }
 
+    #[cfg(test)]
     /// The steps recorded so far (empty unless [`Hierarchy::with_log`]).
     pub fn log(&self) -> &[Step] {
         self.log.as_deref().unwrap_or(&[])
@@ -246,6 +255,7 @@ impl Hierarchy {
         self.levels[level].cache.frames().is_resident(b)
     }
 
+    #[cfg(test)]
     /// Blocks level `level` holds now, in id order.
     pub fn resident(&self, level: usize) -> Vec<Block> {
         self.levels[level]
@@ -255,16 +265,19 @@ impl Hierarchy {
             .collect()
     }
 
+    #[cfg(test)]
     /// How resident `b` entered level `level` ([`Source::None`] when it is not resident).
     pub fn source(&self, level: usize, b: Block) -> Source {
         Source::from_u8(self.levels[level].source[b as usize])
     }
 
+    #[cfg(test)]
     /// Number of levels.
     pub fn depth(&self) -> usize {
         self.levels.len()
     }
 
+    #[cfg(test)]
     /// Slots the content-tracking table above level `level` has seen (0 when that level does
     /// not place on eviction).
     pub fn tracked_slots(&self, level: usize) -> usize {
@@ -280,17 +293,10 @@ impl Hierarchy {
         }
     }
 
-    /// One demand reference to `b`; `next_use` feeds OPT at the client.
+    #[cfg(test)]
+    /// One demand reference to `b` (untimed: a reload completes at once unless deferred);
+    /// `next_use` feeds OPT at the client.
     pub fn reference(&mut self, b: Block, next_use: u64) {
-        if self.timing.is_some() {
-            self.timed_reference(b, next_use);
-        } else {
-            self.handle(b, next_use);
-        }
-    }
-
-    /// The cache side of one demand reference.
-    pub(super) fn handle(&mut self, b: Block, next_use: u64) {
         self.requests += 1;
         self.served = None;
         self.client_demoted = false;
@@ -422,13 +428,8 @@ impl Hierarchy {
             }
         };
         if how == Source::Reload {
-            if let Some(clock) = &mut self.timing {
-                // With the reference clock the reload waits for idle disk time (clock.rs).
-                clock.queue_reload(i, v);
-                return;
-            }
             if let Some(d) = &mut self.deferred {
-                // The file engine's device runs it in idle time and completes it later.
+                // The device runs it in idle time and completes it later.
                 d.push((i, v));
                 return;
             }
@@ -452,7 +453,7 @@ impl Hierarchy {
                 level.report.reloads_issued += 1;
                 if from_below {
                     level.report.reloads_from_below += 1;
-                } else if self.timing.is_none() && self.deferred.is_none() {
+                } else if self.deferred.is_none() {
                     // Timed reloads count as disk requests when the disk starts them.
                     self.disk_reloads += 1;
                 }
@@ -551,6 +552,7 @@ impl Hierarchy {
         }
     }
 
+    #[cfg(test)]
     /// Checks every level against its frame table and the conservation laws of its counters.
     pub fn check(&self) -> std::result::Result<(), String> {
         for (i, level) in self.levels.iter().enumerate() {
@@ -651,6 +653,7 @@ impl Hierarchy {
             .collect()
     }
 
+    #[cfg(test)]
     /// The results so far, for a trace named `source` with `unique` blocks.
     pub fn result(&self, source: &str, label: String, unique: usize) -> HierarchyResult {
         let levels = self.reports();
@@ -673,10 +676,7 @@ impl Hierarchy {
             disk_reloads: self.disk_reloads,
             disk_requests: self.disk_reads + self.disk_reloads,
             demotion_bytes,
-            timing: self.timing.as_ref().map(|c| TimingReport {
-                proc_ns: c.cfg.think_ns.saturating_mul(self.requests),
-                ..c.report()
-            }),
+            timing: None,
         }
     }
 }

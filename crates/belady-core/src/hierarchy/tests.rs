@@ -407,8 +407,8 @@ proptest! {
                 }
             })
             .collect();
-        let mut h = build(&text.join(","), "access", 12);
-        if let Some((think_us, queue)) = timed {
+        let h = build(&text.join(","), "access", 12);
+        let mut h = if let Some((think_us, queue)) = timed {
             // Reloads deferred to idle disk time, some dropped by a short queue.
             let cfg = HierarchyTiming {
                 think_ns: think_us * 1000,
@@ -418,8 +418,10 @@ proptest! {
                     "fixed",
                 )
             };
-            h = h.with_timing(&cfg, &(0..12).collect::<Vec<u64>>()).unwrap();
-        }
+            h.with_timing(&cfg, &(0..12).collect::<Vec<u64>>()).unwrap()
+        } else {
+            TimedHierarchy::untimed(h)
+        };
         for &b in &refs {
             h.reference(b, NEVER);
             if let Err(e) = h.check() {

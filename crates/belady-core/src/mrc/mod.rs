@@ -15,12 +15,11 @@ pub mod sampled;
 pub use exact::{LruCurve, LruStack};
 pub use sampled::{mix64, Sample, SampleCollector, Sampler};
 
-use crate::engine::{run_one, PreparedTrace};
+use crate::engine::{run_block_cells, PreparedTrace};
 use crate::error::{Error, Result};
 use crate::policy::registry::PolicySpec;
 use crate::size::CacheSize;
 use crate::trace::{BlockRequest, OpFilter};
-use rayon::prelude::*;
 
 /// How a row was computed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -280,14 +279,9 @@ impl Profiler {
             stack.curve()
         });
         let mut rows = Vec::with_capacity(self.specs.len() * sizes.len());
-        let prepared = sample.as_ref().map(|s| {
-            let p = PreparedTrace::new(s.trace.clone());
-            if self.specs.iter().any(|s| s.info.name == "opt") {
-                p.next_uses();
-            }
-            p
-        });
-        // Every (policy, miniature size) once, run in parallel, then looked up in order.
+        let prepared = sample.as_ref().map(|s| PreparedTrace::new(s.trace.clone()));
+        // Every (policy, miniature size) once, through the one grid runner, then looked up in
+        // order.
         let mut jobs: Vec<(usize, usize)> = Vec::new();
         if let Some(s) = &sample {
             for (i, spec) in self.specs.iter().enumerate() {
@@ -299,10 +293,14 @@ impl Profiler {
             jobs.dedup();
         }
         let results: Vec<u64> = match &prepared {
-            Some(p) => jobs
-                .par_iter()
-                .map(|&(i, c)| run_one(&self.specs[i], p, c).map(|r| r.misses))
-                .collect::<Result<_>>()?,
+            Some(p) => {
+                let cells: Vec<(&PolicySpec, usize)> =
+                    jobs.iter().map(|&(i, c)| (&self.specs[i], c)).collect();
+                run_block_cells(&cells, p)?
+                    .iter()
+                    .map(|s| s.misses)
+                    .collect()
+            }
             None => Vec::new(),
         };
         for (i, spec) in self.specs.iter().enumerate() {

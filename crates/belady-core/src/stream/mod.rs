@@ -3,11 +3,11 @@
 //! the trace's length.
 //!
 //! [`ingest`] turns a trace into a stream of dense ids (straight from a native file, else
-//! through a spool); [`run_block_grid`] builds one run per policy and size and hands each chunk
-//! to all of them, in parallel over the current rayon pool. A run is one monomorphised loop per
-//! policy (the only dynamic call is per chunk), so the single-run path stays as tight as
-//! [`crate::engine::simulate`]. OPT needs each reference's next use, which streaming cannot
-//! know; grids with OPT load the trace whole and run through [`crate::engine::run_grid`].
+//! through a spool); [`run_block_grid`] resolves the grid's cells and hands the stream to the
+//! one grid runner (`engine::grid`), which feeds each chunk to every run of a group through the
+//! one loop ([`crate::engine::run_loop`]). OPT needs each reference's next use, which streaming
+//! cannot know; grids with OPT load the trace whole and run through the same runner from
+//! [`crate::engine::run_grid`].
 //!
 //! The file engine streams too: [`file_spool`] keeps a file-level trace's events compactly after
 //! one parsing pass, and [`crate::filesim::run_file_grid`] replays them to groups of runs.
@@ -17,19 +17,17 @@ pub mod ingest;
 mod requests;
 mod text;
 
-use crate::admission::Admission;
 use crate::cache_model::{CacheModel, Capacity, LevelSetup};
-use crate::engine::{run_grid_with, PreparedTrace, RunResult};
+use crate::engine::grid::{self, Cell, Levels, Source};
+use crate::engine::{needs_next_uses, row, run_grid_with, unit_bytes, PreparedTrace, RunResult};
 use crate::error::Result;
-use crate::level::{CacheLevel, LevelStats};
-use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
-use crate::policy::{Policy, NEVER};
-use crate::report::ByteCounts;
+use crate::policy::registry::{self, PolicySpec};
 use crate::size::CacheSize;
 use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
-use rayon::prelude::*;
 use std::path::Path;
-use std::sync::mpsc;
+
+/// Runs per worker thread alive at once, in the block grid and the file engine's grid alike.
+pub(crate) use crate::engine::grid::GROUP_PER_THREAD;
 
 /// Where a block trace comes from and how to read it.
 #[derive(Clone, Copy, Debug)]
@@ -57,128 +55,6 @@ pub struct GridOutput {
     pub source: String,
 }
 
-/// One run fed chunk by chunk: dense ids, with each reference's object size on object traces.
-pub(crate) trait Runner: Send {
-    fn feed(&mut self, ids: &[u32], sizes: Option<&[u32]>);
-    fn finish(self: Box<Self>) -> LevelStats;
-}
-
-struct Run<P: Policy> {
-    level: CacheLevel<P>,
-}
-
-impl<P: Policy + Send> Runner for Run<P> {
-    fn feed(&mut self, ids: &[u32], sizes: Option<&[u32]>) {
-        let Some(sizes) = sizes else {
-            for (i, &b) in ids.iter().enumerate() {
-                if let Some(&ahead) = ids.get(i + HINT_AHEAD) {
-                    self.level.hint(ahead);
-                }
-                self.level.access(b, NEVER);
-            }
-            return;
-        };
-        for (i, (&b, &size)) in ids.iter().zip(sizes).enumerate() {
-            if let Some(&ahead) = ids.get(i + HINT_AHEAD) {
-                self.level.hint(ahead);
-            }
-            self.level.access_sized(b, size, NEVER);
-        }
-    }
-
-    fn finish(self: Box<Self>) -> LevelStats {
-        self.level.into_stats()
-    }
-}
-
-/// Builds one run's level: its capacity, model and admission filter.
-pub(crate) struct MakeLevel {
-    /// The resolved capacity.
-    pub capacity: Capacity,
-    /// Blocks or objects the trace holds.
-    pub universe: usize,
-    /// The admission filter, built for this level.
-    pub admission: Option<Admission>,
-}
-
-impl MakeLevel {
-    /// The level around `policy`: weighted when the capacity is bytes.
-    pub fn level<P: Policy>(self, policy: P) -> CacheLevel<P> {
-        let mut level = if self.capacity.weighted {
-            CacheLevel::weighted(policy, self.capacity.units, self.universe)
-        } else {
-            CacheLevel::new(policy, self.capacity.units, self.universe)
-        };
-        level.set_admission(self.admission);
-        level
-    }
-}
-
-impl PolicyVisitor for MakeLevel {
-    type Output = Box<dyn Runner>;
-    fn visit<P: Policy + 'static>(self, policy: P) -> Box<dyn Runner> {
-        Box::new(Run {
-            level: self.level(policy),
-        })
-    }
-}
-
-/// One row from a run's counters: the counts, and the bytes in the run's cache model.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn row(
-    trace: &str,
-    spec: &PolicySpec,
-    capacity: &Capacity,
-    model: CacheModel,
-    setup: &LevelSetup,
-    block_size: u32,
-    unique: usize,
-    stats: &LevelStats,
-) -> RunResult {
-    let row = RunResult {
-        trace: trace.to_string(),
-        policy: spec.label(),
-        cache_blocks: if capacity.weighted {
-            0
-        } else {
-            capacity.units as u64
-        },
-        block_size,
-        unique_blocks: unique as u64,
-        requests: stats.requests,
-        hits: stats.hits,
-        misses: stats.misses,
-        hit_ratio: stats.hit_ratio(),
-        evictions: stats.evictions,
-        cache_model: model.name().into(),
-        admission: setup.admission_label(),
-        prefetch: None,
-        io: Some(crate::engine::demand_io(stats.misses)),
-        levels: None,
-        ..Default::default()
-    };
-    match model {
-        CacheModel::Blocks => row.with_block_bytes(),
-        CacheModel::Objects => {
-            let mut row = row;
-            row.cache_bytes = capacity.weighted.then_some(capacity.units as u64);
-            row.set_bytes(ByteCounts {
-                requested: stats.bytes_requested,
-                hits: stats.byte_hits,
-            });
-            row
-        }
-    }
-}
-
-/// How many references ahead a run prefetches a block's state.
-const HINT_AHEAD: usize = 8;
-
-/// Runs per worker thread alive at once in a grid, sharing one pass over the trace: each holds
-/// tables sized by the trace's blocks, so a grid's memory is a group's runs, whatever the number
-/// of cells (the block grid and the file engine's grid alike).
-pub(crate) const GROUP_PER_THREAD: usize = 4;
-
 /// Simulates every policy at every size over a block trace, streaming it once; results come
 /// policy-major in the order given, equal to [`crate::engine::run_grid`] over the loaded trace.
 pub fn run_block_grid(
@@ -196,7 +72,7 @@ pub fn run_block_grid_with(
     sizes: &[CacheSize],
     setup: &LevelSetup,
 ) -> Result<GridOutput> {
-    if specs.iter().any(|s| s.info.name == "opt") {
+    if specs.iter().any(needs_next_uses) {
         let blocks = BlockTrace::load(source.path, source.format, source.opts, source.ops)?;
         let trace = PreparedTrace::new(blocks);
         return Ok(GridOutput {
@@ -226,42 +102,25 @@ pub fn run_block_grid_with(
     if capacities.iter().any(|c| c.weighted) {
         specs.iter().try_for_each(registry::check_weighs)?;
     }
-    let unit_bytes = unit_bytes(model, feed.block_size);
-    let cells: Vec<(&PolicySpec, Capacity)> = specs
+    let cells: Vec<Cell> = specs
         .iter()
         .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
         .collect();
-    // Runs live together only a group at a time, so a big grid's memory is a group's caches;
-    // an input that cannot be read again (a pipe) takes the rest of the grid at once.
-    let group = if feed.can_rewind(source.path) {
-        GROUP_PER_THREAD * rayon::current_num_threads().max(1)
-    } else {
-        cells.len()
+    let levels = Levels {
+        universe: unique,
+        setup,
+        unit_bytes: unit_bytes(model, feed.block_size),
     };
-    // A finished group keeps only its rows: its runs' caches are dropped before the next group
-    // is built.
-    let mut runs = Vec::with_capacity(cells.len());
-    while runs.len() < cells.len() {
-        let part = &cells[runs.len()..(runs.len() + group).min(cells.len())];
-        if !runs.is_empty() {
-            feed.rewind(source.path)?;
-        }
-        let mut grid = Vec::with_capacity(part.len());
-        for &(spec, capacity) in part {
-            let make = MakeLevel {
-                capacity,
-                universe: unique,
-                admission: setup.admission_for(&capacity, unit_bytes),
-            };
-            grid.push((
-                spec,
-                capacity,
-                registry::build_for(spec, &capacity, unique, make)?,
-            ));
-        }
-        feed_all(&mut feed, &mut grid, sized)?;
-        runs.extend(grid.into_iter().map(|(spec, capacity, runner)| {
-            let stats = runner.finish();
+    let source = Source::Stream {
+        feed: &mut feed,
+        path: source.path,
+        sized,
+    };
+    let stats = grid::run_cells(source, &cells, levels)?;
+    let runs = cells
+        .iter()
+        .zip(&stats)
+        .map(|(&(spec, capacity), stats)| {
             row(
                 &feed.source,
                 spec,
@@ -270,94 +129,15 @@ pub fn run_block_grid_with(
                 setup,
                 feed.block_size,
                 unique,
-                &stats,
+                stats,
             )
-        }));
-    }
+        })
+        .collect();
     Ok(GridOutput {
         runs,
         references: feed.refs,
         unique,
         source: feed.source.clone(),
-    })
-}
-
-/// Bytes one unit of admitted size stands for: a block's in the blocks model; in the objects
-/// model the level hands the admission filter each object's bytes, counted or weighed.
-pub(crate) fn unit_bytes(model: CacheModel, block_size: u32) -> u64 {
-    match model {
-        CacheModel::Blocks => block_size as u64,
-        CacheModel::Objects => 1,
-    }
-}
-
-/// Hands every chunk to every run. With more than one worker thread, a reading thread stays a
-/// few chunks ahead (decompression and checksums overlap the runs); the runs of one chunk go in
-/// parallel. Memory: the runs plus a bounded number of chunks, whatever the thread count.
-fn feed_all(
-    feed: &mut ingest::Ingested,
-    grid: &mut [(&PolicySpec, Capacity, Box<dyn Runner>)],
-    sized: bool,
-) -> Result<()> {
-    type Grid<'a, 'b> = &'a mut [(&'b PolicySpec, Capacity, Box<dyn Runner>)];
-    let step = |grid: Grid, ids: &[u32], sizes: Option<&[u32]>| {
-        if grid.len() == 1 {
-            grid[0].2.feed(ids, sizes);
-        } else {
-            grid.par_iter_mut().for_each(|(_, _, r)| r.feed(ids, sizes));
-        }
-    };
-    if rayon::current_num_threads() < 2 {
-        if sized {
-            while let Some((ids, sizes)) = feed.next_sized_chunk()? {
-                step(grid, ids, Some(sizes));
-            }
-        } else {
-            while let Some(ids) = feed.next_chunk()? {
-                step(grid, ids, None);
-            }
-        }
-        return Ok(());
-    }
-    // A chunk: its ids, and its sizes (empty when the runs take none).
-    type Chunk = (Vec<u32>, Vec<u32>);
-    std::thread::scope(|s| -> Result<()> {
-        let (tx, rx) = mpsc::sync_channel::<Result<Chunk>>(4);
-        let (back_tx, back_rx) = mpsc::channel::<Chunk>();
-        s.spawn(move || loop {
-            let mut buf = back_rx.try_recv().unwrap_or_default();
-            buf.0.clear();
-            buf.1.clear();
-            let next = if sized {
-                feed.next_sized_chunk().map(|c| {
-                    c.map(|(ids, sizes)| {
-                        buf.0.extend_from_slice(ids);
-                        buf.1.extend_from_slice(sizes);
-                    })
-                })
-            } else {
-                feed.next_chunk()
-                    .map(|c| c.map(|ids| buf.0.extend_from_slice(ids)))
-            };
-            match next {
-                Ok(Some(())) => {
-                    if tx.send(Ok(buf)).is_err() {
-                        return;
-                    }
-                }
-                Ok(None) => return,
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    return;
-                }
-            }
-        });
-        for chunk in rx {
-            let chunk = chunk?;
-            step(grid, &chunk.0, sized.then_some(&chunk.1[..]));
-            let _ = back_tx.send(chunk);
-        }
-        Ok(())
     })
 }
 
