@@ -17,7 +17,7 @@
 use crate::engine::run_loop;
 use crate::error::Result;
 use crate::level::{CacheLevel, Outcome};
-use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicySpec, PolicyVisitor};
 use crate::policy::Policy;
 use crate::PreparedTrace;
 
@@ -133,7 +133,7 @@ pub fn placement_distances(
     client: &PolicySpec,
     client_blocks: usize,
 ) -> Result<DistanceReport> {
-    let (storage, first, hist, sums) = registry::build(
+    let (storage, first, hist, sums) = crate::builder::build(
         client,
         client_blocks,
         trace.unique(),

@@ -17,7 +17,7 @@ use crate::engine::RunResult;
 use crate::error::Result;
 use crate::hierarchy::{Below, ClientLog, HierarchySpec, LevelReport};
 use crate::level::LevelStats;
-use crate::policy::registry::{self, PolicyVisitor};
+use crate::policy::registry::PolicyVisitor;
 use crate::policy::{Block, Policy};
 use crate::trace::file::{FileEvent, FileEventKind};
 use rayon::prelude::*;
@@ -350,7 +350,7 @@ fn run_client(
 ) -> Result<(usize, Client)> {
     let top = &spec.levels[0];
     let capacity = top.size.resolve(trace.distinct, trace.block_size)?;
-    let client = registry::build(
+    let client = crate::builder::build(
         &top.policy,
         capacity,
         trace.layout.universe(),

@@ -353,10 +353,10 @@ proptest! {
         }
         let universe = prepared.layout.universe();
         let checked = Checked { trace: &prepared, capacity: s.capacity, cfg: &cfg };
-        registry::build(&spec, s.capacity, universe, checked).expect("builds")?;
+        crate::builder::build(&spec, s.capacity, universe, checked).expect("builds")?;
         if cfg.disk.is_some() && !s.compat {
             let checked = Checked { trace: &prepared, capacity: s.capacity, cfg: &cfg };
-            registry::build(&spec, s.capacity, universe, WaitsCovered(checked)).expect("builds")?;
+            crate::builder::build(&spec, s.capacity, universe, WaitsCovered(checked)).expect("builds")?;
         }
     }
 

@@ -5,7 +5,7 @@
 use super::{cf, FileSim, FileSimConfig, IoStats, PreparedFileTrace, RunResult};
 use crate::error::Result;
 use crate::level::LevelStats;
-use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicySpec, PolicyVisitor};
 use crate::policy::Policy;
 use crate::prefetch::clusterfetch::PrefetchStore;
 use crate::size::CacheSize;
@@ -128,7 +128,7 @@ pub fn run_file_one_with_store(
             store,
             report_launch,
         };
-        let mut sim = registry::build(spec, capacity, trace.layout.universe(), make)?;
+        let mut sim = crate::builder::build(spec, capacity, trace.layout.universe(), make)?;
         trace.for_each_chunk(|events| sim.feed(events))?;
         Ok(sim.finish())
     };
@@ -216,7 +216,7 @@ pub fn run_file_grid(
                     store: None,
                     report_launch: false,
                 };
-                registry::build(spec, capacity, trace.layout.universe(), make)
+                crate::builder::build(spec, capacity, trace.layout.universe(), make)
             })
             .collect::<Result<Vec<_>>>()?;
         trace.for_each_chunk(|events| {

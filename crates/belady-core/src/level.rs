@@ -585,8 +585,9 @@ mod tests {
 #[cfg(test)]
 mod weighing_policies {
     use super::*;
+    use crate::builder::{build_for, check_weighs};
     use crate::cache_model::Capacity;
-    use crate::policy::registry::{build_for, check_weighs, parse_policies, PolicyVisitor, Preset};
+    use crate::policy::registry::{parse_policies, PolicyVisitor, Preset};
 
     /// Runs sized references through a weighted level, checking the policy against the frame
     /// table after every step; returns the counters.

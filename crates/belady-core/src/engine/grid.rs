@@ -19,7 +19,7 @@ use crate::admission::Admission;
 use crate::cache_model::{Capacity, LevelSetup};
 use crate::error::Result;
 use crate::level::{CacheLevel, LevelStats};
-use crate::policy::registry::{self, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicySpec, PolicyVisitor};
 use crate::policy::Policy;
 use crate::stream::ingest::Ingested;
 use rayon::prelude::*;
@@ -69,7 +69,7 @@ pub(crate) fn run_cells(source: Source, cells: &[Cell], levels: Levels) -> Resul
             universe: levels.universe,
             admission: levels.setup.admission_for(&capacity, levels.unit_bytes),
         };
-        registry::build_for(spec, &capacity, levels.universe, make)
+        crate::builder::build_for(spec, &capacity, levels.universe, make)
     };
     let (feed, path, sized) = match source {
         Source::Loaded(requests) => {
@@ -299,7 +299,8 @@ mod tests {
         let cells = cells(&specs);
         let loaded = run_cells(Source::Loaded(trace.requests(None, true)), &cells, levels).unwrap();
         for (&(spec, c), got) in cells.iter().zip(&loaded) {
-            let alone = registry::build(spec, c.units, unique, Direct(&trace, c.units)).unwrap();
+            let alone =
+                crate::builder::build(spec, c.units, unique, Direct(&trace, c.units)).unwrap();
             assert_eq!(got, &alone, "{} at {}", spec.label(), c.units);
         }
         // Streamed in chunks, in groups of four runs read one after another (one thread) or

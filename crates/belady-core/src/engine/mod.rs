@@ -13,7 +13,7 @@ pub mod run_loop;
 use crate::cache_model::{CacheModel, Capacity, LevelSetup};
 use crate::error::Result;
 use crate::level::{CacheLevel, LevelStats};
-use crate::policy::registry::{self, PolicySpec};
+use crate::policy::registry::PolicySpec;
 use crate::policy::Policy;
 use crate::report::ByteCounts;
 pub use crate::report::RunResult;
@@ -229,7 +229,7 @@ pub fn run_grid_with(
         .map(|s| Capacity::resolve(s, model, trace.unique(), trace.trace.block_size, footprint))
         .collect::<Result<_>>()?;
     if capacities.iter().any(|c| c.weighted) {
-        specs.iter().try_for_each(registry::check_weighs)?;
+        specs.iter().try_for_each(crate::builder::check_weighs)?;
     }
     let grid: Vec<Cell> = specs
         .iter()

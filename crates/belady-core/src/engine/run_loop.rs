@@ -177,7 +177,7 @@ mod tests {
         let ids = [0, 1, 2, 0, 1, 2];
         let next = [3, 4, 5, dense::NEVER, dense::NEVER, dense::NEVER];
         let opt = crate::policy::registry::PolicySpec::parse("opt").unwrap();
-        let run = |next| crate::policy::registry::build(&opt, 2, 3, Run(&ids, next));
+        let run = |next| crate::builder::build(&opt, 2, 3, Run(&ids, next));
         assert_eq!(run(Some(&next[..])).unwrap(), 2);
         assert!(std::panic::catch_unwind(|| run(None)).is_err());
     }

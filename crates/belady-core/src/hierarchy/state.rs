@@ -9,7 +9,7 @@ use super::HierarchyResult;
 use super::{HierarchySpec, LevelReport, Placement};
 use crate::error::{Error, Result};
 use crate::level::{CacheLevel, Victim};
-use crate::policy::registry::{self, PolicyVisitor};
+use crate::policy::registry::PolicyVisitor;
 use crate::policy::{Block, Policy, NEVER};
 
 /// How a resident block entered its level.
@@ -181,7 +181,7 @@ impl Hierarchy {
             {
                 policy_spec.set("unused_count", "keep")?;
             }
-            let policy = registry::build(&policy_spec, capacity, universe, Boxed)?;
+            let policy = crate::builder::build(&policy_spec, capacity, universe, Boxed)?;
             if i > 0 && policy.needs_oracle() {
                 return Err(Error::config(
                     "levels",

@@ -4,7 +4,7 @@ use super::reference::{run_hierarchies, run_hierarchy};
 use super::state::Boxed;
 use super::*;
 use crate::level::CacheLevel;
-use crate::policy::registry::{self, PolicySpec, Preset};
+use crate::policy::registry::{PolicySpec, Preset};
 use crate::policy::{Block, NEVER};
 use crate::PreparedTrace;
 use proptest::prelude::*;
@@ -486,7 +486,7 @@ proptest! {
             })
             .collect();
         let spec = PolicySpec::parse(LOWER[p]).unwrap();
-        let policy = registry::build(&spec, low, 12, Boxed).unwrap();
+        let policy = crate::builder::build(&spec, low, 12, Boxed).unwrap();
         let mut alone = CacheLevel::new(policy, low, 12);
         for &b in &misses {
             alone.access(b, NEVER);

@@ -165,7 +165,7 @@ impl ArcPolicy {
             "params",
             format!("arc.{key}={}", spec.raw(key)),
             "AccuSim's ARC (AccusimArc) implements this value; build the policy through \
-             policy::registry::build",
+             builder::build",
         )
     }
 

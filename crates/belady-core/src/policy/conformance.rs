@@ -3,10 +3,11 @@
 //! Each policy in the registry runs here automatically: random demand accesses, prefetches,
 //! pins and unpins, with the level's and the policy's invariants checked after every step.
 
-use super::registry::{
-    build, build_for, check_weighs, PolicySpec, PolicyVisitor, Preset, POLICIES,
-};
+use super::registry::{PolicySpec, PolicyVisitor, Preset, POLICIES};
+// The suite builds every policy as the engine does, variants included (the builder is outside
+// `policy/` because it also picks `compat/`'s variants).
 use super::{Policy, NEVER};
+use crate::builder::{build, build_for, check_weighs};
 use crate::level::{CacheLevel, Outcome};
 use proptest::prelude::*;
 

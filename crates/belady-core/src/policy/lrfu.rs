@@ -133,7 +133,7 @@ impl LrfuPolicy {
                 "params",
                 "lrfu.heap=accusim",
                 "AccuSim's queue is another type (AccusimLrfu); build the policy through \
-                 policy::registry::build",
+                 builder::build",
             ));
         }
         let mut p = LrfuPolicy::new(lambda, universe);

@@ -10,10 +10,6 @@ use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
 pub use super::catalog::{ParamInfo, PolicyInfo, POLICIES};
-/// The builder that turns a spec into a policy lives outside `policy/` (it chooses among the
-/// papers' types here and the reference simulators' variants in `compat/`); re-exported so a
-/// policy is built from the registry as before.
-pub use crate::builder::{build, build_for, check_weighs};
 
 /// Named sets of parameter defaults.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -295,7 +291,7 @@ mod tests {
                 type Output = ();
                 fn visit<P: Policy + 'static>(self, _: P) {}
             }
-            build(spec, 10, 10, Builds).unwrap();
+            crate::builder::build(spec, 10, 10, Builds).unwrap();
         }
         let lirs = &parse_policies("lirs", &[], Preset::Libcachesim).unwrap()[0];
         assert_eq!(

@@ -1,6 +1,6 @@
 //! S3-FIFO over objects of different sizes, as libCacheSim's `S3FIFO.c` runs it at a byte
 //! capacity: the small, main and ghost queues are FIFO caches of their own byte sizes. The
-//! registry builds it for a level that weighs objects (`registry::build_for`); a level that counts
+//! builder makes it for a level that weighs objects (`builder::build_for`); a level that counts
 //! blocks or objects gets [`super::s3fifo::S3FifoPolicy`], whose steps are the same with every
 //! object weighing one. `tests/python/test_xcheck_bytes.py` asserts equal misses and missed bytes.
 //!

@@ -1,6 +1,6 @@
 //! Segmented LRU over objects of different sizes, as libCacheSim's `SLRU.c` runs it at a byte
-//! capacity: each of the `segments` LRU segments holds `floor(c / segments)` bytes. The registry
-//! builds it for a level that weighs objects (`registry::build_for`); a level that counts blocks
+//! capacity: each of the `segments` LRU segments holds `floor(c / segments)` bytes. The builder
+//! makes it for a level that weighs objects (`builder::build_for`); a level that counts blocks
 //! or objects gets [`super::slru::SlruPolicy`]. `tests/python/test_xcheck_bytes.py` asserts equal
 //! misses and missed bytes.
 //!

@@ -21,7 +21,7 @@ use crate::cache_model::{CacheModel, Capacity, LevelSetup};
 use crate::engine::grid::{self, Cell, Levels, Source};
 use crate::engine::{needs_next_uses, row, run_grid_with, unit_bytes, PreparedTrace, RunResult};
 use crate::error::Result;
-use crate::policy::registry::{self, PolicySpec};
+use crate::policy::registry::PolicySpec;
 use crate::size::CacheSize;
 use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
 use std::path::Path;
@@ -100,7 +100,7 @@ pub fn run_block_grid_with(
         .map(|s| Capacity::resolve(s, model, unique, feed.block_size, footprint))
         .collect::<Result<_>>()?;
     if capacities.iter().any(|c| c.weighted) {
-        specs.iter().try_for_each(registry::check_weighs)?;
+        specs.iter().try_for_each(crate::builder::check_weighs)?;
     }
     let cells: Vec<Cell> = specs
         .iter()

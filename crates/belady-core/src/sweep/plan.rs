@@ -218,7 +218,7 @@ impl Plan {
             let blocks = usize::try_from(blocks).unwrap_or(usize::MAX);
             config
                 .spec()
-                .and_then(|spec| crate::policy::registry::build(&spec, blocks, 1, CheckBuild))
+                .and_then(|spec| crate::builder::build(&spec, blocks, 1, CheckBuild))
                 .map_err(|e| {
                     Error::config(
                         "run",

@@ -319,7 +319,8 @@ mod tests {
 
     #[test]
     fn the_paper_type_refuses_accusims_values_and_the_preset_builds_this_one() {
-        use crate::policy::registry::{build, PolicyVisitor, Preset};
+        use crate::builder::build;
+        use crate::policy::registry::{PolicyVisitor, Preset};
         struct TypeName;
         impl PolicyVisitor for TypeName {
             type Output = &'static str;

@@ -368,7 +368,7 @@ impl AccusimLrfu {
     }
 
     /// Reads `lambda`, `threshold`, `float` and `prefetch_time` from `spec` (`heap` is not read:
-    /// the registry builds this type for `heap=accusim`).
+    /// the builder makes this type for `heap=accusim`).
     pub fn from_spec(spec: &PolicySpec, _capacity: usize, universe: usize) -> Result<Self> {
         let lambda = spec.f64("lambda", 0.0, 1.0)?;
         let (threshold, x87) = queue_params(spec, lambda)?;
@@ -541,8 +541,9 @@ mod tests {
 
     #[test]
     fn the_paper_type_refuses_the_queue_and_the_preset_builds_this_one() {
+        use crate::builder::build;
         use crate::policy::lrfu::LrfuPolicy;
-        use crate::policy::registry::{build, PolicyVisitor, Preset};
+        use crate::policy::registry::{PolicyVisitor, Preset};
         struct TypeName;
         impl PolicyVisitor for TypeName {
             type Output = &'static str;
