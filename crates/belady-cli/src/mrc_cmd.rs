@@ -133,6 +133,14 @@ pub fn run(args: MrcArgs) -> Result<()> {
     let (stream, block_size, _) = crate::open_stream(&trace, &format, &args.how)?;
     let source = trace.display().to_string();
     let mrc = pool.install(|| profile(stream, ops, &specs, &sizes, &opts, &source, block_size))?;
+    // A sample of a few blocks gives curves that look precise and are not: say so, and what
+    // rate this trace needs, before any output.
+    let warning = args
+        .sample_rate
+        .and_then(|r| mrc.small_sample_warning(r, &source));
+    if let Some(w) = &warning {
+        eprintln!("{w}");
+    }
     let json = args.json
         || args
             .output
@@ -145,7 +153,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
     };
     // Through the one atomic writer: whole or absent, devices written in place, the umask's mode.
     if let Some(path) = &args.html {
-        let page = crate::mrc_chart::page(&source, &mrc, ops)?;
+        let page = crate::mrc_chart::page(&source, &mrc, ops, warning.as_deref())?;
         belady_core::outfile::write_atomic(path, page.as_bytes())?;
     }
     match &args.output {
@@ -157,11 +165,13 @@ pub fn run(args: MrcArgs) -> Result<()> {
 /// One line describing the trace and the method, for the HTML page.
 pub fn summary(source: &str, mrc: &Mrc, ops: OpFilter) -> String {
     format!(
-        "{source}: {} references ({}), {} {} unique blocks",
+        "{source}: {} references ({}), {} {} unique blocks; no cache misses less than the \
+         compulsory-miss floor {:.4} (unique blocks / references), the grey dashed line",
         mrc.references,
         ops.noun(),
         if mrc.unique_estimated { "about" } else { "" },
-        mrc.unique_blocks
+        mrc.unique_blocks,
+        mrc.floor
     )
     .replace("  ", " ")
 }

@@ -5,41 +5,14 @@
 //! palette, each with its own marker, dashed beyond the palette's eight colours; OPT is the grey
 //! dashed reference line.
 
-use crate::chart::{self, look, marker};
+use crate::chart::{self, look, marker, SizeAxis};
 use anyhow::Result;
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
-use std::ops::Range;
 
 /// Chart size in pixels (the headless-Chromium test checks it).
 pub const SIZE: (u32, u32) = (520, 340);
 /// Width of the plot's half of the chart; the legend takes the rest.
 const PLOT_WIDTH: u32 = 370;
-
-/// The cache-size axis: log2 of the size, with a tick at each simulated size (plotters' own
-/// log axis puts ticks at powers of ten, which match no simulated size).
-struct SizeAxis {
-    range: Range<f64>,
-    ticks: Vec<f64>,
-}
-
-impl Ranged for SizeAxis {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        let share = (value - self.range.start) / (self.range.end - self.range.start);
-        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
-        self.ticks.clone()
-    }
-
-    fn range(&self) -> Range<f64> {
-        self.range.clone()
-    }
-}
 
 /// One line: its label and its (cache blocks, value) points, sorted by size.
 pub struct Line {
