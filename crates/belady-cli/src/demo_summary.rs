@@ -124,17 +124,15 @@ fn tie_line(what: &str, (names, value): &Named) -> String {
     out
 }
 
+/// A run that beats OPT at its size: (policy, cache blocks, its value, OPT's value).
+type Beaten = (String, u64, f64, f64);
+
 /// Where a policy beats OPT with read-ahead: the largest hit-ratio lead over OPT at one size,
 /// as (policy, cache blocks, its hit ratio %, OPT's %), and the same for disk requests (fewer
 /// than OPT's), as (policy, cache blocks, its requests, OPT's).
-fn beats_opt(
-    runs: &[Run],
-) -> (
-    Option<(String, u64, f64, f64)>,
-    Option<(String, u64, f64, f64)>,
-) {
-    let mut hit: Option<(String, u64, f64, f64)> = None;
-    let mut disk: Option<(String, u64, f64, f64)> = None;
+fn beats_opt(runs: &[Run]) -> (Option<Beaten>, Option<Beaten>) {
+    let mut hit: Option<Beaten> = None;
+    let mut disk: Option<Beaten> = None;
     for opt in runs.iter().filter(|r| r.policy == OPT) {
         for r in runs
             .iter()
