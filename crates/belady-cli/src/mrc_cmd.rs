@@ -165,8 +165,9 @@ pub fn run(args: MrcArgs) -> Result<()> {
 /// One line describing the trace and the method, for the HTML page.
 pub fn summary(source: &str, mrc: &Mrc, ops: OpFilter) -> String {
     format!(
-        "{source}: {} references ({}), {} {} unique blocks; no cache misses less than the \
-         compulsory-miss floor {:.4} (unique blocks / references), the grey dashed line",
+        "{source}: {} references ({}), {} {} unique blocks. No miss ratio is below the \
+         compulsory-miss floor {:.4} (unique blocks / references: every first reference misses), \
+         the grey dashed line.",
         mrc.references,
         ops.noun(),
         if mrc.unique_estimated { "about" } else { "" },
