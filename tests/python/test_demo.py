@@ -175,3 +175,6 @@ def test_lirs_and_clock_pro_under_read_ahead_lose_what_they_read_ahead(belady_bi
     assert unused == 0 and hit > lru_hit
     hit, unused, _ = sim("clock-pro", "20%", "--param", "clock-pro.adaptive=false")
     assert unused == 0 and hit == lru_hit
+    # Adaptive, with a floor of 20% cold frames: read-ahead keeps its room, and LRU's hit ratio.
+    hit, unused, pre = sim("clock-pro", "20%", "--param", "clock-pro.cold_min=0.2")
+    assert unused < 0.01 * pre and abs(hit - lru_hit) < 0.001
