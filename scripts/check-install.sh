@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the README's install steps as a new user runs them, without touching the system:
-#   cargo install --path crates/belady-cli     (here into target/install-check, not ~/.cargo/bin)
+#   cargo install --locked --path crates/belady-cli     (here into target/install-check, not ~/.cargo/bin)
 #   pip install ./crates/belady-py             (here into a new virtual environment under target/)
 # then, from a directory outside the checkout, runs the installed `belady demo`, `belady sim` on a
 # shared trace, and `belady.simulate` from the installed Python package.
@@ -30,7 +30,7 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 rm -rf "$PREFIX"
 
-step "cargo install --path crates/belady-cli --root target/install-check"
+step "cargo install --locked --path crates/belady-cli --root target/install-check"
 cargo install --quiet --locked --path crates/belady-cli --root "$PREFIX"
 [ -x "$PREFIX/bin/belady" ] || fail "cargo install left no $PREFIX/bin/belady"
 

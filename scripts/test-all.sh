@@ -4,22 +4,13 @@
 #
 # Leaves the system alone: the Python tools (requirements-dev.txt, maturin, the wheel) go into a
 # virtual environment at target/venv; nothing is installed globally. Needs cargo, python3 with its
-# venv module, and the system tools below (.ci/run installs those on CI).
+# venv module; scripts/system-tools.sh installs strace, Chromium and zstd when it can.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# `belady record` runs programs under strace; the report test renders in headless Chromium; the
-# libCacheSim trace tests compress with zstd. Without them those tests could only skip, so the
-# suite stops here and says how to get them.
-missing=()
-command -v strace >/dev/null 2>&1 || missing+=(strace)
-command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
-command -v zstd >/dev/null 2>&1 || missing+=(zstd)
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "test-all: missing system tools: ${missing[*]}" >&2
-    echo "test-all: install them with: sudo apt-get install ${missing[*]}" >&2
-    exit 1
-fi
+# System tools some tests need (strace, Chromium, zstd): installed here when run as root with
+# apt-get, else the tests that need a missing one skip and the suite names them (see the script).
+source scripts/system-tools.sh
 
 VENV=target/venv
 if [ ! -x "$VENV/bin/python" ]; then
@@ -47,3 +38,5 @@ rm -rf target/wheels
 BELADY_BIN="$PWD/target/release/belady" "$VENV/bin/python" -m pytest tests/python -q -rs
 
 bash scripts/check-install.sh
+
+report_skipped "passed, but skipped"

@@ -11,7 +11,10 @@ and the byte miss ratio; both are turned back into counts with the trace's total
 With sizes ignored (a plain `-c N` counts objects), libCacheSim's caches get unit sizes and the
 count-based results must stay equal too.
 
-2Q weighs its A1in, A1out and Am budgets in bytes as libCacheSim's `TwoQ` does (`policy/twoq_sized.rs`).
+2Q weighs its A1in, A1out and Am budgets in bytes as libCacheSim's `TwoQ` does (`policy/twoq_sized.rs`),
+S3-FIFO its small, main and ghost queues as `S3FIFO` does (`policy/s3fifo_sized.rs`), SLRU its segments as
+`SLRU` does, evicting on a hit when demotions overfill segment 0 (`policy/slru_sized.rs`). GDSF makes a
+newcomer ranked below every resident its own victim, as libCacheSim's insert-then-evict does.
 LIRS runs with `--preset libcachesim`, which builds the reference model of libCacheSim's byte-based
 LIRS (`compat/libcachesim/lirs.rs`; docs/policies.md says what it keeps of `LIRS.c`); the paper's
 LIRS refuses byte capacities.
@@ -31,7 +34,13 @@ RECORD = struct.Struct("<IQIq")
 # Byte capacities: from below the largest object (some objects never fit) to most of the footprint.
 FRACTIONS = [0.0005, 0.01, 0.03, 0.06, 0.1, 0.2, 0.4, 0.7]
 POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "opt": "Belady", "arc": "ARC",
-            "2q": "TwoQ", "sieve": "Sieve", "lfu": "LFU"}
+            "2q": "TwoQ", "sieve": "Sieve", "lfu": "LFU", "gdsf": "GDSF", "s3fifo": "S3FIFO",
+            "slru": "SLRU"}
+# Object counts for the check with sizes ignored; S3-FIFO needs a small queue of two objects or
+# more (libcachesim refuses a cache whose small queue is under one object, and belady keeps one
+# where libCacheSim admits only ghost hits: policy/s3fifo.rs), SLRU counts that its 4 segments
+# divide (policy/slru.rs gives segment 0 the remainder).
+COUNTS = {"s3fifo": [20, 50, 300, 1000], "slru": [8, 52, 300, 1000]}
 # Policies checked with `--preset libcachesim` (their size-aware form is libCacheSim's own).
 PRESET_POLICIES = {"lirs": "LIRS"}
 
@@ -98,7 +107,7 @@ def test_misses_and_missed_bytes_equal_libcachesim_at_byte_capacities(
 @pytest.mark.parametrize("policy", list(POLICIES))
 def test_counts_stay_equal_with_sizes_ignored(belady_bin, lcs, traces, policy):
     path, requests, total, _ = traces[0]
-    counts = [5, 50, 300, 1000]
+    counts = COUNTS.get(policy, [5, 50, 300, 1000])
     rows = sim(belady_bin, path, "oracle-general", [policy], counts)
     for row, n in zip(rows, counts):
         assert row["cache_model"] == "objects" and row["cache_blocks"] == n

@@ -46,6 +46,9 @@ pub struct CalibrateArgs {
     /// Compare the model with observations saved by --save instead of measuring.
     #[arg(long)]
     from: Option<PathBuf>,
+    /// No progress line on stderr (it shows only on a terminal, after two seconds).
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// One pattern's outcome.
@@ -78,6 +81,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     }
     .normalized()?
     .file_config()?;
+    crate::progress::start("calibrate", None, args.quiet);
     let (kb, observed, keep) = match &args.from {
         Some(dir) => {
             let (kb, observed) = load_observations(dir)?;
@@ -88,6 +92,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     let rows = observed
         .iter()
         .map(|o| {
+            crate::progress::stage(format!("modelling pattern {}", o.name));
             let model = model_pages(&o.events, &args.prefetch, kb)
                 .with_context(|| format!("model run of pattern {}", o.name))?;
             Ok(Row {
@@ -136,6 +141,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             rows.len()
         );
     }
+    crate::progress::finish();
     std::io::stdout().write_all(out.as_bytes())?;
     Ok(())
 }
@@ -327,7 +333,13 @@ fn measure(args: &CalibrateArgs) -> Result<(u64, Observed, Option<tempfile::Temp
     let pats = patterns(size, page);
     let mut observed = Vec::new();
     let mut residency = String::from("pattern\tread\toffset\tlen\tresident_pages\n");
-    for p in pats {
+    let count = pats.len();
+    for (n, p) in pats.into_iter().enumerate() {
+        crate::progress::stage(format!(
+            "measuring pattern {} of {count}: {}",
+            n + 1,
+            p.name
+        ));
         let (after, fin) = scratch
             .run(&p.reads)
             .with_context(|| format!("pattern {}", p.name))?;

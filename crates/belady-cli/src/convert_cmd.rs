@@ -53,6 +53,9 @@ pub(crate) struct ConvertArgs {
     /// Which requests to keep (native and csv keep the direction of each).
     #[arg(long, value_enum, default_value = "all")]
     ops: Ops,
+    /// No progress line on stderr (it shows only on a terminal, after two seconds).
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// A block-level stream of `path`, with the block size and source name it carries.
@@ -194,6 +197,7 @@ impl RefSink {
 }
 
 pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
+    crate::progress::start("convert", Some(&args.input.trace), args.quiet);
     let out = &args.output;
     refuse_overwrite(out, &[&args.input.trace])?;
     let failed = || format!("{}: write failed", out.display());
@@ -231,7 +235,7 @@ pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
                 .map_err(|e| e.into_error())
                 .with_context(failed)?
                 .commit()?;
-            eprintln!(
+            crate::note!(
                 "wrote {} ({} events, {} files)",
                 out.display(),
                 trace.events.len(),
@@ -255,7 +259,7 @@ pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
             }
             .with_context(failed)?;
             file.commit()?;
-            eprintln!(
+            crate::note!(
                 "wrote {} ({} references, {} unique {})",
                 out.display(),
                 trace.refs.len(),
@@ -267,12 +271,12 @@ pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
                 }
             );
             match base {
-                export::TimeBase::Since(t0) => eprintln!(
+                export::TimeBase::Since(t0) => crate::note!(
                     "note: times pass the format's 32-bit seconds, so they are written as seconds since the first request ({} s)",
                     t0 / 1_000_000_000
                 ),
                 export::TimeBase::Index => {
-                    eprintln!("note: the trace has no times; each record's time is its index")
+                    crate::note!("note: the trace has no times; each record's time is its index")
                 }
                 export::TimeBase::Absolute => {}
             }
@@ -303,7 +307,7 @@ pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
         }
     }
     if object_sizes && args.to != Target::Native {
-        eprintln!(
+        crate::note!(
             "note: {} holds no object sizes: each object becomes one block id and its size is dropped ({bytes} bytes over {refs} requests); --to native, oracle-general or lcs keep sizes",
             args.to.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
         );
@@ -319,11 +323,11 @@ pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
     }
     let unique = sink.finish(out)?;
     match unique {
-        Some(u) => eprintln!(
+        Some(u) => crate::note!(
             "wrote {} ({refs} references, {u} unique blocks)",
             out.display()
         ),
-        None => eprintln!("wrote {} ({refs} references)", out.display()),
+        None => crate::note!("wrote {} ({refs} references)", out.display()),
     }
     Ok(())
 }
@@ -356,7 +360,7 @@ fn convert_accusim(args: &ConvertArgs) -> Result<()> {
         .map_err(|e| e.into_error())
         .with_context(|| format!("{}: write failed", out.display()))?
         .commit()?;
-    eprintln!("wrote {} ({records} records)", out.display());
+    crate::note!("wrote {} ({records} records)", out.display());
     Ok(())
 }
 

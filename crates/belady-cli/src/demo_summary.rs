@@ -326,8 +326,8 @@ pub fn summary(
     if let Some((what, p, hit, lru, share, lru_share)) = surprise {
         out.push_str(&format!(
             "Surprise: {what} hits {hit:.2}% against {lru:.2}% for LRU: {share:.0}% of the blocks \
-             {p} read ahead\n  were evicted before any use (LRU: {lru_share:.0}%); docs/demo.md \
-             explains why (LRU-K, LIRS, CLOCK-Pro).\n"
+             {p} read ahead\n  were evicted before any use (LRU: {lru_share:.0}%); `belady help \
+             demo` explains why (LRU-K, LIRS, CLOCK-Pro).\n"
         ));
     }
     out.push_str(&format!(

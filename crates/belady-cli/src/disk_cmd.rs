@@ -16,8 +16,10 @@ pub enum Pattern {
 
 #[derive(Args)]
 pub struct DiskArgs {
-    /// Preset (cheetah9lp, hdd7200, nvme, fixed) or a TOML file describing the device.
-    #[arg(long, default_value = "cheetah9lp")]
+    // Help built from the names the disk-model error lists.
+    #[arg(long, default_value = "cheetah9lp", help = format!(
+        "A preset ({}) or a TOML file describing the device", belady_core::disk::preset_list()
+    ))]
     model: String,
     /// Access pattern.
     #[arg(long, value_enum, default_value = "random")]

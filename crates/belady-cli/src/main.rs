@@ -12,12 +12,15 @@ mod demo_summary;
 mod disk_cmd;
 mod distances;
 mod gen_cmd;
+mod help_cmd;
 mod levels;
+mod lists;
 mod merge_cmd;
 mod mrc_chart;
 mod mrc_cmd;
 mod on_signal;
 mod oom;
+mod progress;
 mod record;
 mod report;
 mod report_chart;
@@ -41,7 +44,9 @@ use std::path::{Path, PathBuf};
 #[command(
     name = "belady",
     version,
-    about = "Buffer-cache and prefetching simulator"
+    about = "Buffer-cache and prefetching simulator",
+    after_help = "`belady help TOPIC` shows a documentation page (`belady help` lists them).",
+    disable_help_subcommand = true
 )]
 struct Cli {
     #[command(subcommand)]
@@ -51,6 +56,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Simulate replacement policies over a trace at one or more cache sizes.
+    // The usage names the cache size, which clap leaves out of it (it is required unless
+    // --levels or --config is given).
+    #[command(
+        override_usage = "belady sim [OPTIONS] --cache-size <SIZES> <TRACE>\n       \
+                                belady sim [OPTIONS] --levels <LEVELS> <TRACE>\n       \
+                                belady sim --config <FILE> [--json] [--threads <N>]"
+    )]
     Sim(Box<SimArgs>),
     /// Convert a trace between formats: any readable one to native, native to the others.
     Convert(ConvertArgs),
@@ -59,7 +71,7 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long, conflicts_with = "markdown")]
         json: bool,
-        /// Print a Markdown table (as in the README).
+        /// Print a Markdown table (the one `belady help policies` shows).
         #[arg(long)]
         markdown: bool,
     },
@@ -89,14 +101,18 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Miss-ratio curves: LRU exactly and any policy by sampling, every size in one pass.
     Mrc(mrc_cmd::MrcArgs),
+    /// Show a documentation page (`belady help sweeps`), a command's help, or the list of both.
+    Help {
+        /// A page (demo, sweeps, policies, formats, ...) or a command.
+        topic: Option<String>,
+    },
 }
 
 /// A trace's format options, without the path.
 #[derive(Args, Clone)]
 pub struct FormatArgs {
-    /// Trace format: lirs, arc, csv, cloudphysics, msr, systor, tencent, u32le, u32be, native,
-    /// accusim, accusim-text, events. Guessed from the content or name when absent.
-    #[arg(long, short = 'f')]
+    // Help built from the names the format error lists (lists.rs).
+    #[arg(long, short = 'f', help = lists::format_help())]
     format: Option<String>,
     /// Column mapping for csv formats, e.g. 'offset=4:bytes,size=5,op=3,time=0:us,device=2'.
     #[arg(long)]
@@ -174,10 +190,11 @@ impl From<Ops> for OpFilter {
 struct SimArgs {
     #[command(flatten)]
     input: TraceArgs,
-    /// Comma-separated policies (see `belady policies`).
-    #[arg(long, short = 'p', default_value = "lru")]
+    // Help built from the policy registry (lists.rs).
+    #[arg(long, short = 'p', default_value = "lru", help = lists::policy_help())]
     policy: String,
-    /// Comma-separated cache sizes: blocks (500), bytes (64MiB) or shares of the unique blocks (1%).
+    /// Required unless --levels or --config: comma-separated cache sizes, as blocks (500), bytes
+    /// (64MiB) or shares of the unique blocks (1%).
     #[arg(
         long,
         short = 'c',
@@ -220,15 +237,13 @@ struct SimArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Read-ahead engine for file-level traces: none, linux24, linux26, ondemand, linux6, bsd,
-    /// example; add `+clusterfetch` for ClusterFetch on top (`clusterfetch` alone: no
-    /// read-ahead).
-    #[arg(long)]
+    // Help built from the names the read-ahead error lists (lists.rs).
+    #[arg(long, help = lists::prefetch_help())]
     prefetch: Option<String>,
     /// Behave as a named reference simulator where it departs from the paper: accusim.
     #[arg(long)]
     compat: Option<String>,
-    /// Turn on one of AccuSim's departures alone (repeatable; see the README).
+    /// Turn on one of AccuSim's departures alone (repeatable; `belady help accusim` lists them).
     #[arg(long = "compat-rule")]
     compat_rules: Vec<String>,
     /// Largest disk request for I/O clustering, in bytes (64KiB); `--compat accusim` uses 33 blocks.
@@ -238,8 +253,8 @@ struct SimArgs {
     /// with 4 KiB blocks); applies to every read-ahead engine.
     #[arg(long)]
     read_ahead_kb: Option<u64>,
-    /// Device model for timing: a preset (cheetah9lp, hdd7200, nvme, fixed) or a TOML file.
-    #[arg(long)]
+    // Help built from the names the disk-model error lists (lists.rs).
+    #[arg(long, help = lists::disk_help())]
     disk: Option<String>,
     /// How the device orders waiting requests: fcfs, clook (seek-aware elevator) or sstf.
     #[arg(long, default_value = "fcfs")]
@@ -265,6 +280,9 @@ struct SimArgs {
     /// Print the run's configuration as JSON (what --config reads) and exit without running.
     #[arg(long)]
     print_config: bool,
+    /// No progress line on stderr (it shows only on a terminal, after two seconds).
+    #[arg(long)]
+    quiet: bool,
     /// Run the configuration in FILE (JSON, or TOML when the name ends in .toml), as
     /// --print-config prints it; paths in it are relative to the working directory, as on the
     /// command line. It holds the whole run: other run options are refused with it.
@@ -349,7 +367,14 @@ fn sim_config(args: &SimArgs) -> Result<RunConfig> {
 }
 
 /// Arguments `sim --config` allows besides the file: how to print and where to run, not what.
-const CONFIG_COMPANIONS: &[&str] = &["config", "trace_input", "print_config", "json", "threads"];
+const CONFIG_COMPANIONS: &[&str] = &[
+    "config",
+    "trace_input",
+    "print_config",
+    "json",
+    "threads",
+    "quiet",
+];
 
 /// `sim --config FILE`: the file holds the whole run, so run options given with it are refused
 /// (rather than silently overriding or being overridden).
@@ -395,7 +420,9 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
+    progress::start("sim", Some(&config.trace), args.quiet);
     let out = pool.install(|| belady_core::run(&config))?;
+    progress::finish();
     if let Some(s) = &out.saved_store {
         eprintln!(
             "belady: ClusterFetch store saved to {} ({} triggers, {} bytes)",
@@ -495,6 +522,7 @@ fn policies(json: bool, markdown: bool) -> Result<()> {
 /// Writes to standard output, reporting failures (a closed pipe) as errors instead of panicking.
 pub fn emit(text: &str) -> Result<()> {
     use std::io::Write;
+    progress::finish();
     let mut out = std::io::stdout().lock();
     out.write_all(printable(text).as_bytes())?;
     out.flush()?;
@@ -575,7 +603,9 @@ fn main() {
         Command::Distances(args) => distances::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Mrc(args) => mrc_cmd::run(args),
+        Command::Help { topic } => help_cmd::run(&mut Cli::command(), topic.as_deref()),
     };
+    progress::finish();
     if let Err(e) = result {
         if is_broken_pipe(&e) {
             // The reader went away (`belady ... | head`): nothing left to report.

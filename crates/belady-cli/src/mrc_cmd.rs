@@ -9,6 +9,9 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct MrcArgs {
+    /// No progress line on stderr (it shows only on a terminal, after two seconds).
+    #[arg(long)]
+    quiet: bool,
     /// Trace file (or --trace).
     #[arg(conflicts_with = "trace_flag")]
     trace: Option<PathBuf>,
@@ -17,9 +20,11 @@ pub struct MrcArgs {
     trace_flag: Option<PathBuf>,
     #[command(flatten)]
     how: FormatArgs,
-    /// Comma-separated policies (see `belady policies`). Without --sample-rate, LRU's curve is
-    /// exact (stack algorithm) and other policies are simulated in full at every size.
-    #[arg(long, short = 'p', default_value = "lru")]
+    // Help built from the policy registry (lists.rs).
+    #[arg(long, short = 'p', default_value = "lru", help = format!(
+        "{}. Without --sample-rate, LRU's curve is exact (stack algorithm) and other policies are \
+         simulated in full at every size", crate::lists::policy_help()
+    ))]
     policy: String,
     /// Policy parameter, POLICY.KEY=VALUE (repeatable).
     #[arg(long = "param")]
@@ -132,9 +137,11 @@ pub fn run(args: MrcArgs) -> Result<()> {
     // The trace as given names it (a native file's recorded name is provenance, not its name).
     let (stream, block_size, _) = crate::open_stream(&trace, &format, &args.how)?;
     let source = trace.display().to_string();
+    crate::progress::start("mrc", Some(&trace), args.quiet);
     let mrc = pool.install(|| profile(stream, ops, &specs, &sizes, &opts, &source, block_size))?;
+    crate::progress::finish();
     // A sample of a few blocks gives curves that look precise and are not: say so, and what
-    // rate this trace needs, before any output.
+    // rate this trace needs, before any output (after the progress line is cleared).
     let warning = args
         .sample_rate
         .and_then(|r| mrc.small_sample_warning(r, &source));

@@ -1,12 +1,14 @@
 //! Cleanup when belady is told to stop (SIGTERM, SIGINT, SIGHUP), for every command: each
 //! temporary output still being written ([`belady_core::outfile::PendingTemp`]) is removed, a
 //! traced program's strace is passed the signal, then the signal ends the process as it would
-//! have (same exit status). Without this, `exit` by signal runs no destructors and leaves hidden
+//! have (same exit status); Ctrl-C in a sweep goes to the sweep instead (see [`interrupt_to`]). Without this, `exit` by signal runs no destructors and leaves hidden
 //! `.NAME.XXXXXX.tmp` files of any size beside the outputs.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
 static CHILD: AtomicI32 = AtomicI32::new(0);
+/// Write end of the pipe a running sweep watches for Ctrl-C (0: no sweep is running).
+static INTERRUPT_PIPE: AtomicI32 = AtomicI32::new(0);
 const SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
 
 /// Installs the handler; call once, first thing.
@@ -25,7 +27,32 @@ pub fn forward_to(child: u32) {
     CHILD.store(child as i32, Ordering::SeqCst);
 }
 
+/// Sends the next SIGINT to `fd` (a pipe's write end) as one byte instead of ending the process,
+/// so that a sweep can say what it stored before it exits; 0 restores the default. A second
+/// Ctrl-C ends the process at once.
+pub fn interrupt_to(fd: i32) {
+    INTERRUPT_PIPE.store(fd, Ordering::SeqCst);
+}
+
+/// Removes every temporary output still being written; for an exit that is not by signal.
+pub fn remove_pending() {
+    // SAFETY: the listed paths are NUL-terminated and never freed.
+    belady_core::outfile::for_each_pending(|path| unsafe {
+        libc::unlink(path);
+    });
+}
+
 extern "C" fn handler(sig: libc::c_int) {
+    if sig == libc::SIGINT {
+        let fd = INTERRUPT_PIPE.swap(0, Ordering::SeqCst);
+        if fd > 0 {
+            // SAFETY: write is async-signal-safe; the byte lives in static memory.
+            unsafe {
+                libc::write(fd, b"i".as_ptr().cast(), 1);
+            }
+            return;
+        }
+    }
     let child = CHILD.load(Ordering::SeqCst);
     // SAFETY: async-signal-safe calls only; the listed paths are NUL-terminated and never freed.
     unsafe {

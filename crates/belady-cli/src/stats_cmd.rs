@@ -11,6 +11,9 @@ use clap::Args;
 pub struct StatsArgs {
     #[command(flatten)]
     input: TraceArgs,
+    /// No progress line on stderr (it shows only on a terminal, after two seconds).
+    #[arg(long)]
+    quiet: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -52,6 +55,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         return Err(belady_core::Error::config("--window", 0, "must be at least 1").into());
     }
     let format = args.input.how.format_of(&args.input.trace, None)?;
+    crate::progress::start("stats", Some(&args.input.trace), args.quiet);
     if args.distances {
         let trace = PreparedTrace::new(BlockTrace::load(
             &args.input.trace,

@@ -20,7 +20,7 @@ pub use belady_core::sweep::DEFAULT_STORE;
 
 #[derive(Args)]
 pub struct SweepArgs {
-    /// The experiment: a TOML file (see README, "Sweeps").
+    /// The experiment: a TOML file (`belady help sweeps` describes its keys).
     experiment: PathBuf,
     /// Results database (default: the experiment's `store`, else belady-results.sqlite).
     #[arg(long)]
@@ -95,7 +95,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
         )
         .expect("a valid template"),
     );
-    let done = plan.execute_counted(&todo, &store, args.threads, &mut || bar.inc(1))?;
+    let interrupt = Interrupt::watch(&plan, &store_path, &bar)?;
+    let done = plan.execute_counted(&todo, &store, args.threads, &mut || bar.inc(1));
+    interrupt.finish();
+    let done = done?;
     bar.finish_and_clear();
     let others = if done.left_to_others > 0 {
         format!(", {} computed by another sweep", done.left_to_others)
@@ -118,6 +121,74 @@ pub fn run(args: SweepArgs) -> Result<()> {
         store_path.display()
     );
     Ok(())
+}
+
+/// Ctrl-C during a sweep: a thread waits on a pipe the signal handler writes to, then says how
+/// many of the experiment's runs the store holds and how to resume, and exits with 130 (the
+/// shell's code for SIGINT). Each run is stored in its own transaction, so the store holds whole
+/// rows only, and rerunning the command skips them.
+struct Interrupt {
+    write_fd: i32,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Interrupt {
+    fn watch(plan: &Plan, store_path: &Path, bar: &ProgressBar) -> Result<Interrupt> {
+        let mut fds = [0; 2];
+        // SAFETY: pipe writes two descriptors into `fds`.
+        if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+            return Err(std::io::Error::last_os_error()).context("cannot create a pipe");
+        }
+        let [read_fd, write_fd] = fds;
+        // What the thread needs to count stored runs, owned: the plan's keys.
+        let keys: Vec<String> = plan.runs.iter().map(|r| r.1.key()).collect();
+        let (store_path, bar) = (store_path.to_path_buf(), bar.clone());
+        let thread = std::thread::spawn(move || {
+            let mut byte = [0u8; 1];
+            // SAFETY: reads one byte into a live buffer from the pipe this thread owns.
+            let n = unsafe { libc::read(read_fd, byte.as_mut_ptr().cast(), 1) };
+            // SAFETY: the read end is this thread's alone.
+            unsafe { libc::close(read_fd) };
+            if n != 1 || byte[0] != b'i' {
+                return;
+            }
+            bar.abandon();
+            let stored = belady_core::sweep::store::Store::open_existing(&store_path)
+                .and_then(|s| s.keys())
+                .map(|done| keys.iter().filter(|k| done.contains(*k)).count());
+            let what = match stored {
+                Ok(n) => format!("{n} of the experiment's {} runs are stored", keys.len()),
+                Err(e) => format!("cannot count the stored runs ({e})"),
+            };
+            eprintln!(
+                "\nbelady: interrupted: {what} in {}; run the same command again to resume \
+                 (stored runs are skipped)",
+                store_path.display()
+            );
+            crate::on_signal::remove_pending();
+            // Without running destructors or atexit handlers under the still-running workers.
+            // SAFETY: _exit ends the process; nothing after it runs.
+            unsafe { libc::_exit(130) };
+        });
+        crate::on_signal::interrupt_to(write_fd);
+        Ok(Interrupt {
+            write_fd,
+            thread: Some(thread),
+        })
+    }
+
+    /// The sweep ended: Ctrl-C is the default again, and the thread ends.
+    fn finish(mut self) {
+        crate::on_signal::interrupt_to(0);
+        // SAFETY: writes one byte from static memory to the pipe this value owns, then closes it.
+        unsafe {
+            libc::write(self.write_fd, b"d".as_ptr().cast(), 1);
+            libc::close(self.write_fd);
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Hands the sweep to the Python package's Dask driver (same plan, same store, same engine).

@@ -9,26 +9,10 @@ use common::*;
 use std::path::Path;
 use std::process::Command;
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
-/// A lirs trace of `n` references at `dir/name`: block `7 i mod 500`, so 500 distinct blocks
-/// (7 and 500 are coprime) visited in a fixed cycle.
-fn lirs(dir: &Path, name: &str, n: usize) -> String {
-    let text: String = (0..n).map(|i| format!("{}\n", (i * 7) % 500)).collect();
-    write(dir, name, &text)
-}
-
 #[test]
 fn a_convert_that_fails_leaves_no_output() {
     let dir = tempfile::tempdir().unwrap();
-    let src = lirs(dir.path(), "t.lirs", 200_000);
+    let src = cycle_trace(dir.path(), "t.lirs", 200_000);
     let native = path_in(dir.path(), "t.bldy");
     ok(&belady(&[
         "convert", "-t", &src, "-f", "lirs", "-o", &native,
@@ -68,12 +52,12 @@ fn a_convert_that_fails_leaves_no_output() {
 #[test]
 fn output_naming_the_input_is_refused_and_the_input_kept() {
     let dir = tempfile::tempdir().unwrap();
-    let src = lirs(dir.path(), "t.lirs", 100);
+    let src = cycle_trace(dir.path(), "t.lirs", 100);
     let original = std::fs::read(&src).unwrap();
     let link = dir.path().join("link.lirs");
     std::os::unix::fs::symlink(&src, &link).unwrap();
     let link = link.display().to_string();
-    let b = lirs(dir.path(), "b.lirs", 50);
+    let b = cycle_trace(dir.path(), "b.lirs", 50);
     for out in [&src, &link] {
         for to in ["lirs", "native", "events"] {
             let r = belady(&["convert", "-t", &src, "-f", "lirs", "--to", to, "-o", out]);
@@ -159,7 +143,7 @@ fn events_redeclaring_a_file_or_reading_past_its_end_are_refused() {
 #[test]
 fn huge_cache_sizes_are_sized_by_the_trace() {
     let dir = tempfile::tempdir().unwrap();
-    let src = lirs(dir.path(), "t.lirs", 1000);
+    let src = cycle_trace(dir.path(), "t.lirs", 1000);
     for size in ["4000000000", "100TiB"] {
         let out = ok(&run_sim(
             &src,
@@ -349,7 +333,7 @@ fn kill_9_mid_write_leaves_no_complete_looking_output() {
         std::fs::remove_file(work.join(name)).unwrap();
     }
     // The same for convert, from a large input.
-    let src = lirs(dir.path(), "src.lirs", 3_000_000);
+    let src = cycle_trace(dir.path(), "src.lirs", 3_000_000);
     let out = work.join("copy.lirs").display().to_string();
     let left = killed_mid_write(
         &[

@@ -13,21 +13,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
-/// A lirs trace of `n` references over 500 blocks.
-fn lirs(dir: &Path, name: &str, n: usize) -> String {
-    let text: String = (0..n).map(|i| format!("{}\n", (i * 7) % 500)).collect();
-    write(dir, name, &text)
-}
-
 /// A private character device like /dev/null (major 1, minor 3) at `dir/name`, or `None` where
 /// nodes cannot be made (not root). Tests never write to the system's /dev/null.
 fn private_null(dir: &Path, name: &str) -> Option<String> {
@@ -63,7 +48,7 @@ fn with_umask(mask: &str, args: &[&str]) -> std::process::Output {
 #[test]
 fn mrc_outputs_go_through_the_atomic_writer() {
     let dir = tempfile::tempdir().unwrap();
-    let trace = lirs(dir.path(), "t.lirs", 2000);
+    let trace = cycle_trace(dir.path(), "t.lirs", 2000);
     let original = std::fs::read(&trace).unwrap();
     // The input is refused as -o and as --html, and kept.
     for flag in ["-o", "--html"] {
@@ -116,7 +101,7 @@ fn mrc_outputs_go_through_the_atomic_writer() {
 #[test]
 fn every_writer_writes_through_a_device_and_refuses_a_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let trace = lirs(dir.path(), "t.lirs", 500);
+    let trace = cycle_trace(dir.path(), "t.lirs", 500);
     let native = path_in(dir.path(), "t.bt");
     ok(&belady(&[
         "convert", "-t", &trace, "-f", "lirs", "-o", &native,
@@ -242,8 +227,8 @@ fn interrupt(dir: &Path, args: &[&str], signal: (&str, i32), keep: &[String]) {
 fn signals_during_convert_and_merge_remove_their_temporaries() {
     let dir = tempfile::tempdir().unwrap();
     // Large enough that each run lasts well beyond the moment its temporary appears.
-    let a = lirs(dir.path(), "a.lirs", 1_500_000);
-    let b = lirs(dir.path(), "b.lirs", 1_500_000);
+    let a = cycle_trace(dir.path(), "a.lirs", 1_500_000);
+    let b = cycle_trace(dir.path(), "b.lirs", 1_500_000);
     let keep = vec!["a.lirs".to_string(), "b.lirs".to_string()];
     let out = path_in(dir.path(), "out");
     for signal in [("INT", 2), ("TERM", 15), ("HUP", 1)] {

@@ -278,3 +278,39 @@ fn a_native_file_is_reported_by_the_path_given_and_names_are_escaped() {
         assert!(text.contains("\\x1b]0;pwned\\x07"), "{text:?}");
     }
 }
+
+#[test]
+fn disk_utilization_never_exceeds_one_when_read_ahead_outlasts_the_run() {
+    let Some(cs) = shared("lirs/cs.trace.gz") else {
+        return;
+    };
+    // On cs at 10 % with linux6, read-ahead issued near the end keeps the disk busy past the last
+    // reference: busy time (6.06 s) exceeded run time (6.02 s) and the ratio printed was 1.0067.
+    let rows = json_rows(&run_sim(
+        &cs,
+        "lirs",
+        &[
+            "-p",
+            "lru",
+            "-c",
+            "10%",
+            "--prefetch",
+            "linux6",
+            "--disk",
+            "cheetah9lp",
+            "--json",
+        ],
+    ));
+    let row = &rows[0];
+    let busy = row["disk_busy_s"].as_f64().unwrap();
+    let exec = row["exec_time_s"].as_f64().unwrap();
+    let utilization = row["disk_utilization"].as_f64().unwrap();
+    assert!(busy > 0.0 && exec > 0.0, "{row}");
+    assert!(
+        utilization <= 1.0,
+        "utilization {utilization} above 1: {row}"
+    );
+    if busy <= exec {
+        assert!((utilization - busy / exec).abs() < 1e-9, "{row}");
+    }
+}

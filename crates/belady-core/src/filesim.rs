@@ -261,10 +261,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.io.io_time_s = Some(s(exec_ns.saturating_sub(self.proc_ns)));
             self.io.io_wait_s = self.io.io_time_s;
             self.io.disk_busy_s = Some(s(busy_ns));
-            self.io.disk_utilization = Some(if exec_ns == 0 {
+            // Read-ahead issued near the end may finish after the last reference: the device's
+            // busy time is then measured over the span until it goes idle, so it stays <= 1.
+            let span_ns = exec_ns.max(disk.free_ns());
+            self.io.disk_utilization = Some(if span_ns == 0 {
                 0.0
             } else {
-                busy_ns as f64 / exec_ns as f64
+                busy_ns as f64 / span_ns as f64
             });
             let r = &mut self.responses_ns;
             r.sort_unstable();

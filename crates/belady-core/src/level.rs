@@ -35,8 +35,8 @@ pub struct LevelStats {
     pub bypassed: u64,
     /// Of `prefetch_unused_evicted`, blocks prefetched on a learned hint (ClusterFetch).
     pub hinted_unused_evicted: u64,
-    /// Misses not inserted: the admission filter or the policy ([`Policy::before_insert`])
-    /// refused them, or the object is larger than the whole cache.
+    /// Misses not inserted: the admission filter or the policy ([`Policy::before_insert`],
+    /// [`Policy::evicts_incoming`]) refused them, or the object is larger than the whole cache.
     #[serde(default)]
     pub rejected: u64,
     /// Sum of the demand requests' sizes (objects model; 0 in the blocks model, whose bytes are
@@ -80,6 +80,16 @@ pub struct CacheLevel<P: Policy> {
     tick: u64,
     last_victim: Option<Victim>,
     admission: Option<Admission>,
+}
+
+/// How making room for a demand miss ended.
+enum Room {
+    /// The block fits now.
+    Made,
+    /// Every block left is pinned.
+    Pinned,
+    /// The policy made the incoming block its own victim ([`Policy::evicts_incoming`]).
+    IncomingLeft,
 }
 
 /// A block a level evicted to make room, as reported by [`CacheLevel::last_victim`].
@@ -213,14 +223,21 @@ impl<P: Policy> CacheLevel<P> {
             self.stats.rejected += 1;
             return Outcome::Bypass;
         }
-        if self.make_room(b, &cx) {
-            self.frames.insert(b, false, weight);
-            self.policy.on_insert(b, InsertKind::Demand, &cx);
-            self.apply_pending(&cx);
-            Outcome::Miss
-        } else {
-            self.stats.bypassed += 1;
-            Outcome::Bypass
+        match self.make_room(b, &cx) {
+            Room::Made => {
+                self.frames.insert(b, false, weight);
+                self.policy.on_insert(b, InsertKind::Demand, &cx);
+                self.apply_pending(&cx);
+                Outcome::Miss
+            }
+            Room::Pinned => {
+                self.stats.bypassed += 1;
+                Outcome::Bypass
+            }
+            Room::IncomingLeft => {
+                self.stats.rejected += 1;
+                Outcome::Bypass
+            }
         }
     }
 
@@ -278,7 +295,7 @@ impl<P: Policy> CacheLevel<P> {
         };
         // AccuSim's ARC lets a remembered ghost enter unmarked (compat::accusim).
         let marked = self.policy.accusim().map_or(true, |h| h.prefetch_marked(b));
-        if !self.make_room(b, &cx) {
+        if !matches!(self.make_room(b, &cx), Room::Made) {
             return false;
         }
         self.stats.prefetched += 1;
@@ -374,17 +391,20 @@ impl<P: Policy> CacheLevel<P> {
         }
     }
 
-    /// Evicts until `incoming` (of `cx.size` units) fits; `false` when every block left is
-    /// pinned.
+    /// Evicts until `incoming` (of `cx.size` units) fits. Before each eviction for a demand miss
+    /// the policy may make `incoming` its own victim ([`Policy::evicts_incoming`]).
     #[inline]
-    fn make_room(&mut self, incoming: Block, cx: &Access) -> bool {
+    fn make_room(&mut self, incoming: Block, cx: &Access) -> Room {
         while !self.frames.fits(cx.size) {
+            if !cx.prefetch && self.policy.evicts_incoming(incoming, &self.frames, cx) {
+                return Room::IncomingLeft;
+            }
             let Some(victim) = self.policy.select_victim(incoming, &self.frames, cx) else {
-                return false;
+                return Room::Pinned;
             };
             self.evict(victim, cx);
         }
-        true
+        Room::Made
     }
 
     /// Evicts resident, unpinned `victim`: counts it, remembers it as the last victim and tells
@@ -608,7 +628,7 @@ mod weighing_policies {
             .collect();
         let capacity = 1500;
         for spec in parse_policies(
-            "lru,fifo,clock,opt,lrfu,lru-k,mq,fbr,arc,2q,sieve,lfu,lfuda",
+            "lru,fifo,clock,opt,lrfu,lru-k,mq,fbr,arc,2q,sieve,lfu,lfuda,gdsf,lhd,s3fifo,slru",
             &[],
             Preset::Paper,
         )

@@ -84,3 +84,20 @@ pub fn run_sim(trace: &str, format: &str, args: &[&str]) -> Output {
 pub fn hand_worked_levels_trace(dir: &Path) -> String {
     write(dir, "t.trace", "10\n11\n12\n10\n11\n13\n12\n10\n")
 }
+
+/// The file names in `dir`, sorted: what a failed run left behind.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A lirs trace of `n` references at `dir/name`: block `7 i mod 500`, so 500 distinct blocks
+/// (7 and 500 are coprime) visited in a fixed cycle.
+pub fn cycle_trace(dir: &Path, name: &str, n: usize) -> String {
+    let text: String = (0..n).map(|i| format!("{}\n", (i * 7) % 500)).collect();
+    write(dir, name, &text)
+}

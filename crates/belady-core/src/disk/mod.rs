@@ -78,14 +78,33 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("fixed", "a constant 1 ms per request (for tests)"),
 ];
 
+/// Generic model names `load_model` also takes, and the preset each stands for.
+pub const PRESET_ALIASES: &[(&str, &str)] = &[("hdd", "hdd7200"), ("ssd", "nvme")];
+
+/// The presets and aliases as help and errors list them: `cheetah9lp, hdd7200, nvme, fixed; hdd
+/// means hdd7200, ssd means nvme`.
+pub fn preset_list() -> String {
+    let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+    let aliases: Vec<String> = PRESET_ALIASES
+        .iter()
+        .map(|(alias, preset)| format!("{alias} means {preset}"))
+        .collect();
+    format!("{}; {}", names.join(", "), aliases.join(", "))
+}
+
 impl DiskConfig {
     /// The configuration of a named preset, or `None` for an unknown name.
     pub fn preset(name: &str) -> Option<DiskConfig> {
-        match name.to_ascii_lowercase().as_str() {
+        let lower = name.to_ascii_lowercase();
+        // The generic model names stand for their current presets.
+        let name = PRESET_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == lower)
+            .map_or(lower.as_str(), |(_, preset)| preset);
+        match name {
             "cheetah9lp" => Some(DiskConfig::Hdd(hdd::HddParams::cheetah9lp())),
-            // The generic model names stand for their current presets.
-            "hdd7200" | "hdd" => Some(DiskConfig::Hdd(hdd::HddParams::hdd7200())),
-            "nvme" | "ssd" => Some(DiskConfig::Ssd(ssd::SsdParams::nvme())),
+            "hdd7200" => Some(DiskConfig::Hdd(hdd::HddParams::hdd7200())),
+            "nvme" => Some(DiskConfig::Ssd(ssd::SsdParams::nvme())),
             "fixed" => Some(DiskConfig::Fixed(fixed::FixedParams::default())),
             _ => None,
         }
@@ -184,14 +203,17 @@ pub fn load_config(name_or_path: &str) -> Result<DiskConfig> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         return DiskConfig::from_toml(&text, name_or_path);
     }
-    let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+    let names = PRESETS
+        .iter()
+        .map(|p| p.0)
+        .chain(PRESET_ALIASES.iter().map(|a| a.0));
     Err(Error::config(
         "disk model",
         name_or_path,
         format!(
-            "not a file, and not a preset{}: expected a preset ({}; hdd means hdd7200, ssd means nvme) or the path of a TOML file",
-            crate::error::did_you_mean(name_or_path, names.iter().copied()),
-            names.join(", ")
+            "not a file, and not a preset{}: expected a preset ({}) or the path of a TOML file",
+            crate::error::did_you_mean(name_or_path, names),
+            preset_list()
         ),
     ))
 }

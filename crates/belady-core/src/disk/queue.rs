@@ -162,6 +162,11 @@ impl DeviceQueue {
         self.busy_ns
     }
 
+    /// When the device finishes the last request started so far, ns.
+    pub fn free_ns(&self) -> u64 {
+        self.free_ns
+    }
+
     /// When the device would start its next request, if one is waiting.
     pub fn next_start_ns(&self) -> Option<u64> {
         let first_arrival = self

@@ -564,6 +564,33 @@ pub static POLICIES: &[PolicyInfo] = &[
         params: &[],
     },
     PolicyInfo {
+        name: "gdsf",
+        aliases: &["greedydual-size-frequency"],
+        about: "GreedyDual-Size-Frequency (Cherkasova 1998): evict the lowest L + frequency x 10^6 / size, libCacheSim's rules",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "lhd",
+        aliases: &["least-hit-density"],
+        about: "Least Hit Density (Beckmann et al., NSDI 2018): evict the lowest hits per space-time among random samples, densities learned per class",
+        params: &[
+            ParamInfo {
+                name: "associativity",
+                default: "32",
+                study: None,
+                accusim: None,
+                about: "objects drawn per eviction once the model has warmed up (8 during the first 50 reconfigurations)",
+            },
+            ParamInfo {
+                name: "admissions",
+                default: "8",
+                study: None,
+                accusim: None,
+                about: "recently admitted low-density objects also considered at each eviction",
+            },
+        ],
+    },
+    PolicyInfo {
         name: "wtinylfu",
         aliases: &["w-tinylfu"],
         about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging",

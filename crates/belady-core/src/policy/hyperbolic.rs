@@ -67,6 +67,11 @@ impl Sampled {
         Some(self.blocks[self.rng.random_range(0..self.blocks.len())])
     }
 
+    /// The stream the draws come from, for a policy's other random choices (LHD's explorers).
+    pub(crate) fn rng(&mut self) -> &mut Pcg64 {
+        &mut self.rng
+    }
+
     /// The resident blocks, in slot order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = Block> + '_ {
         self.blocks.iter().copied()

@@ -10,7 +10,8 @@
 //! - `b` not resident: while the level is full, [`Policy::select_victim`] then
 //!   [`Policy::on_evict`] for the chosen block; then [`Policy::on_insert`] with
 //!   [`InsertKind::Demand`]. Before making room it asks [`Policy::before_insert`], which may
-//!   refuse the block.
+//!   refuse the block. Before each eviction of a demand miss it asks
+//!   [`Policy::evicts_incoming`], which may make the entering block its own victim.
 //!
 //! After `on_hit`, `before_insert` and `on_insert` the level applies the frame changes the policy
 //! queued ([`Policy::take_pending`]): evictions decided outside `select_victim` (libCacheSim's
@@ -46,14 +47,20 @@ pub mod twoq_sized;
 pub mod lfu;
 pub mod lfuda;
 pub mod s3fifo;
+pub mod s3fifo_sized;
 pub mod sieve;
 pub mod slru;
+pub mod slru_sized;
 pub mod wtinylfu;
 
 // Learned and sampled policies (Hyperbolic, LeCaR, Cacheus).
 pub mod cacheus;
 pub mod hyperbolic;
 pub mod lecar;
+
+// The size-aware family (GDSF, LHD).
+pub mod gdsf;
+pub mod lhd;
 
 #[cfg(test)]
 mod conformance;
@@ -179,6 +186,15 @@ pub trait Policy: Send {
         true
     }
 
+    /// Asked before each eviction that makes room for demand-missed `incoming`: whether
+    /// `incoming` itself leaves instead (libCacheSim's GDSF inserts first and evicts after, so a
+    /// newcomer ranked below every resident block is its own victim). `true` ends the miss
+    /// without inserting it (counted as rejected); the evictions already made stay. Default: never.
+    #[inline]
+    fn evicts_incoming(&mut self, _incoming: Block, _frames: &Frames, _cx: &Access) -> bool {
+        false
+    }
+
     /// The next frame change the policy queued (see [`Pending`]); the level drains them after
     /// [`Policy::on_hit`], [`Policy::before_insert`] and [`Policy::on_insert`]. Default: none.
     #[inline]
@@ -254,6 +270,10 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     #[inline]
     fn before_insert(&mut self, b: Block, frames: &Frames, cx: &Access) -> bool {
         (**self).before_insert(b, frames, cx)
+    }
+    #[inline]
+    fn evicts_incoming(&mut self, b: Block, frames: &Frames, cx: &Access) -> bool {
+        (**self).evicts_incoming(b, frames, cx)
     }
     #[inline]
     fn take_pending(&mut self) -> Option<Pending> {

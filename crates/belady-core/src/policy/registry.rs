@@ -296,6 +296,8 @@ pub fn build<V: PolicyVisitor>(
         "slru" => visitor.visit(SlruPolicy::from_spec(spec, capacity, universe)?),
         "lfu" => visitor.visit(LfuPolicy::new(universe)),
         "lfuda" => visitor.visit(LfudaPolicy::new(universe)),
+        "gdsf" => visitor.visit(super::gdsf::GdsfPolicy::new(universe)),
+        "lhd" => visitor.visit(super::lhd::LhdPolicy::from_spec(spec, capacity, universe)?),
         "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
         "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
         "lecar" => visitor.visit(LecarPolicy::from_spec(spec, capacity, universe)?),
@@ -305,9 +307,9 @@ pub fn build<V: PolicyVisitor>(
 }
 
 /// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
-/// the size-aware variant where one differs (ARC and 2Q: libCacheSim's byte-based ones; LIRS under
-/// `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS), every other
-/// level what [`build`] gives.
+/// the size-aware variant where one differs (ARC, 2Q, S3-FIFO and SLRU: libCacheSim's byte-based
+/// ones; LIRS under `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS;
+/// LHD with its explorer budget in bytes), every other level what [`build`] gives.
 pub fn build_for<V: PolicyVisitor>(
     spec: &PolicySpec,
     capacity: &crate::cache_model::Capacity,
@@ -318,6 +320,18 @@ pub fn build_for<V: PolicyVisitor>(
         "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
             Ok(visitor.visit(super::arc_sized::ArcSizedPolicy::new(universe)))
         }
+        "s3fifo" if capacity.weighted => Ok(visitor.visit(
+            super::s3fifo_sized::S3FifoSizedPolicy::from_spec(spec, capacity.units, universe)?,
+        )),
+        // LHD's explorer budget is a share of the cache's bytes.
+        "lhd" if capacity.weighted => Ok(visitor.visit(super::lhd::LhdPolicy::from_spec(
+            spec,
+            capacity.units,
+            universe,
+        )?)),
+        "slru" if capacity.weighted => Ok(visitor.visit(
+            super::slru_sized::SlruSizedPolicy::from_spec(spec, capacity.units, universe)?,
+        )),
         "2q" if capacity.weighted => Ok(visitor.visit(
             super::twoq_sized::TwoQSizedPolicy::from_spec(spec, capacity.units, universe)?,
         )),
@@ -450,19 +464,15 @@ mod tests {
             "sieve",
             "lfu",
             "lfuda",
+            "gdsf",
+            "lhd",
+            "s3fifo",
+            "slru",
         ] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             check_weighs(spec).unwrap();
         }
-        for name in [
-            "car",
-            "clock-pro",
-            "lirs",
-            "lecar",
-            "cacheus",
-            "slru",
-            "wtinylfu",
-        ] {
+        for name in ["car", "clock-pro", "lirs", "lecar", "cacheus", "wtinylfu"] {
             let spec = &parse_policies(name, &[], Preset::Paper).unwrap()[0];
             let e = check_weighs(spec).unwrap_err().to_string();
             assert!(

@@ -130,7 +130,7 @@ impl Policy for SlruPolicy {
     }
 
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("libCacheSim's byte SLRU evicts on a hit when demoting objects of other sizes overflows segment 0, and only the level evicts, on a miss")
+        Err("this form counts blocks; a level weighing objects is given slru_sized::SlruSizedPolicy")
     }
 
     fn len(&self) -> usize {

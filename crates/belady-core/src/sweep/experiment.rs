@@ -152,7 +152,7 @@ impl Experiment {
                 let msg = e.to_string();
                 let msg = match msg.split_once(", expected one of") {
                     Some((head, _)) => format!(
-                        "{head} (docs/sweeps.md and `belady sim --print-config` list the keys)"
+                        "{head} (`belady help sweeps` and `belady sim --print-config` list the keys)"
                     ),
                     None if !key.is_empty() => format!("`{key}`: {msg}"),
                     None => msg,

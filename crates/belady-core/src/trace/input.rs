@@ -40,6 +40,26 @@ impl Compression {
 
 const READ_BUFFER: usize = 1 << 18;
 
+/// Bytes read from trace files (as stored, before decompression) since the process started.
+static TRACE_BYTES_READ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Bytes read from trace files so far (as stored: compressed bytes for a compressed file), for a
+/// progress display; it only grows, and a trace read twice counts twice.
+pub fn trace_bytes_read() -> u64 {
+    TRACE_BYTES_READ.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A trace file whose reads add to [`TRACE_BYTES_READ`] (one atomic add per 256 KiB buffer).
+struct Counted(File);
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        TRACE_BYTES_READ.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
 /// Longest text line a reader accepts (1 MiB): a file without line breaks (say `/dev/zero`)
 /// must end in an error naming the line, not fill memory.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
@@ -57,7 +77,7 @@ pub fn open_trace(path: &Path) -> Result<Box<dyn BufRead + Send>> {
             return Ok(peeked.swap_remove(i).1);
         }
     }
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = Counted(File::open(path).map_err(|e| Error::io(path, e))?);
     let mut raw = BufReader::with_capacity(READ_BUFFER, file);
     let head = peek(&mut raw, 6).map_err(|e| Error::io(path, e))?;
     let reader: Box<dyn BufRead + Send> = match Compression::sniff(&head) {
