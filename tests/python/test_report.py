@@ -250,7 +250,7 @@ def _pixels_of(rows, bpp, box, colour, tolerance=40):
     )
 
 
-def _check_report_page(page, svgs, profile, min_height=0):
+def _check_report_page(page, svgs, profile, min_height=0, min_coloured=300):
     """Every chart of a report page, painted by Chromium, shows each of its lines in the plot frame."""
     shots = _screenshots(page, profile, min_height)
     assert len(shots) == len(svgs)
@@ -266,7 +266,7 @@ def _check_report_page(page, svgs, profile, min_height=0):
             for x in range(PLOT[0] * bpp, PLOT[2] * bpp, bpp)
             if max(row[x:x + 3]) - min(row[x:x + 3]) > 80
         )
-        assert coloured > 300, (i, coloured)
+        assert coloured > min_coloured, (i, coloured)
         # Every line (each policy, a tie of policies, OPT) shows in its own colour: drawn under
         # another, its markers are spread beside the other's, and OPT's dashes let the line under it
         # show.
@@ -284,7 +284,7 @@ def test_report_renders_in_headless_chromium(belady_bin, report, tmp_path):
     text = report.read_text()
     assert charts == text.count("<svg") == 6
     svgs = re.findall(r"<svg.*?</svg>", text, re.S)
-    _check_report_page(report, svgs, tmp_path / "profile", min_height=1600)
+    _check_report_page(report, svgs, tmp_path / "profile", min_height=1600, min_coloured=1000)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
