@@ -49,24 +49,60 @@ def test_demo_runs_every_policy_with_and_without_read_ahead_and_writes_the_repor
     means = _means(hits)
     heading = None
     checked = 0
-    for line in lines:
+    text = run.stdout
+    for i, line in enumerate(lines):
         if m := re.match(r"^(\S+) \((\d+) unique blocks\)$", line):
             heading = m.group(1)
-        elif m := re.match(r"^  (no read-ahead|linux24)\s+best (\S+(?: \+\d+ tied)?)\s+([\d.]+)%\s+"
-                           r"worst (\S+(?: \+\d+ tied)?)\s+([\d.]+)%"
+        elif m := re.match(r"^  (no read-ahead|linux24)\s+best (\S+(?:, \S+ \(tied\)| tied)?)\s+([\d.]+)%\s+"
+                           r"worst (\S+(?:, \S+ \(tied\)| tied)?)\s+([\d.]+)%"
                            r"\s+OPT ([\d.]+)%$", line):
             pols = means[(heading, "none" if m.group(1) == "no read-ahead" else "linux24")]
             ranked = {p: v for p, v in pols.items() if p != "opt"}
-            for shown, value in ((m.group(2), max(ranked.values())), (m.group(4), min(ranked.values()))):
-                # Ties are named by their first name alphabetically and counted.
+            for what, shown, value in (("best", m.group(2), max(ranked.values())),
+                                       ("worst", m.group(4), min(ranked.values()))):
+                # Every tied policy is named: in the column when two tie, else on a line of its own.
                 tied = sorted(p for p, v in ranked.items() if abs(v - value) < 1e-9)
-                assert shown == (tied[0] if len(tied) == 1 else f"{tied[0]} +{len(tied) - 1} tied"), line
+                if len(tied) == 1:
+                    assert shown == tied[0], line
+                elif len(tied) == 2:
+                    assert shown == f"{tied[0]}, {tied[1]} (tied)", line
+                else:
+                    assert shown == f"{len(tied)} tied", line
+                    listed = re.search(rf"    {what}, {len(tied)} tied at {value:.2f}%: ([^\n]+(?:\n      [^\n]+)*)",
+                                       "\n".join(lines[i:]))
+                    assert listed, (what, line)
+                    assert " ".join(listed.group(1).split()).split(", ") == tied, listed.group(1)
             best, worst = max(ranked, key=ranked.get), min(ranked, key=ranked.get)
             assert float(m.group(3)) == pytest.approx(ranked[best], abs=0.005)
             assert float(m.group(5)) == pytest.approx(ranked[worst], abs=0.005)
             assert float(m.group(6)) == pytest.approx(pols["opt"], abs=0.005)
             checked += 1
     assert checked == 4 * 2, run.stdout
+    assert not re.search(r"\+\d+ tied", text), "ties name their members"
+
+    # OPT's place, checked against the runs: the ceiling at every size without read-ahead; with
+    # read-ahead, every "not the ceiling" claim names a run that beats OPT's at its size.
+    with sqlite3.connect(out / "results.sqlite") as db:
+        cells = db.execute("SELECT trace, prefetch, policy, cache_blocks, hit_ratio, disk_requests FROM runs").fetchall()
+    by = defaultdict(dict)
+    for trace, prefetch, policy, size, hit, disk in cells:
+        by[(pathlib.Path(trace).name, prefetch, size)][policy] = (hit, disk)
+    for (trace, prefetch, size), pols in by.items():
+        if prefetch == "none":
+            assert all(h <= pols["opt"][0] + 1e-12 for h, _ in pols.values()), (trace, size)
+    assert "(unexpected" not in text
+    assert "Without read-ahead it is the ceiling" in text and "With read-ahead it is not" in text
+    claims = re.findall(r"at (\d+) blocks (\S+) hits ([\d.]+)% \(OPT ([\d.]+)%\)", text)
+    claims_disk = re.findall(r"at (\d+) blocks (\S+) needs (\d+) disk requests \(OPT (\d+)\)", text)
+    assert claims, "the demo's own numbers show OPT beaten with read-ahead"
+    for size, policy, hit, opt in claims:
+        match = [pols for (t, p, s), pols in by.items() if p == "linux24" and s == int(size)
+                 and policy in pols and round(100 * pols[policy][0], 2) == float(hit)]
+        assert match and float(hit) > float(opt) and round(100 * match[0]["opt"][0], 2) == float(opt), size
+    for size, policy, disk, opt in claims_disk:
+        assert any(p == "linux24" and s == int(size) and pols[policy][1] == int(disk) and pols["opt"][1] == int(opt)
+                   for (t, p, s), pols in by.items()), size
+        assert int(disk) < int(opt)
     assert "LRU's failure modes" in run.stdout
 
     # --verbose: every run's table, with every column explained.
@@ -112,3 +148,36 @@ def test_lru_k_surprise_under_read_ahead_is_explained_by_evicted_prefetches(bela
     assert lru_unused == 0 and k_unused > 0.5 * k_pre and k_hit < lru_hit - 0.3
     (lru_hit, _, _), (k_hit, k_unused, _) = sim("--param", "lru-k.crp=100")
     assert k_unused == 0 and k_hit == lru_hit
+
+
+def test_lirs_and_clock_pro_under_read_ahead_lose_what_they_read_ahead(belady_bin, tmp_path):
+    """docs/demo.md's LIRS / CLOCK-Pro section, checked: with the `paper` settings both evict over
+    half of their read-ahead unused at 5% of files-loop.bev's blocks; with room for read-ahead (a
+    20% HIR share, a fixed cold allocation) they lose none at 20%, and the summary lists both."""
+    out = tmp_path / "demo"
+    run = subprocess.run([str(belady_bin), "demo", "--data", str(ROOT / "data"), "--out", str(out)],
+                         capture_output=True, text=True, check=True).stdout
+    below = re.search(r"files-loop\.bev .*?points below LRU with linux24[^\n]*\n    ([^\n]+)", run, re.S)
+    assert below, run
+    for policy in ("lirs", "clock-pro"):
+        assert re.search(rf"\b{policy} [\d.]+% \((\d+)%\)", below.group(1)), below.group(1)
+
+    def sim(policy, size, *extra):
+        text = subprocess.run([str(belady_bin), "sim", "--trace", str(out / "files-loop.bev"), "--format", "events",
+                               "--policy", policy, "--cache-size", size, "--prefetch", "linux24", "--disk",
+                               "cheetah9lp", "--json", *extra], capture_output=True, text=True, check=True).stdout
+        (row,) = json.loads(text)
+        return row["hit_ratio"], row["prefetch_unused_evicted"], row["prefetched_blocks"]
+
+    (lru_hit, lru_unused, _) = sim("lru", "5%")
+    assert lru_unused == 0
+    for policy in ("lirs", "clock-pro"):
+        hit, unused, pre = sim(policy, "5%")
+        assert unused > 0.5 * pre and hit < lru_hit - 0.3, policy
+    hit, unused, _ = sim("lirs", "20%", "--param", "lirs.hir=0.2")
+    assert unused == 0 and hit > lru_hit
+    hit, unused, _ = sim("clock-pro", "20%", "--param", "clock-pro.adaptive=false")
+    assert unused == 0 and hit == lru_hit
+    # Adaptive, with a floor of 20% cold frames: read-ahead keeps its room, and LRU's hit ratio.
+    hit, unused, pre = sim("clock-pro", "20%", "--param", "clock-pro.cold_min=0.2")
+    assert unused < 0.01 * pre and abs(hit - lru_hit) < 0.001

@@ -203,52 +203,135 @@ LAYOUT_JS = """JSON.stringify({
 })"""
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
-def test_report_renders_in_headless_chromium(belady_bin, report, tmp_path):
-    claimed = subprocess.run(
-        [str(belady_bin), "report", "--store", str(report.parent / "r.sqlite"), "-o", str(tmp_path / "r.html")],
-        check=True, capture_output=True, text=True).stderr
-    charts = int(re.search(r"\((\d+) charts\)", claimed).group(1))
-    assert charts == report.read_text().count("<svg") == 6
-    browser = _DevTools(tmp_path / "profile")
+def _screenshots(page, profile, min_height=0):
+    """Each chart (`<svg>`) of `page` as Chromium paints it: (left, top, width, height) and PNG bytes."""
+    browser = _DevTools(profile)
     try:
         target = browser.send("Target.createTarget", url="about:blank")["targetId"]
         session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         browser.send("Page.enable", session)
         browser.send("Emulation.setDeviceMetricsOverride", session, width=1200, height=900, deviceScaleFactor=1,
                      mobile=False)
-        browser.send("Page.navigate", session, url=report.as_uri())
+        browser.send("Page.navigate", session, url=page.as_uri())
         browser.wait_for("Page.loadEventFired", session)
         height = json.loads(browser.send("Runtime.evaluate", session, expression=LAYOUT_JS,
                                          returnByValue=True)["result"]["value"])["height"]
-        assert height > 1600, "the page is taller than one screen; every chart is still checked"
+        assert height > min_height, "the page is taller than one screen; every chart is still checked"
         # One window as tall as the page, so every chart is laid out and painted inside it.
         browser.send("Emulation.setDeviceMetricsOverride", session, width=1200, height=height,
                      deviceScaleFactor=1, mobile=False)
         layout = json.loads(browser.send("Runtime.evaluate", session, expression=LAYOUT_JS,
                                          returnByValue=True)["result"]["value"])
-        assert len(layout["charts"]) == charts
         shots = []
         for x, y, w, h in layout["charts"]:
-            assert (round(w), round(h)) == CHART_SIZE and y + h <= layout["height"], (x, y, w, h)
+            assert y + h <= layout["height"], (x, y, w, h)
             clip = {"x": x, "y": y, "width": w, "height": h, "scale": 1}
-            shots.append(base64.b64decode(browser.send("Page.captureScreenshot", session, format="png",
-                                                       clip=clip)["data"]))
+            shots.append(((x, y, w, h), base64.b64decode(
+                browser.send("Page.captureScreenshot", session, format="png", clip=clip)["data"])))
     finally:
         browser.close()
-    for i, shot in enumerate(shots):
+    return shots
+
+
+def _line_colours(svg, widths=("2",)):
+    """The colours of a chart's drawn lines (its series, as plotters writes them), as RGB triples."""
+    found = re.findall(r'<polyline[^>]*stroke="#([0-9A-F]{6})" stroke-width="(\d+)"', svg)
+    return sorted({tuple(int(c[i:i + 2], 16) for i in (0, 2, 4)) for c, w in found if w in widths})
+
+
+def _pixels_of(rows, bpp, box, colour, tolerance=40):
+    """How many pixels inside `box` (x0, y0, x1, y1) are within `tolerance` of `colour` in every channel."""
+    x0, y0, x1, y1 = box
+    return sum(
+        1
+        for row in rows[y0:y1]
+        for x in range(x0 * bpp, x1 * bpp, bpp)
+        if all(abs(row[x + k] - colour[k]) <= tolerance for k in range(3))
+    )
+
+
+def _check_report_page(page, svgs, profile, min_height=0, min_coloured=300):
+    """Every chart of a report page, painted by Chromium, shows each of its lines in the plot frame."""
+    shots = _screenshots(page, profile, min_height)
+    assert len(shots) == len(svgs)
+    for i, (((_, _, w, h), shot), svg) in enumerate(zip(shots, svgs)):
+        # The width is fixed; a legend longer than the plot makes the chart taller below it.
+        assert round(w) == CHART_SIZE[0] and round(h) >= CHART_SIZE[1], (i, w, h)
         width, height, bpp, rows = _png_rgb(shot)
-        assert (width, height) == CHART_SIZE, i
         # Not blank: the policies' coloured lines and points show inside the plot frame (grey grid,
         # black text and the white background do not count).
-        x0, y0, x1, y1 = PLOT
         coloured = sum(
             1
-            for row in rows[y0:y1]
-            for x in range(x0 * bpp, x1 * bpp, bpp)
+            for row in rows[PLOT[1]:PLOT[3]]
+            for x in range(PLOT[0] * bpp, PLOT[2] * bpp, bpp)
             if max(row[x:x + 3]) - min(row[x:x + 3]) > 80
         )
-        assert coloured > 1000, (i, coloured)
+        assert coloured > min_coloured, (i, coloured)
+        # Every line (each policy, a tie of policies, OPT) shows in its own colour: drawn under
+        # another, its markers are spread beside the other's, and OPT's dashes let the line under it
+        # show.
+        for colour in _line_colours(svg):
+            seen = _pixels_of(rows, bpp, PLOT, colour)
+            assert seen > 40, (i, colour, seen)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
+def test_report_renders_in_headless_chromium(belady_bin, report, tmp_path):
+    claimed = subprocess.run(
+        [str(belady_bin), "report", "--store", str(report.parent / "r.sqlite"), "-o", str(tmp_path / "r.html")],
+        check=True, capture_output=True, text=True).stderr
+    charts = int(re.search(r"\((\d+) charts\)", claimed).group(1))
+    text = report.read_text()
+    assert charts == text.count("<svg") == 6
+    svgs = re.findall(r"<svg.*?</svg>", text, re.S)
+    _check_report_page(report, svgs, tmp_path / "profile", min_height=1600, min_coloured=1000)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
+def test_tied_policies_all_show_in_headless_chromium(belady_bin, tmp_path):
+    """Lines that tie: every block read once misses for every policy (all tied at 0% without
+    read-ahead), and with read-ahead some tie at some sizes only. Each line still shows, and every
+    policy is named in its chart's legend."""
+    trace = tmp_path / "once.trace"
+    trace.write_text("".join(f"{b}\n" for b in list(range(2000)) + [i % 150 for i in range(1500)]))
+    policies = ["opt", "lru", "fifo", "arc", "lirs", "clock", "2q"]
+    exp = tmp_path / "tie.toml"
+    exp.write_text(f"policies = {json.dumps(policies)}\nsizes = [\"50\", \"100\", \"200\", \"400\"]\n"
+                   'prefetch = ["none", "linux6"]\n[[trace]]\npath = "once.trace"\nformat = "lirs"\n')
+    store = tmp_path / "tie.sqlite"
+    subprocess.run([str(belady_bin), "sweep", str(exp), "--store", str(store), "--quiet"], check=True,
+                   capture_output=True)
+    page = tmp_path / "tie.html"
+    subprocess.run([str(belady_bin), "report", "--store", str(store), "-o", str(page)], check=True,
+                   capture_output=True)
+    text = page.read_text()
+    svgs = re.findall(r"<svg.*?</svg>", text, re.S)
+    assert svgs and any("(tied)" in svg for svg in svgs), "a tie is drawn as one line naming its members"
+    for svg in svgs:
+        legend = " ".join(" ".join(t.split()) for t in re.findall(r">([^<>]*)</text>", svg))
+        for policy in policies:
+            assert re.search(rf"(^|[ ,]){re.escape(policy)}([ ,]|$)", legend), (policy, legend)
+    _check_report_page(page, svgs, tmp_path / "profile")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
+def test_mrc_page_shows_every_curve_in_headless_chromium(belady_bin, traces, tmp_path):
+    """The quick start's `belady mrc ps.trace.gz --policy lru,arc --sample-rate 0.01 --html`, with
+    FIFO too: the curves coincide at most sizes, and each still shows in its own colour."""
+    page = tmp_path / "mrc.html"
+    subprocess.run([str(belady_bin), "mrc", str(traces / "lirs" / "ps.trace.gz"), "--policy", "lru,arc,fifo",
+                    "--sample-rate", "0.01", "--html", str(page)], check=True, capture_output=True)
+    svg = re.search(r"<svg.*?</svg>", page.read_text(), re.S).group(0)
+    ((_, shot),) = _screenshots(page, tmp_path / "profile")
+    width, height, bpp, rows = _png_rgb(shot)
+    assert (width, height) == (960, 540)
+    colours = [c for c in _line_colours(svg, ("2", "3")) if c != (119, 119, 119)]
+    assert len(colours) == 3, colours
+    # The plot is the chart's left 700 pixels (mrc_chart.rs PLOT_WIDTH); the legend is right of it.
+    plot = (80, 40, 700, 480)
+    for colour in colours + [(119, 119, 119)]:
+        seen = _pixels_of(rows, bpp, plot, colour)
+        assert seen > 150, (colour, seen)
 
 
 def _sweep_twice(belady_bin, tmp_path):

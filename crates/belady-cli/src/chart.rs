@@ -5,8 +5,10 @@
 //! the bytes are the same on every machine.
 
 use anyhow::{anyhow, Result};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::ops::Range;
 
 /// The cache-size axis' description.
 pub const SIZE_AXIS: &str = "cache size (blocks, log2 scale)";
@@ -19,6 +21,33 @@ pub fn log2_blocks(blocks: u64) -> f64 {
 /// The cache size (in blocks, rounded) at `x` on the log2 size axis.
 pub fn blocks_at(x: f64) -> f64 {
     x.exp2().round()
+}
+
+/// The cache-size axis: log2 of the size, with a tick at each simulated size (plotters' own
+/// log axis puts ticks at powers of ten, which match no simulated size).
+pub struct SizeAxis {
+    /// The log2 sizes the axis spans.
+    pub range: Range<f64>,
+    /// The log2 sizes that get a tick.
+    pub ticks: Vec<f64>,
+}
+
+impl Ranged for SizeAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let share = (value - self.range.start) / (self.range.end - self.range.start);
+        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.range.clone()
+    }
 }
 
 /// The error a chart named `title` fails with.

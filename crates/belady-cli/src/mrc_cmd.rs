@@ -140,6 +140,14 @@ pub fn run(args: MrcArgs) -> Result<()> {
     crate::progress::start("mrc", Some(&trace), args.quiet);
     let mrc = pool.install(|| profile(stream, ops, &specs, &sizes, &opts, &source, block_size))?;
     crate::progress::finish();
+    // A sample of a few blocks gives curves that look precise and are not: say so, and what
+    // rate this trace needs, before any output (after the progress line is cleared).
+    let warning = args
+        .sample_rate
+        .and_then(|r| mrc.small_sample_warning(r, &source));
+    if let Some(w) = &warning {
+        eprintln!("{w}");
+    }
     let json = args.json
         || args
             .output
@@ -152,7 +160,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
     };
     // Through the one atomic writer: whole or absent, devices written in place, the umask's mode.
     if let Some(path) = &args.html {
-        let page = crate::mrc_chart::page(&source, &mrc, ops)?;
+        let page = crate::mrc_chart::page(&source, &mrc, ops, warning.as_deref())?;
         belady_core::outfile::write_atomic(path, page.as_bytes())?;
     }
     match &args.output {
@@ -164,11 +172,14 @@ pub fn run(args: MrcArgs) -> Result<()> {
 /// One line describing the trace and the method, for the HTML page.
 pub fn summary(source: &str, mrc: &Mrc, ops: OpFilter) -> String {
     format!(
-        "{source}: {} references ({}), {} {} unique blocks",
+        "{source}: {} references ({}), {} {} unique blocks. No miss ratio is below the \
+         compulsory-miss floor {:.4} (unique blocks / references: every first reference misses), \
+         the grey dashed line.",
         mrc.references,
         ops.noun(),
         if mrc.unique_estimated { "about" } else { "" },
-        mrc.unique_blocks
+        mrc.unique_blocks,
+        mrc.floor
     )
     .replace("  ", " ")
 }

@@ -76,6 +76,16 @@ const METRICS: &[Metric] = &[
 /// The offline optimum: the reference line, never "best".
 const OPT: &str = "opt";
 
+/// What an untimed run with read-ahead assumes, said wherever such runs are shown.
+const UNTIMED: &str = "untimed: no disk model, so read-ahead completes at once: every block \
+                       read ahead is ready in time and no reference waits for one (time the runs \
+                       with a disk model to see the waits)";
+
+/// Whether the runs of a read-ahead setting are untimed with read-ahead on (see `UNTIMED`).
+fn untimed(prefetch: &str, points: &[Point]) -> bool {
+    prefetch != "none" && !points.is_empty() && points.iter().all(|p| p.exec_time_s.is_none())
+}
+
 /// `belady report`.
 pub fn run(args: ReportArgs) -> Result<()> {
     belady_core::outfile::refuse_overwrite(&args.output, &[&args.store])?;
@@ -159,6 +169,13 @@ pub fn write_report(
             esc(&section.qualifier()),
             esc(&details(section))
         );
+        if section.charts.iter().any(|(p, points)| untimed(p, points)) {
+            let _ = writeln!(
+                html,
+                "<p class=\"setting\"><strong>{}</strong></p>",
+                esc(UNTIMED)
+            );
+        }
         for metric in METRICS {
             if !section
                 .charts
@@ -283,6 +300,7 @@ fn summary(sections: &[Section]) -> String {
          <th>best hit ratio (%)</th><th>fewest disk requests</th><th>shortest run time (s)</th>\
          <th>OPT hit ratio (%)</th></tr>",
     );
+    let mut any_untimed = false;
     for (n, s) in sections.iter().enumerate() {
         for (prefetch, points) in &s.charts {
             let mut sizes_of: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
@@ -297,12 +315,18 @@ fn summary(sections: &[Section]) -> String {
                 .cloned()
                 .reduce(|a, b| a.intersection(&b).copied().collect())
                 .unwrap_or_default();
+            let shown = if untimed(prefetch, points) {
+                any_untimed = true;
+                format!("{prefetch} (untimed)")
+            } else {
+                prefetch.clone()
+            };
             let _ = write!(
                 t,
                 "<tr><td><a href=\"#s{n}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td>",
                 esc(&s.name),
                 esc(&s.qualifier()),
-                esc(prefetch),
+                esc(&shown),
                 common.len()
             );
             for metric in METRICS {
@@ -329,6 +353,9 @@ fn summary(sections: &[Section]) -> String {
         }
     }
     t.push_str("</table>\n");
+    if any_untimed {
+        let _ = writeln!(t, "<p class=\"setting\">(untimed) {}</p>", esc(UNTIMED));
+    }
     t
 }
 
@@ -397,9 +424,14 @@ fn table(
     sizes.sort_unstable();
     sizes.dedup();
     let mut t = format!(
-        "<table><caption>{} — read-ahead: {}</caption><tr><th>policy</th>",
+        "<table><caption>{} — read-ahead: {}{}</caption><tr><th>policy</th>",
         metric.title,
-        esc(prefetch)
+        esc(prefetch),
+        if untimed(prefetch, points) {
+            " (untimed: read-ahead completes at once)"
+        } else {
+            ""
+        }
     );
     for s in &sizes {
         let _ = write!(t, "<th>{s}</th>");

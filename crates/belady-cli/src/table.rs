@@ -88,7 +88,23 @@ pub fn runs(results: &[RunResult]) -> String {
             row
         })
         .collect();
-    aligned(&header, &rows)
+    let mut out = aligned(&header, &rows);
+    if results.iter().any(untimed_read_ahead) {
+        out.push_str(UNTIMED_NOTE);
+        out.push('\n');
+    }
+    out
+}
+
+/// The footer of a table holding untimed runs with read-ahead.
+pub const UNTIMED_NOTE: &str = "untimed (no --disk): read-ahead completes at once, so every \
+block read ahead is ready in time and no reference waits for one (late is 0); time the runs \
+with a disk model (e.g. --disk hdd) to see the waits";
+
+/// Whether `r` ran read-ahead without a disk model: its read-ahead was free.
+pub fn untimed_read_ahead(r: &RunResult) -> bool {
+    r.prefetch.as_deref().is_some_and(|p| p != "none")
+        && r.io.as_ref().map_or(true, |io| io.exec_time_s.is_none())
 }
 
 /// `header` and `rows` in columns: the first left-aligned, the rest right-aligned.

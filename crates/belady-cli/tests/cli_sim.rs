@@ -453,3 +453,47 @@ fn prefetch_off_and_none_and_any_spelling_give_identical_rows() {
         assert_eq!(rows(&other), none, "{other:?}");
     }
 }
+
+/// Read-ahead without a disk model is free: the text table says so under its rows (and only
+/// then); the JSON rows keep their keys, with no time and no late reference.
+#[test]
+fn untimed_read_ahead_is_said_to_complete_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // Three sequential passes over 2,000 blocks: read-ahead has runs to detect.
+    let refs: String = (0..6000).map(|i| format!("{}\n", i % 2000)).collect();
+    let t = write(dir.path(), "seq.trace", &refs);
+    let note = "untimed (no --disk): read-ahead completes at once";
+    let table = ok(&run_sim(
+        &t,
+        "lirs",
+        &["-p", "lru", "-c", "100", "--prefetch", "none,linux6"],
+    ));
+    let last = table.trim_end().lines().last().unwrap();
+    assert!(last.starts_with(note), "the footer: {table}");
+    assert_eq!(table.matches(note).count(), 1);
+    for args in [
+        &[
+            "-p",
+            "lru",
+            "-c",
+            "100",
+            "--prefetch",
+            "linux6",
+            "--disk",
+            "hdd",
+        ][..],
+        &["-p", "lru", "-c", "100"][..],
+        &["-p", "lru", "-c", "100", "--prefetch", "none"][..],
+    ] {
+        let text = ok(&run_sim(&t, "lirs", args));
+        assert!(!text.contains("untimed"), "{args:?}: {text}");
+    }
+    let rows = json_rows(&run_sim(
+        &t,
+        "lirs",
+        &["-p", "lru", "-c", "100", "--prefetch", "linux6", "--json"],
+    ));
+    assert!(rows[0].get("exec_time_s").is_none(), "{}", rows[0]);
+    assert_eq!(rows[0]["late"], 0);
+    assert!(rows[0].get("untimed").is_none(), "no new key");
+}

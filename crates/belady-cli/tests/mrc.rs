@@ -154,3 +154,60 @@ fn bad_arguments_fail_in_one_line() {
     );
     assert!(!out.exists(), "no output on failure");
 }
+
+/// The README's quick start: `belady mrc ps.trace.gz --policy lru,arc --sample-rate 0.01 --html
+/// mrc.html` samples about 31 of the trace's blocks. It must say so on stderr in one line, with
+/// what to do, and no row (nor the page) may go below the compulsory misses.
+#[test]
+fn a_too_small_sample_warns_and_no_row_is_below_the_compulsory_misses() {
+    let Some(ps) = shared("lirs/ps.trace.gz") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let html = path_in(dir.path(), "mrc.html");
+    let stats: serde_json::Value =
+        serde_json::from_str(&ok(&belady(&["stats", &ps, "--json"]))).unwrap();
+    let unique = get_u64(&stats, "unique_blocks");
+    let references = get_u64(&stats, "read_references");
+    let floor = unique as f64 / references as f64;
+    let out = belady(&[
+        "mrc",
+        &ps,
+        "--policy",
+        "lru,arc",
+        "--sample-rate",
+        "0.01",
+        "--html",
+        &html,
+    ]);
+    let csv = ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    let sampled = (0.01 * unique as f64).round() as u64;
+    for needle in [
+        format!("samples about {sampled} of the {unique} blocks"),
+        "leave out --sample-rate".to_string(),
+    ] {
+        assert!(err.contains(&needle), "'{needle}' in: {err}");
+    }
+    let mut rows = 0;
+    for line in csv.lines().skip(1) {
+        let cells: Vec<&str> = line.rsplitn(6, ',').collect();
+        // rsplitn: sample_rate, method, requests, hits, miss_ratio, "policy",size.
+        let miss: f64 = cells[4].parse().unwrap();
+        assert!(miss >= floor - 5e-7, "{line}: below the floor {floor}");
+        rows += 1;
+    }
+    assert!(rows > 100, "{rows} rows");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("samples about") && page.contains("compulsory"));
+    // A rate that samples enough blocks (2,000 or more) is used without a word.
+    let rate = format!("{:.2}", 2100.0 / unique as f64);
+    let out = belady(&["mrc", &ps, "--policy", "lru,arc", "--sample-rate", &rate]);
+    ok(&out);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -229,3 +229,42 @@ fn headings_are_file_names_and_policies_can_be_chosen() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("'lur'"));
 }
+
+/// Untimed runs with read-ahead are marked as such (read-ahead completes at once) in the
+/// summary, under their heading and in their tables' captions; timed ones and runs without
+/// read-ahead are not. Policies tied at every size share one legend entry naming them.
+#[test]
+fn untimed_read_ahead_is_marked_and_tied_lines_name_their_members() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every block once: every policy hits nothing at every size without read-ahead.
+    let refs: String = (0..3000).map(|i| format!("{i}\n")).collect();
+    write(dir.path(), "t.trace", &refs);
+    let exp = |disks: &str| {
+        format!(
+            "policies = [\"lru\", \"fifo\", \"arc\"]\nsizes = [\"50\", \"100\"]\n\
+             prefetch = [\"none\", \"linux6\"]\n{disks}[[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n"
+        )
+    };
+    let untimed = write(dir.path(), "u.toml", &exp(""));
+    let store = dir.path().join("u.sqlite").display().to_string();
+    sweep(&untimed, &store);
+    let html = report(&store, &dir.path().join("u.html"), &[]);
+    assert!(html.contains("linux6 (untimed)"), "summary cell");
+    assert!(html.contains("read-ahead completes at once"), "the note");
+    assert!(html.contains(
+        "<caption>Hit ratio — read-ahead: linux6 (untimed: read-ahead completes at once)</caption>"
+    ));
+    assert!(html.contains("<caption>Hit ratio — read-ahead: none</caption>"));
+    // The three policies miss everything without read-ahead: one entry names all three.
+    // (The legend wraps it after 17 characters.)
+    assert!(
+        html.contains("\narc, fifo, lru\n</text>") && html.contains("\n(tied)\n</text>"),
+        "tied legend entry"
+    );
+
+    let timed = write(dir.path(), "t.toml", &exp("disks = [\"hdd\"]\n"));
+    let store = dir.path().join("t.sqlite").display().to_string();
+    sweep(&timed, &store);
+    let html = report(&store, &dir.path().join("t.html"), &[]);
+    assert!(!html.contains("untimed"), "timed runs carry no note");
+}

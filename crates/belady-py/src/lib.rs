@@ -189,46 +189,67 @@ fn mrc_json(
     threads: Option<usize>,
 ) -> PyResult<String> {
     use belady_core::mrc::{profile, MrcOptions, Sizes};
-    py.allow_threads(|| -> belady_core::Result<String> {
-        if let Some(n) = threads {
-            belady_core::threads::check_threads("threads", n)?;
-        }
-        let mut specs = parse_policies(
-            &policies.join(","),
-            &params,
-            belady_core::Preset::parse(preset)?,
+    let (rows, warning) = py
+        .allow_threads(|| -> belady_core::Result<(String, Option<String>)> {
+            if let Some(n) = threads {
+                belady_core::threads::check_threads("threads", n)?;
+            }
+            let mut specs = parse_policies(
+                &policies.join(","),
+                &params,
+                belady_core::Preset::parse(preset)?,
+            )?;
+            for spec in &mut specs {
+                // The randomised policies draw from the same seed as the sampler (as `belady mrc`).
+                spec.seed = seed;
+            }
+            let sizes = Sizes::parse(sizes)?;
+            let filter = OpFilter::parse(ops)?;
+            let format = match &format {
+                Some(name) => Format::parse(name, columns.as_deref(), header)?,
+                None => detect_format(&trace)?,
+            };
+            let opts = MrcOptions {
+                sample_rate,
+                seed,
+                adjust,
+                control_rate: (control_rate > 0.0).then_some(control_rate),
+            };
+            let stream = belady_core::trace::open_requests(
+                &trace,
+                &format,
+                &belady_core::ReadOptions::with_block_size(block_size),
+            )?;
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.unwrap_or(0))
+                .build()
+                .map_err(|e| Error::config("threads", threads.unwrap_or(0), e.to_string()))?;
+            let source = trace.display().to_string();
+            let mrc = pool
+                .install(|| profile(stream, filter, &specs, &sizes, &opts, &source, block_size))?;
+            // The CLI's stderr line about a too small sample, raised below as a Python warning.
+            let warning = sample_rate.and_then(|r| mrc.small_sample_warning(r, &source));
+            Ok((
+                serde_json::to_string(&mrc.rows).expect("rows serialise"),
+                warning,
+            ))
+        })
+        .map_err(to_py)?;
+    if let Some(w) = warning {
+        // In Python's words: the keyword, not the CLI's option.
+        let w = w
+            .trim_start_matches("warning: ")
+            .replace("--sample-rate", "sample_rate");
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        // Level 2: the warning points at the caller of `belady.mrc`, not into the package.
+        PyErr::warn(
+            py,
+            &category,
+            &std::ffi::CString::new(w).unwrap_or_default(),
+            2,
         )?;
-        for spec in &mut specs {
-            // The randomised policies draw from the same seed as the sampler (as `belady mrc`).
-            spec.seed = seed;
-        }
-        let sizes = Sizes::parse(sizes)?;
-        let filter = OpFilter::parse(ops)?;
-        let format = match &format {
-            Some(name) => Format::parse(name, columns.as_deref(), header)?,
-            None => detect_format(&trace)?,
-        };
-        let opts = MrcOptions {
-            sample_rate,
-            seed,
-            adjust,
-            control_rate: (control_rate > 0.0).then_some(control_rate),
-        };
-        let stream = belady_core::trace::open_requests(
-            &trace,
-            &format,
-            &belady_core::ReadOptions::with_block_size(block_size),
-        )?;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.unwrap_or(0))
-            .build()
-            .map_err(|e| Error::config("threads", threads.unwrap_or(0), e.to_string()))?;
-        let source = trace.display().to_string();
-        let mrc =
-            pool.install(|| profile(stream, filter, &specs, &sizes, &opts, &source, block_size))?;
-        Ok(serde_json::to_string(&mrc.rows).expect("rows serialise"))
-    })
-    .map_err(to_py)
+    }
+    Ok(rows)
 }
 
 /// The extension module `belady._belady`.

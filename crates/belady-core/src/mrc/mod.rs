@@ -120,6 +120,54 @@ pub struct Mrc {
     pub unique_estimated: bool,
     /// The sizes reported, ascending.
     pub sizes: Vec<u64>,
+    /// The compulsory-miss floor, `unique_blocks / references`: every block's first reference
+    /// misses at any size, so no row's miss ratio is below it.
+    pub floor: f64,
+    /// Sampled rows whose estimate fell below `floor` and were raised to it (a sign that the
+    /// sample is too small for the trace).
+    pub raised_to_floor: usize,
+}
+
+/// How many blocks a sample should hold for its curves to mean much (docs/mrc.md, "Choosing R").
+pub const MIN_SAMPLED_BLOCKS: f64 = 2000.0;
+
+impl Mrc {
+    /// The sample rate this trace needs for about [`MIN_SAMPLED_BLOCKS`] sampled blocks, when
+    /// `rate` samples fewer: `Some(needed)` (1 or more means the trace is too small to sample).
+    pub fn rate_needed(&self, rate: f64) -> Option<f64> {
+        let needed = MIN_SAMPLED_BLOCKS / self.unique_blocks.max(1) as f64;
+        (rate < 1.0 && rate < needed).then_some(needed)
+    }
+
+    /// One line for the user when `rate` samples too few of the trace's blocks for its curves
+    /// to mean much: how many it sampled, and the rate the trace needs (or that it needs none).
+    pub fn small_sample_warning(&self, rate: f64, source: &str) -> Option<String> {
+        let needed = self.rate_needed(rate)?;
+        let about = if self.unique_estimated { "about " } else { "" };
+        let sampled = (rate * self.unique_blocks as f64).round() as u64;
+        let advice = if needed >= 0.5 {
+            // At half the blocks or more, sampling saves little: the exact curves are the answer.
+            "leave out --sample-rate for exact curves".to_string()
+        } else {
+            // Rounded up at two significant digits, so the advice is enough.
+            let digits = 10f64.powi(1 - needed.log10().floor() as i32);
+            let r = (needed * digits).ceil() / digits;
+            format!("use --sample-rate {r} or more")
+        };
+        let raised = match self.raised_to_floor {
+            0 => String::new(),
+            n => format!(
+                "; {n} point{} fell below the compulsory-miss floor {:.4} and were raised to it",
+                if n == 1 { "" } else { "s" },
+                self.floor
+            ),
+        };
+        Some(format!(
+            "warning: --sample-rate {rate} samples about {sampled} of the {about}{} blocks of \
+             {source}, too few for a curve (aim for {} or more: {advice}){raised}",
+            self.unique_blocks, MIN_SAMPLED_BLOCKS as u64
+        ))
+    }
 }
 
 /// Accumulates what the curves need, one reference at a time.
@@ -270,6 +318,9 @@ impl Profiler {
             Sizes::Auto => auto_sizes(unique, curve.as_ref(), sample.as_ref()),
         };
         let n = self.references;
+        // Every block's first reference misses at any size: no estimate may go below that.
+        let floor = (unique as f64 / n as f64).min(1.0);
+        let mut raised_to_floor = 0;
         // The sample's own LRU curve, to compare with the control's.
         let sample_lru = control.as_ref().and(sample.as_ref()).map(|s| {
             let mut stack = LruStack::new();
@@ -339,6 +390,10 @@ impl Profiler {
                             mr = (mr + ctrl.miss_ratio(c, n, self.adjust) - lru_sampled)
                                 .clamp(0.0, 1.0);
                         }
+                        if mr < floor {
+                            mr = floor;
+                            raised_to_floor += 1;
+                        }
                         MrcRow {
                             policy: spec.label(),
                             cache_blocks: c,
@@ -365,6 +420,8 @@ impl Profiler {
             unique_blocks: unique,
             unique_estimated: estimated,
             sizes,
+            floor,
+            raised_to_floor,
         })
     }
 }

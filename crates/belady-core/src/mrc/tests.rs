@@ -214,3 +214,80 @@ proptest::proptest! {
         }
     }
 }
+
+/// One hot block referenced `hot` times among `cold` blocks referenced once each; the hot block
+/// is one the sampler at `rate` keeps, so the sample holds far more hits than the trace does.
+fn hot_sampled(rate: f64, cold: u64, hot: usize) -> Vec<u64> {
+    let sampler = Sampler::new(rate, 0).unwrap();
+    let h = (1_000_000..).find(|&b| sampler.keeps(b)).unwrap();
+    let mut refs: Vec<u64> = (0..cold).collect();
+    refs.extend(std::iter::repeat(h).take(hot));
+    refs
+}
+
+#[test]
+fn no_row_is_below_the_compulsory_miss_floor() {
+    let refs = hot_sampled(0.01, 1000, 10_000);
+    let floor = 1001.0 / 11_000.0;
+    // Plain sampling of a sample that caught the hot block: about 10,000 hits among some
+    // 10,010 sampled references, an estimate near 0.001, where every first reference misses.
+    let opts = MrcOptions {
+        sample_rate: Some(0.01),
+        adjust: false,
+        control_rate: None,
+        ..MrcOptions::default()
+    };
+    let m = run(&refs, "lru,arc", "100,500,1000", &opts);
+    // Without the exact control the unique blocks, so the floor, are estimated from the sample.
+    assert!(m.unique_estimated);
+    assert_eq!(m.floor, m.unique_blocks as f64 / 11_000.0);
+    assert!(
+        m.raised_to_floor > 0,
+        "the plain estimate fell below the floor"
+    );
+    for r in &m.rows {
+        assert!(r.miss_ratio >= m.floor, "{r:?} below {}", m.floor);
+    }
+    // Exact rows never need raising, and sit on the floor once everything fits.
+    let exact = run(&refs, "lru,arc", "2000", &MrcOptions::default());
+    assert_eq!(exact.raised_to_floor, 0);
+    assert!((exact.floor - floor).abs() < 1e-12);
+    for r in &exact.rows {
+        assert!((r.miss_ratio - floor).abs() < 1e-12, "{r:?}");
+    }
+}
+
+#[test]
+fn a_small_sample_warns_with_the_rate_the_trace_needs() {
+    let mrc = |unique: u64| Mrc {
+        rows: Vec::new(),
+        references: 10 * unique,
+        unique_blocks: unique,
+        unique_estimated: false,
+        sizes: Vec::new(),
+        floor: 0.1,
+        raised_to_floor: 4,
+    };
+    // The quick start's trace: 3,083 blocks at 1% is 31 sampled; sampling cannot help here.
+    let w = mrc(3083).small_sample_warning(0.01, "ps.trace.gz").unwrap();
+    assert!(
+        w.contains("about 31 of the 3083 blocks of ps.trace.gz"),
+        "{w}"
+    );
+    assert!(w.contains("leave out --sample-rate"), "{w}");
+    assert!(
+        w.contains("4 points fell below the compulsory-miss floor 0.1000"),
+        "{w}"
+    );
+    assert!(!w.contains('\n'), "one line: {w}");
+    // 100,000 blocks need 2% for 2,000 sampled blocks.
+    let w = mrc(100_000).small_sample_warning(0.01, "t").unwrap();
+    assert!(w.contains("use --sample-rate 0.02 or more"), "{w}");
+    assert_eq!(mrc(100_000).rate_needed(0.01), Some(0.02));
+    // 30,000 blocks: 0.0667, rounded up to two digits.
+    let w = mrc(30_000).small_sample_warning(0.01, "t").unwrap();
+    assert!(w.contains("use --sample-rate 0.067 or more"), "{w}");
+    // Enough blocks, or no sampling at all: nothing to say.
+    assert_eq!(mrc(1_000_000).small_sample_warning(0.01, "t"), None);
+    assert_eq!(mrc(3083).small_sample_warning(1.0, "t"), None);
+}

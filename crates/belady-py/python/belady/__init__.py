@@ -249,9 +249,11 @@ def _plan(experiment: Path, exp: dict | None = None) -> dict:
     return json.loads(_belady.plan_json(json.dumps(exp), str(experiment.parent), str(experiment)))
 
 
-def plot(frame: pd.DataFrame, metric: str = "hit_ratio", *, trace: str | None = None, ax=None):
-    """Draws `metric` against cache size, one line per policy, one panel per read-ahead setting
-    (the study's Figures 3-6). Returns the matplotlib Figure."""
+def plot(frame: pd.DataFrame, metric: str | None = None, *, trace: str | None = None, ax=None):
+    """Draws `metric` against cache size on a log2 axis, one line per policy: for runs (`simulate`,
+    `sweep`, `results`) one panel per read-ahead setting (the study's Figures 3-6), for miss-ratio
+    curves (`mrc`) one panel. `metric` defaults to ``hit_ratio`` for runs and ``miss_ratio`` for
+    curves. Returns the matplotlib Figure."""
     from belady._plot import plot as _plot
 
     return _plot(frame, metric, trace=trace, ax=ax)
