@@ -44,6 +44,28 @@ impl Marks {
         }
     }
 
+    /// Room for `n` positions with marks at `0..live`.
+    fn filled(n: usize, live: usize) -> Self {
+        let mut marks = Marks::new(n.max(live));
+        marks.bits[..live / 64].fill(u64::MAX);
+        if live % 64 != 0 {
+            marks.bits[live / 64] = (1u64 << (live % 64)) - 1;
+        }
+        // Each block's count, then the Fenwick tree built over them in place.
+        let blocks = marks.blocks.len() - 1;
+        for b in 0..blocks {
+            let lo = b * BLOCK_BITS;
+            marks.blocks[b + 1] = live.saturating_sub(lo).min(BLOCK_BITS) as u32;
+        }
+        for i in 1..marks.blocks.len() {
+            let j = i + (i & i.wrapping_neg());
+            if j < marks.blocks.len() {
+                marks.blocks[j] += marks.blocks[i];
+            }
+        }
+        marks
+    }
+
     fn len(&self) -> usize {
         self.bits.len() * 64
     }
@@ -176,36 +198,33 @@ impl StackDistances {
         self.marks.len()
     }
 
-    /// Gives the live marks the times `0..live` in their order, in a tree at least twice as big.
+    /// Gives the live marks the times `0..live` in their order, in a bitmap four times their
+    /// number. A live time's new time is its rank among the set bits, read from a running count
+    /// of the bitmap's words: no table of times, no sort.
     fn renumber(&mut self) {
-        // Times are distinct and below `now`: a table from time to block orders them without
-        // sorting. `u64::MAX` marks a time that is no block's last reference.
-        let mut block_at = vec![u64::MAX; self.now];
-        for (b, &t) in self.flat.iter().enumerate() {
-            if t != UNSEEN {
-                block_at[t as usize] = b as u64;
-            }
+        let words = &self.marks.bits;
+        let mut before = Vec::with_capacity(words.len());
+        let mut count = 0u32;
+        for w in words {
+            before.push(count);
+            count += w.count_ones();
         }
-        for (&b, &t) in &self.sparse {
-            block_at[t as usize] = b;
-        }
+        let rank = |t: &mut u32| {
+            let i = *t as usize;
+            let below = words[i / 64] & ((1u64 << (i % 64)) - 1);
+            *t = before[i / 64] + below.count_ones();
+        };
+        self.flat
+            .iter_mut()
+            .filter(|t| **t != UNSEEN)
+            .for_each(rank);
+        self.sparse.values_mut().for_each(rank);
         let live = self.unique as usize;
-        // At least half the tree is free afterwards, so renumbering costs O(log n) per access
-        // amortised.
-        let size = (live * 2).max(self.marks.len()).max(1024);
-        self.marks = Marks::new(size);
-        let mut i = 0u32;
-        for b in block_at.into_iter().filter(|&b| b != u64::MAX) {
-            match self.flat.get_mut(b as usize) {
-                Some(t) => *t = i,
-                None => {
-                    self.sparse.insert(b, i);
-                }
-            }
-            self.marks.add(i as usize, 1);
-            i += 1;
-        }
-        debug_assert_eq!(i as usize, live);
+        debug_assert_eq!(count as usize, live);
+        // At least three quarters of the bitmap are free afterwards, so renumbering costs O(1)
+        // per reference amortised.
+        let size = (live * 4).max(self.marks.len()).max(1024);
+        self.marks = Marks::filled(size, live);
         self.now = live;
     }
 }
