@@ -159,13 +159,14 @@ impl Ring {
 
 /// Drives two levels through the same random demand accesses, prefetches, pins, unpins and
 /// removals from outside the policy, and requires the same outcome and the same order after every
-/// step: how the ring-based policies are checked against their linked-list forms.
+/// step: how the ring-based policies are checked against their linked-list forms. Returns the
+/// first level, for checks of its own.
 #[cfg(test)]
 pub(crate) fn assert_same_as<A: super::Policy, B: super::Policy>(
     mut ring_based: crate::level::CacheLevel<A>,
     mut list_based: crate::level::CacheLevel<B>,
     ops: &[(u8, Block)],
-) {
+) -> crate::level::CacheLevel<A> {
     use super::NEVER;
     for (step, &(op, b)) in ops.iter().enumerate() {
         let resident = ring_based.frames().is_resident(b);
@@ -203,6 +204,7 @@ pub(crate) fn assert_same_as<A: super::Policy, B: super::Policy>(
         );
         assert_eq!(ring_based.stats(), list_based.stats(), "step {step}");
     }
+    ring_based
 }
 
 #[cfg(test)]
