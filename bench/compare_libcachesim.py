@@ -151,7 +151,8 @@ def main() -> None:
     ap.add_argument("--belady", default=ROOT / "target" / "release" / "belady")
     ap.add_argument("--zipf-requests", type=int, default=10_000_000)
     ap.add_argument("--zipf-objects", type=int, default=1_000_000)
-    ap.add_argument("--alpha", default="0.9,1.0", help="Zipf exponents, comma-separated: one trace each")
+    ap.add_argument("--alpha", default="0.9,1.0",
+                    help="Zipf exponents, comma-separated: one trace each (empty: no Zipf trace)")
     ap.add_argument("--policies", default=",".join(SHARED), help="comma-separated; default: all shared")
     ap.add_argument("--sizes", default="1,10", help="percentages of unique blocks")
     ap.add_argument("--sequential-accesses", type=int, default=10_000_000,
@@ -332,8 +333,11 @@ def run_objects(args, belady: str, policies: list[str], work: pathlib.Path) -> N
     objects = max(1, args.objects_requests // 10)
     gen = [belady, "gen", "zipf", "--requests", str(args.objects_requests), "--blocks", str(objects),
            "--alpha", "0.9", "--seed", "42", "--sizes", "pareto:512,1.1,16MiB"]
-    subprocess.run([*gen, "-o", str(native)], check=True, capture_output=True)
     subprocess.run([*gen, "--to", "oracle-general", "-o", str(oracle)], check=True, capture_output=True)
+    # The native file as `convert` writes it (dense ids), as for the block traces above: the
+    # generator's own native file keeps the original ids, which a run maps and spools first.
+    subprocess.run([belady, "convert", "-t", str(oracle), "-f", "oracle-general", "-o", str(native)], check=True,
+                   capture_output=True)
     files = {"native": (native, "native"), "oracleGeneral": (oracle, "oracle-general")}
     print()
     print(f"# objects model: {args.objects_requests:,} requests, Zipf 0.9 over {objects:,} objects, sizes "
