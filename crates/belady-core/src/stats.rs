@@ -8,9 +8,10 @@
 //! Reuse distance of a reference: the number of distinct other blocks referenced since the
 //! previous reference to the same block (0 for an immediate repeat; a first reference has none).
 //! A cache of `c` blocks under LRU hits exactly the references with distance below `c`. The
-//! exact histogram keeps, per block, the time of its last reference in a Fenwick tree that counts
-//! live "last reference" marks, so a distance is a prefix-sum difference; times are renumbered
-//! when the tree fills, which keeps it at most a small multiple of the distinct blocks. The
+//! exact histogram keeps, per block, the time of its last reference, and marks live "last
+//! reference" times in a counted bitmap, so a distance is a prefix sum; times are renumbered when
+//! the bitmap fills, which keeps it at most a small multiple of the distinct blocks
+//! ([`StackDistances`], in `mrc::stack`). The
 //! sampled histogram (SHARDS, Waldspurger et al., FAST 2015) keeps only blocks whose hash falls
 //! below `rate` and scales distances and counts by `1 / rate`, so distances are resolved to about
 //! `1 / rate` blocks.
@@ -25,6 +26,8 @@
 use crate::error::Result;
 // The same block hash as `belady mrc`'s sampler (seed 0), so both sample the same blocks.
 use crate::mrc::mix64;
+/// The exact stack-distance tracker lives beside the exact LRU curve, its main user.
+pub use crate::mrc::stack::StackDistances;
 use crate::trace::file::{file_block_key, FileEventKind, FileTrace};
 use crate::trace::{BlockRequest, Op};
 use rustc_hash::FxHashMap;
@@ -207,108 +210,6 @@ pub struct TraceStats {
     pub reuse: ReuseStats,
     /// Working-set size over windows.
     pub working_set: WorkingSet,
-}
-
-/// Counts of live marks over positions, with prefix sums in O(log n).
-struct Fenwick {
-    tree: Vec<u32>,
-}
-
-impl Fenwick {
-    fn new(n: usize) -> Self {
-        Fenwick {
-            tree: vec![0; n + 1],
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.tree.len() - 1
-    }
-
-    fn add(&mut self, pos: usize, delta: i32) {
-        let mut i = pos + 1;
-        while i < self.tree.len() {
-            self.tree[i] = self.tree[i].wrapping_add_signed(delta);
-            i += i & i.wrapping_neg();
-        }
-    }
-
-    /// Marks at positions `0..=pos`.
-    fn prefix(&self, pos: usize) -> u64 {
-        let mut i = pos + 1;
-        let mut sum = 0u64;
-        while i > 0 {
-            sum += self.tree[i] as u64;
-            i -= i & i.wrapping_neg();
-        }
-        sum
-    }
-}
-
-/// Exact LRU stack distances in memory proportional to the distinct blocks.
-pub struct StackDistances {
-    marks: Fenwick,
-    now: usize,
-    last: FxHashMap<u64, u32>,
-}
-
-impl Default for StackDistances {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl StackDistances {
-    /// An empty tracker.
-    pub fn new() -> Self {
-        StackDistances {
-            marks: Fenwick::new(1024),
-            now: 0,
-            last: FxHashMap::default(),
-        }
-    }
-
-    /// References `block`; returns its stack distance, or `None` on its first reference.
-    pub fn access(&mut self, block: u64) -> Option<u64> {
-        if self.now == self.marks.len() {
-            self.renumber();
-        }
-        let now = self.now;
-        self.now += 1;
-        let previous = self.last.insert(block, now as u32);
-        self.marks.add(now, 1);
-        let t = previous? as usize;
-        // Marks strictly between the previous reference and now: distinct blocks in between.
-        let between = self.marks.prefix(now - 1) - self.marks.prefix(t);
-        self.marks.add(t, -1);
-        Some(between)
-    }
-
-    /// Distinct blocks referenced so far.
-    pub fn unique(&self) -> u64 {
-        self.last.len() as u64
-    }
-
-    /// Positions the tree has room for (a small multiple of the distinct blocks).
-    #[cfg(test)]
-    pub(crate) fn capacity(&self) -> usize {
-        self.marks.len()
-    }
-
-    /// Gives the live marks the times `0..live` in their order, in a tree at least twice as big.
-    fn renumber(&mut self) {
-        let mut live: Vec<(u32, u64)> = self.last.iter().map(|(&b, &t)| (t, b)).collect();
-        live.sort_unstable();
-        // At least half the tree is free afterwards, so renumbering costs O(log n) per access
-        // amortised.
-        let size = (live.len() * 2).max(self.marks.len()).max(1024);
-        self.marks = Fenwick::new(size);
-        for (i, &(_, b)) in live.iter().enumerate() {
-            self.last.insert(b, i as u32);
-            self.marks.add(i, 1);
-        }
-        self.now = live.len();
-    }
 }
 
 /// Index of the log2 bucket holding `v`: 0 for 0, then `[2^(k-1), 2^k - 1]`.

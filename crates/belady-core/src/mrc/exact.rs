@@ -5,20 +5,22 @@
 //! other blocks referenced since the previous reference to the same block). One pass that
 //! records each reference's distance therefore gives the hits at every size at once.
 //!
-//! The distance is found in O(log n): each block keeps the time of its last reference, and a
-//! Fenwick tree over times holds a mark at every block's last reference, so the distinct blocks
-//! since time `t` are the marks after `t`. Times grow with the trace, so when the tree fills the
-//! live marks are renumbered `0..live` into a tree twice their number: memory stays a small
-//! multiple of the distinct blocks, never of the trace's length.
+//! The distance is found in O(log n) by [`StackDistances`] (a bitmap of last-reference times
+//! with counts per block of it, renumbered when it fills): memory stays a small multiple of the distinct blocks, never
+//! of the trace's length.
 
-use crate::stats::StackDistances;
+use super::stack::StackDistances;
 
 /// One-pass LRU stack-distance histogram: hits of LRU at every cache size.
 pub struct LruStack {
     /// The distances themselves: `belady stats` uses the same tracker for its reuse histogram.
     distances: StackDistances,
-    /// `histogram[d]`: references at stack distance `d`.
-    histogram: Vec<u64>,
+    /// `histogram[d]`: references at stack distance `d`, modulo 2^32. Half the bytes of u64
+    /// counters: the counter of a random distance is touched on every reference, so the
+    /// histogram's size decides how much of it the caches hold.
+    histogram: Vec<u32>,
+    /// Per distance, the 2^32s its counter wrapped past (allocated on the first wrap).
+    wrapped: Vec<u64>,
     references: u64,
 }
 
@@ -34,6 +36,7 @@ impl LruStack {
         LruStack {
             distances: StackDistances::new(),
             histogram: Vec::new(),
+            wrapped: Vec::new(),
             references: 0,
         }
     }
@@ -46,8 +49,21 @@ impl LruStack {
         if self.histogram.len() <= slot {
             self.histogram.resize(slot + 1, 0);
         }
-        self.histogram[slot] += 1;
+        let (count, wrapped) = self.histogram[slot].overflowing_add(1);
+        self.histogram[slot] = count;
+        if wrapped {
+            self.wrap(slot);
+        }
         Some(d)
+    }
+
+    /// Carries a counter that passed 2^32.
+    #[cold]
+    fn wrap(&mut self, slot: usize) {
+        if self.wrapped.len() <= slot {
+            self.wrapped.resize(self.histogram.len(), 0);
+        }
+        self.wrapped[slot] += 1 << 32;
     }
 
     /// References seen.
@@ -61,8 +77,13 @@ impl LruStack {
     }
 
     /// `histogram()[d]`: references at stack distance `d` (first references are not counted).
-    pub fn histogram(&self) -> &[u64] {
-        &self.histogram
+    pub fn histogram(&self) -> Vec<u64> {
+        let wrapped = self.wrapped.iter().chain(std::iter::repeat(&0));
+        self.histogram
+            .iter()
+            .zip(wrapped)
+            .map(|(&h, &w)| h as u64 + w)
+            .collect()
     }
 
     /// The finished curve.
@@ -70,7 +91,7 @@ impl LruStack {
         let mut cumulative = Vec::with_capacity(self.histogram.len() + 1);
         let mut sum = 0u64;
         cumulative.push(0);
-        for &h in &self.histogram {
+        for h in self.histogram() {
             sum += h;
             cumulative.push(sum);
         }
@@ -154,10 +175,24 @@ mod tests {
             assert_eq!(d, (i >= 3000).then_some(2999), "reference {i}");
         }
         assert!(
-            s.distances.capacity() <= 6000,
+            // Four times the live blocks, rounded up to the bitmap's 512-time blocks.
+            s.distances.capacity() <= 12288,
             "tree of {}",
             s.distances.capacity()
         );
+    }
+
+    #[test]
+    fn counters_carry_past_two_to_the_32() {
+        let mut s = LruStack::new();
+        s.access(7);
+        s.access(7);
+        // Distance 0 once so far; put its counter at the edge and count two more.
+        s.histogram[0] = u32::MAX;
+        s.access(7);
+        s.access(7);
+        assert_eq!(s.histogram()[0], u32::MAX as u64 + 2);
+        assert_eq!(s.curve().hits(1), u32::MAX as u64 + 2);
     }
 
     fn lru_hits(refs: &[u32], capacity: usize) -> u64 {

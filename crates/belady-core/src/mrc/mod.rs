@@ -11,6 +11,7 @@
 
 pub mod exact;
 pub mod sampled;
+pub mod stack;
 
 pub use exact::{LruCurve, LruStack};
 pub use sampled::{mix64, Sample, SampleCollector, Sampler};

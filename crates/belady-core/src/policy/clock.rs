@@ -1,23 +1,24 @@
 //! CLOCK (second chance), in its FIFO-with-reinsertion form.
 //!
-//! The list's back is the block under the hand. A hit sets the block's reference bit. To find a
-//! victim the hand looks at the back: a set bit is cleared and the block goes to the front
-//! (the hand passes it); a clear bit makes it the victim. New blocks enter at the front with the
-//! bit clear (the CAR paper's convention and libCacheSim's `Clock` default), so a block read once
-//! in a scan is not protected. A prefetched block also enters with the bit clear, and its first
+//! The queue's oldest end is the block under the hand. A hit sets the block's reference bit. To
+//! find a victim the hand looks at the oldest end: a set bit is cleared and the block goes to the
+//! newest end (the hand passes it); a clear bit makes it the victim. New blocks enter at the
+//! newest end with the bit clear (the CAR paper's convention and libCacheSim's `Clock` default),
+//! so a block read once in a scan is not protected. A prefetched block also enters with the bit clear, and its first
 //! demand access counts as its first reference (the prefetching study's rule): it goes to the
-//! front with the bit still clear, as a block read on that access would have entered. Pinned
+//! newest end with the bit still clear, as a block read on that access would have entered. Pinned
 //! blocks are passed over with their bit kept.
+//!
+//! The order is a [`Ring`] of ids whose oldest end is the hand: passing a block moves its id from
+//! one end to the other, with no linked list to relink; the bits sit beside it, one byte per id.
 
-use super::list::Lists;
+use super::ring::Ring;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::frames::Frames;
 
-const RING: usize = 0;
-
 /// Second-chance replacement with one reference bit per block.
 pub struct ClockPolicy {
-    lists: Lists,
+    ring: Ring,
     referenced: Vec<bool>,
 }
 
@@ -25,7 +26,7 @@ impl ClockPolicy {
     /// An empty clock over block ids `0..universe`.
     pub fn new(universe: usize) -> Self {
         ClockPolicy {
-            lists: Lists::new(1, universe),
+            ring: Ring::new(universe),
             referenced: vec![false; universe],
         }
     }
@@ -50,7 +51,10 @@ impl Policy for ClockPolicy {
     fn on_hit(&mut self, b: Block, cx: &Access) {
         if cx.first_use {
             self.referenced[b as usize] = false;
-            self.lists.move_to_front(RING, b);
+            if self.ring.newest() != Some(b) {
+                self.ring.remove(b);
+                self.ring.push(b);
+            }
         } else {
             self.referenced[b as usize] = true;
         }
@@ -59,29 +63,29 @@ impl Policy for ClockPolicy {
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
         // Two full turns suffice: the first clears every bit, the second finds a clear one
         // unless every block is pinned.
-        for _ in 0..=2 * self.lists.len(RING) {
-            let b = self.lists.back(RING)?;
+        for _ in 0..=2 * self.ring.len() {
+            let b = self.ring.oldest()?;
             if !frames.is_pinned(b) && !self.referenced[b as usize] {
                 return Some(b);
             }
             if !frames.is_pinned(b) {
                 self.referenced[b as usize] = false;
             }
-            self.lists.move_to_front(RING, b);
+            self.ring.rotate();
         }
         None
     }
 
     #[inline]
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
-        self.lists.remove(b);
+        self.ring.remove(b);
         self.referenced[b as usize] = false;
     }
 
     #[inline]
     fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
         self.referenced[b as usize] = false;
-        self.lists.push_front(RING, b);
+        self.ring.push(b);
     }
 
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
@@ -89,12 +93,12 @@ impl Policy for ClockPolicy {
     }
 
     fn len(&self) -> usize {
-        self.lists.len(RING)
+        self.ring.len()
     }
 
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        self.lists.check()?;
-        check_same_residents(self.lists.iter(RING), frames)?;
+        self.ring.check()?;
+        check_same_residents(self.ring.live_oldest_first().into_iter(), frames)?;
         if let Some(b) = (0..self.referenced.len() as Block)
             .find(|&b| self.referenced[b as usize] && !frames.is_resident(b))
         {
@@ -104,12 +108,12 @@ impl Policy for ClockPolicy {
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
-        let (hot, cold): (Vec<Block>, Vec<Block>) = self
-            .lists
-            .iter(RING)
-            .partition(|&b| self.referenced[b as usize]);
+        let mut order = self.ring.live_oldest_first();
+        order.reverse();
+        let (hot, cold): (Vec<Block>, Vec<Block>) =
+            order.iter().partition(|&&b| self.referenced[b as usize]);
         vec![
-            ("front_to_hand", self.lists.iter(RING).collect()),
+            ("front_to_hand", order),
             ("referenced", hot),
             ("unreferenced", cold),
         ]
@@ -119,8 +123,63 @@ impl Policy for ClockPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::level::CacheLevel;
+    use crate::policy::list::Lists;
     use crate::policy::testutil::{pattern, run};
     use proptest::prelude::*;
+
+    /// CLOCK on a linked list, as it was before the ring: the reference for the ring's order.
+    struct ListClock(Lists, Vec<bool>);
+
+    impl Policy for ListClock {
+        fn name(&self) -> &'static str {
+            "clock-list"
+        }
+        fn on_hit(&mut self, b: Block, cx: &Access) {
+            if cx.first_use {
+                self.1[b as usize] = false;
+                self.0.move_to_front(0, b);
+            } else {
+                self.1[b as usize] = true;
+            }
+        }
+        fn select_victim(&mut self, _i: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
+            for _ in 0..=2 * self.0.len(0) {
+                let b = self.0.back(0)?;
+                if !frames.is_pinned(b) && !self.1[b as usize] {
+                    return Some(b);
+                }
+                if !frames.is_pinned(b) {
+                    self.1[b as usize] = false;
+                }
+                self.0.move_to_front(0, b);
+            }
+            None
+        }
+        fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
+            self.0.remove(b);
+            self.1[b as usize] = false;
+        }
+        fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
+            self.1[b as usize] = false;
+            self.0.push_front(0, b);
+        }
+        fn len(&self) -> usize {
+            self.0.len(0)
+        }
+        fn check_invariants(&self, _frames: &Frames) -> Result<(), String> {
+            self.0.check()
+        }
+        fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
+            let order: Vec<Block> = self.0.iter(0).collect();
+            let (hot, cold) = order.iter().partition(|&&b| self.1[b as usize]);
+            vec![
+                ("front_to_hand", order),
+                ("referenced", hot),
+                ("unreferenced", cold),
+            ]
+        }
+    }
 
     #[test]
     fn hand_worked_sequence() {
@@ -181,6 +240,18 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn ring_keeps_the_linked_list_order(
+            cap in 1usize..6,
+            ops in proptest::collection::vec((0u8..9, 0u32..10), 1..300),
+        ) {
+            super::super::ring::assert_same_as(
+                CacheLevel::new(ClockPolicy::new(10), cap, 10),
+                CacheLevel::new(ListClock(Lists::new(1, 10), vec![false; 10]), cap, 10),
+                &ops,
+            );
+        }
+
         #[test]
         fn equals_the_circular_buffer_form(cap in 1usize..6, refs in proptest::collection::vec(0u32..10, 1..200)) {
             prop_assert_eq!(run(ClockPolicy::new(10), cap, &refs).stats().hits, circular_clock(cap, &refs));

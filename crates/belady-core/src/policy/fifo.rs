@@ -1,22 +1,22 @@
 //! FIFO: evict the block that entered first; hits change nothing.
+//!
+//! The queue is a [`Ring`] of ids: a miss appends at one end and evicts from the other, so the
+//! policy touches no per-block state at all (the frame table's flags are the only random access).
 
-use super::list::Lists;
-use super::lru::last_unpinned;
+use super::ring::Ring;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::frames::Frames;
 
-const QUEUE: usize = 0;
-
 /// First-in, first-out replacement.
 pub struct FifoPolicy {
-    lists: Lists,
+    queue: Ring,
 }
 
 impl FifoPolicy {
     /// An empty FIFO over block ids `0..universe`.
     pub fn new(universe: usize) -> Self {
         FifoPolicy {
-            lists: Lists::new(1, universe),
+            queue: Ring::new(universe),
         }
     }
 }
@@ -31,17 +31,17 @@ impl Policy for FifoPolicy {
 
     #[inline]
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
-        last_unpinned(&self.lists, QUEUE, frames)
+        self.queue.oldest_where(|b| !frames.is_pinned(b))
     }
 
     #[inline]
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
-        self.lists.remove(b);
+        self.queue.remove(b);
     }
 
     #[inline]
     fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
-        self.lists.push_front(QUEUE, b);
+        self.queue.push(b);
     }
 
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
@@ -49,23 +49,71 @@ impl Policy for FifoPolicy {
     }
 
     fn len(&self) -> usize {
-        self.lists.len(QUEUE)
+        self.queue.len()
     }
 
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        self.lists.check()?;
-        check_same_residents(self.lists.iter(QUEUE), frames)
+        self.queue.check()?;
+        check_same_residents(self.queue.live_oldest_first().into_iter(), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
-        vec![("newest_to_oldest", self.lists.iter(QUEUE).collect())]
+        let mut order = self.queue.live_oldest_first();
+        order.reverse();
+        vec![("newest_to_oldest", order)]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::level::CacheLevel;
+    use crate::policy::list::Lists;
+    use crate::policy::lru::last_unpinned;
     use crate::policy::testutil::{pattern, run};
+    use proptest::prelude::*;
+
+    /// FIFO on a linked list, as it was before the ring: the reference for the ring's order.
+    struct ListFifo(Lists);
+
+    impl Policy for ListFifo {
+        fn name(&self) -> &'static str {
+            "fifo-list"
+        }
+        fn on_hit(&mut self, _b: Block, _cx: &Access) {}
+        fn select_victim(&mut self, _i: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
+            last_unpinned(&self.0, 0, frames)
+        }
+        fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
+            self.0.remove(b);
+        }
+        fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
+            self.0.push_front(0, b);
+        }
+        fn len(&self) -> usize {
+            self.0.len(0)
+        }
+        fn check_invariants(&self, _frames: &Frames) -> Result<(), String> {
+            self.0.check()
+        }
+        fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
+            vec![("newest_to_oldest", self.0.iter(0).collect())]
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn ring_keeps_the_linked_list_order(
+            cap in 1usize..6,
+            ops in proptest::collection::vec((0u8..9, 0u32..10), 1..300),
+        ) {
+            super::super::ring::assert_same_as(
+                CacheLevel::new(FifoPolicy::new(10), cap, 10),
+                CacheLevel::new(ListFifo(Lists::new(1, 10)), cap, 10),
+                &ops,
+            );
+        }
+    }
 
     #[test]
     fn hand_worked_sequence() {

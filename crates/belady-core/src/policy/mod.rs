@@ -39,6 +39,7 @@ pub mod mglru;
 pub mod mq;
 pub mod opt;
 pub mod registry;
+mod ring;
 mod stamped_heap;
 pub mod twoq;
 pub mod twoq_sized;

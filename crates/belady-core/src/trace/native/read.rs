@@ -388,14 +388,13 @@ impl Decoder {
     /// Refuses an id table that names one block twice: two dense ids for one block would split
     /// its references (and make the file engine's runs of blocks overlap).
     fn refuse_duplicate_ids(&self) -> Result<()> {
-        let mut sorted = self.originals.clone();
-        sorted.sort_unstable();
-        match sorted.windows(2).find(|w| w[0] == w[1]) {
+        let twice = first_repeated(&self.originals);
+        match twice {
             None => Ok(()),
-            Some(w) => Err(self.error_at(
+            Some(b) => Err(self.error_at(
                 0,
                 self.offset - 8 * self.originals.len() as u64,
-                format!("the block id table lists block {} twice", w[0]),
+                format!("the block id table lists block {b} twice"),
             )),
         }
     }
@@ -523,5 +522,52 @@ impl Decoder {
         }
         self.done_refs += k as u64;
         Ok(true)
+    }
+}
+
+/// The first id of `ids` that an earlier one repeats, if any (for the id table's check).
+fn first_repeated(ids: &[u64]) -> Option<u64> {
+    match ids.iter().max() {
+        None => None,
+        // Ids within a small multiple of their number (as `convert` and `gen` write them): one
+        // bit each, in table order, with no copy of the table and no sort.
+        Some(&max) if max < 8 * ids.len() as u64 + 1024 => {
+            let mut seen = vec![0u64; max as usize / 64 + 1];
+            ids.iter().copied().find(|&b| {
+                let (word, bit) = (b as usize / 64, 1u64 << (b % 64));
+                let repeated = seen[word] & bit != 0;
+                seen[word] |= bit;
+                repeated
+            })
+        }
+        Some(_) => {
+            let mut sorted = ids.to_vec();
+            sorted.sort_unstable();
+            sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+        }
+    }
+}
+
+#[cfg(test)]
+mod repeated_ids {
+    use super::first_repeated;
+
+    proptest::proptest! {
+        /// Small ids (the bitmap) and spread ids (the sort) find a repeat exactly when there
+        /// is one; the bitmap names the first repeat in table order.
+        #[test]
+        fn a_repeat_is_found_whatever_the_ids(
+            ids in proptest::collection::vec(0u64..300, 0..200),
+            spread in proptest::bool::ANY,
+        ) {
+            let ids: Vec<u64> = if spread { ids.iter().map(|&b| b << 40).collect() } else { ids };
+            let mut seen = std::collections::HashSet::new();
+            let first = ids.iter().copied().find(|&b| !seen.insert(b));
+            let found = first_repeated(&ids);
+            proptest::prop_assert_eq!(found.is_some(), first.is_some());
+            if !spread {
+                proptest::prop_assert_eq!(found, first);
+            }
+        }
     }
 }
