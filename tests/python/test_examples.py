@@ -32,12 +32,15 @@ def test_the_readme_sweeps_the_shipped_experiment(belady_bin, traces, tmp_path):
     assert "cpp" in (tmp_path / "report.html").read_text()
 
 
-def test_the_notebook_reproduces_the_study_figure():
+def test_the_notebook_reproduces_the_study_figure(monkeypatch):
     nbformat = pytest.importorskip("nbformat", reason="nbformat not installed (pip install -r requirements-dev.txt)")
     nbclient = pytest.importorskip("nbclient", reason="nbclient not installed (pip install -r requirements-dev.txt)")
     pytest.importorskip("belady", reason="the belady Python package is not installed")
     if not (shared_dir() / "oracles" / "accusim" / "untimed.tsv").is_file():
         pytest.skip(f"AccuSim oracle not found under {shared_dir()}")
+    # The kernel runs in examples/: a relative BELADY_TRACES (the README's ../shared/traces) would
+    # resolve from there, so it gets the absolute path the tests use.
+    monkeypatch.setenv("BELADY_TRACES", str(traces_dir()))
     nb = nbformat.read(EXAMPLES / "study-figure.ipynb", as_version=4)
     start = time.monotonic()
     # Errors in any cell raise here, with the cell and its traceback.
