@@ -23,6 +23,10 @@ fail() {
 step() { echo "check-install: $*"; }
 
 [ -f "$SAMPLE" ] || fail "no shared trace at $SAMPLE (set BELADY_TRACES to the shared traces folder)"
+# Absolute: the installed tools run from a directory outside the checkout, where a relative
+# BELADY_TRACES (the README's ../shared/traces) would not resolve.
+TRACES="$(cd "$TRACES" && pwd)"
+SAMPLE="$TRACES/lirs/ps.trace.gz"
 
 PREFIX="$ROOT/target/install-check"
 VENV="$ROOT/target/install-check/venv"
