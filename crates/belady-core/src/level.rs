@@ -80,6 +80,9 @@ pub struct CacheLevel<P: Policy> {
     tick: u64,
     last_victim: Option<Victim>,
     admission: Option<Admission>,
+    /// Evictions the policy queued are being applied: one may follow a make-room eviction on the
+    /// same reference (libCacheSim's Cacheus evicts SR's overflow after inserting), and only the
+    /// last is kept as [`CacheLevel::last_victim`].
     draining: bool,
 }
 

@@ -16,17 +16,33 @@
 //!   history (`c/2` ids each). A miss found in an expert's history multiplies its weight by
 //!   `exp(-lr)`, then the weights are normalised.
 //!
-//! With `adapt=true` (the default, the paper) SR's target moves (a miss found in H on a block that
-//! entered new grows SR by `max(1, demoted/new)`; a hit on a demoted block shrinks it by
-//! `max(1, new/demoted)`) and every `c` references the learning rate follows the hit rate's gradient,
-//! restarting at random after 10 intervals without improvement. libCacheSim's code has neither in
-//! effect (its size adjustments read flags of freshly created objects, which are always clear, and
-//! its learning-rate step takes an integer `abs` of a fraction, which is 0; its hit rate is an integer
-//! division), so `adapt=false`, which `--preset libcachesim` sets, keeps `sr = c/2` and the first,
-//! random, learning rate. libCacheSim also evicts SR's overflow while the cache still has free space
-//! (a new block beyond SR's target pushes SR's LRU out); a belady level evicts only to make room, so
-//! SR's target decides only which list a demotion fills. `tests/python/test_xcheck_cacheus.py`
-//! compares misses; docs/policies.md explains the gap.
+//! With `adapt_size` and `adapt_rate` (the defaults, the paper) SR's target moves (a miss found
+//! in H on a block that entered new grows SR by `max(1, demoted/new)`; a hit on a demoted block
+//! shrinks it by `max(1, new/demoted)`) and every `c` references the learning rate follows the hit
+//! rate's gradient, kept inside (0.001, 1) as the authors' code does, restarting at random after 10
+//! intervals without improvement; a belady level evicts only to make room.
+//!
+//! `variant=libcachesim` (set by `--preset libcachesim`) runs the code as libcachesim 0.3.5 runs
+//! it, found by replaying its Cacheus request by request against a step-by-step model:
+//! - SR and R each hold at most `floor(c/2)` blocks (R is not `c - sr`), and a block entering SR
+//!   beyond its target pushes SR's LRU block into H at once, room or not (an odd `c` never fills
+//!   the cache, so no expert is ever drawn there); those evictions write no expert history.
+//! - SR grows (with `adapt_size`) when a block that entered new comes back from H, by
+//!   `max(1, C_demoted / C_new)` in integers, where `C_new` counts blocks that ever entered H new
+//!   and `C_demoted` demotions less demoted blocks that left the cache, and to at most the resident
+//!   blocks less one; R's target becomes `c - sr`. It never shrinks.
+//! - The learning rate (with `adapt_rate`) takes the hit rate as an integer division (1 only for an
+//!   interval of hits alone), steps by `|lr * d_lr|` against the gradient's sign with no upper bound
+//!   and 0.0001 below 0.001, and is redrawn when an interval of hits alone follows 10 without gain.
+//!   Without such intervals every step lowers it (`lr - lr^2` first, then by shrinking steps), to
+//!   about 0.17 from 0.5, 0.05 from 0.8 and 0.0001 from 0.99: the weights then barely move, which
+//!   is what sends some runs several points above the others.
+//! - The draws come from libCacheSim's generator (Lehmer, see [`Draws`]); seed 0 is its initial
+//!   state, so a run replays the first Cacheus of a libcachesim process exactly.
+//!
+//! On one reference such a level can evict twice (the drawn victim was an R block, then SR
+//! overflows); a hierarchy's level below hears only the second. `tests/python/test_xcheck_cacheus.py`
+//! asserts equal misses.
 //!
 //! Prefetching: a prefetched block enters SR (taking any count H remembers, without adding one) and
 //! its history entries leave without a weight update; its first demand access is its first reference
