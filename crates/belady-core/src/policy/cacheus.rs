@@ -47,7 +47,8 @@
 //! Prefetching: a prefetched block enters SR (taking any count H remembers, without adding one) and
 //! its history entries leave without a weight update; its first demand access is its first reference
 //! (no count, no move to R: it moves to its list's MRU end). An unused prefetch evicted leaves no
-//! history. Pinned blocks are passed over by both experts.
+//! history. Pinned blocks are passed over by both experts (and by SR's overflow in libCacheSim's
+//! variant, where a prefetch leaves SR over its target until the next demand insert).
 
 use super::freq_buckets::FreqBuckets;
 use super::list::Lists;
@@ -425,6 +426,7 @@ impl Policy for CacheusPolicy {
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let choice = self.chosen.take();
+        self.overflow.retain(|&x| x != b);
         self.lists.remove(b);
         let count = self.counts.remove(b).unwrap_or(1);
         if std::mem::take(&mut self.demoted[b as usize]) {
@@ -491,7 +493,9 @@ impl Policy for CacheusPolicy {
             self.lists.push_front(SR, b);
             self.new_block[b as usize] = true;
         }
-        if self.lcs {
+        // The level drains queued evictions after a demand reference only, so a prefetch leaves
+        // SR over its target until the next demand insert (libCacheSim has no prefetching).
+        if self.lcs && demand {
             self.queue_sr_overflow();
         }
         if demand {
