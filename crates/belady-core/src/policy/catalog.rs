@@ -660,7 +660,7 @@ pub static POLICIES: &[PolicyInfo] = &[
                 default: "paper",
                 study: None,
                 accusim: None,
-                about: "paper, or libcachesim: SR and R capped at floor(c/2) each with SR's overflow leaving even with room free, SR growing but never shrinking, and the learning rate stepped as libcachesim 0.3.5 runs Cacheus.c",
+                about: "paper, or libcachesim: SR and R capped at floor(c/2) each with SR's overflow leaving even with room free, SR growing but never shrinking, the learning rate stepped and the draws made as libcachesim 0.3.5 does (seed 0 replays its first cache in a process)",
             },
         ],
     },
