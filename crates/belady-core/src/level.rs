@@ -80,6 +80,10 @@ pub struct CacheLevel<P: Policy> {
     tick: u64,
     last_victim: Option<Victim>,
     admission: Option<Admission>,
+    /// Evictions the policy queued are being applied: one may follow a make-room eviction on the
+    /// same reference (libCacheSim's Cacheus evicts SR's overflow after inserting), and only the
+    /// last is kept as [`CacheLevel::last_victim`].
+    draining: bool,
 }
 
 /// How making room for a demand miss ended.
@@ -110,6 +114,7 @@ impl<P: Policy> CacheLevel<P> {
             stats: LevelStats::default(),
             tick: 0,
             last_victim: None,
+            draining: false,
             admission: None,
         }
     }
@@ -423,7 +428,7 @@ impl<P: Policy> CacheLevel<P> {
             self.stats.hinted_unused_evicted += hinted as u64;
         }
         debug_assert!(
-            self.last_victim.is_none() || self.frames.is_weighted(),
+            self.last_victim.is_none() || self.frames.is_weighted() || self.draining,
             "one eviction makes room for a block"
         );
         self.last_victim = Some(Victim {
@@ -437,12 +442,14 @@ impl<P: Policy> CacheLevel<P> {
     /// Applies the frame changes the policy queued ([`Policy::take_pending`]).
     #[inline]
     fn apply_pending(&mut self, cx: &Access) {
+        self.draining = true;
         while let Some(change) = self.policy.take_pending() {
             match change {
                 Pending::Evict(b) => self.evict(b, cx),
                 Pending::Weigh(b, units) => self.frames.reweigh(b, units),
             }
         }
+        self.draining = false;
     }
 
     /// Current virtual time (demand references so far).

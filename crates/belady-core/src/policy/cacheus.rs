@@ -16,28 +16,45 @@
 //!   history (`c/2` ids each). A miss found in an expert's history multiplies its weight by
 //!   `exp(-lr)`, then the weights are normalised.
 //!
-//! With `adapt=true` (the default, the paper) SR's target moves (a miss found in H on a block that
-//! entered new grows SR by `max(1, demoted/new)`; a hit on a demoted block shrinks it by
-//! `max(1, new/demoted)`) and every `c` references the learning rate follows the hit rate's gradient,
-//! restarting at random after 10 intervals without improvement. libCacheSim's code has neither in
-//! effect (its size adjustments read flags of freshly created objects, which are always clear, and
-//! its learning-rate step takes an integer `abs` of a fraction, which is 0; its hit rate is an integer
-//! division), so `adapt=false`, which `--preset libcachesim` sets, keeps `sr = c/2` and the first,
-//! random, learning rate. libCacheSim also evicts SR's overflow while the cache still has free space
-//! (a new block beyond SR's target pushes SR's LRU out); a belady level evicts only to make room, so
-//! SR's target decides only which list a demotion fills. `tests/python/test_xcheck_cacheus.py`
-//! compares misses; docs/policies.md explains the gap.
+//! With `adapt_size` and `adapt_rate` (the defaults, the paper) SR's target moves (a miss found
+//! in H on a block that entered new grows SR by `max(1, demoted/new)`; a hit on a demoted block
+//! shrinks it by `max(1, new/demoted)`) and every `c` references the learning rate follows the hit
+//! rate's gradient, kept inside (0.001, 1) as the authors' code does, restarting at random after 10
+//! intervals without improvement; a belady level evicts only to make room.
+//!
+//! `variant=libcachesim` (set by `--preset libcachesim`) runs the code as libcachesim 0.3.5 runs
+//! it, found by replaying its Cacheus request by request against a step-by-step model:
+//! - SR and R each hold at most `floor(c/2)` blocks (R is not `c - sr`), and a block entering SR
+//!   beyond its target pushes SR's LRU block into H at once, room or not (an odd `c` never fills
+//!   the cache, so no expert is ever drawn there); those evictions write no expert history.
+//! - SR grows (with `adapt_size`) when a block that entered new comes back from H, by
+//!   `max(1, C_demoted / C_new)` in integers, where `C_new` counts blocks that ever entered H new
+//!   and `C_demoted` demotions less demoted blocks that left the cache, and to at most the resident
+//!   blocks less one; R's target becomes `c - sr`. It never shrinks.
+//! - The learning rate (with `adapt_rate`) takes the hit rate as an integer division (1 only for an
+//!   interval of hits alone), steps by `|lr * d_lr|` against the gradient's sign with no upper bound
+//!   and 0.0001 below 0.001, and is redrawn when an interval of hits alone follows 10 without gain.
+//!   Without such intervals every step lowers it (`lr - lr^2` first, then by shrinking steps), to
+//!   about 0.17 from 0.5, 0.05 from 0.8 and 0.0001 from 0.99: the weights then barely move, which
+//!   is what sends some runs several points above the others.
+//! - The draws come from libCacheSim's generator (Lehmer, see [`Draws`]); seed 0 is its initial
+//!   state, so a run replays the first Cacheus of a libcachesim process exactly.
+//!
+//! On one reference such a level can evict twice (the drawn victim was an R block, then SR
+//! overflows); a hierarchy's level below hears only the second. `tests/python/test_xcheck_cacheus.py`
+//! asserts equal misses.
 //!
 //! Prefetching: a prefetched block enters SR (taking any count H remembers, without adding one) and
 //! its history entries leave without a weight update; its first demand access is its first reference
 //! (no count, no move to R: it moves to its list's MRU end). An unused prefetch evicted leaves no
-//! history. Pinned blocks are passed over by both experts.
+//! history. Pinned blocks are passed over by both experts (and by SR's overflow in libCacheSim's
+//! variant, where a prefetch leaves SR over its target until the next demand insert).
 
 use super::freq_buckets::FreqBuckets;
 use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
 use crate::error::Result;
 use crate::frames::Frames;
 use rand::{Rng, SeedableRng};
@@ -71,11 +88,21 @@ pub struct CacheusPolicy {
     demoted: Vec<bool>,
     new_in_history: u64,
     demoted_resident: u64,
+    /// libCacheSim's `C_new`: blocks that entered H new, never decremented.
+    lcs_new: u64,
+    /// libCacheSim's `C_demoted`: demotions, less demoted blocks that left the cache (a demoted
+    /// block hit back into R is not subtracted).
+    lcs_demoted: u64,
     capacity: usize,
     sr_target: usize,
+    r_size: usize,
     ghost_cap: usize,
     adapt_size: bool,
     adapt_rate: bool,
+    /// libCacheSim's variant (`variant=libcachesim`) instead of the paper's.
+    lcs: bool,
+    pinned: Vec<bool>,
+    overflow: Vec<Block>,
     w_lru: f64,
     lr: f64,
     lr_before: f64,
@@ -83,7 +110,7 @@ pub struct CacheusPolicy {
     unlearn: u32,
     interval_hits: u64,
     chosen: Option<Choice>,
-    rng: Pcg64,
+    rng: Draws,
 }
 
 impl CacheusPolicy {
@@ -96,8 +123,26 @@ impl CacheusPolicy {
         adapt_rate: bool,
         seed: u64,
     ) -> Self {
+        Self::with_variant(capacity, universe, adapt_size, adapt_rate, false, seed)
+    }
+
+    /// As [`CacheusPolicy::new`]; `lcs` follows libCacheSim's `SR_LRU.c` and `Cacheus.c` as
+    /// libcachesim 0.3.5 runs them (see the file's header) instead of the paper.
+    pub fn with_variant(
+        capacity: usize,
+        universe: usize,
+        adapt_size: bool,
+        adapt_rate: bool,
+        lcs: bool,
+        seed: u64,
+    ) -> Self {
         let capacity = capacity.max(1);
-        let mut rng = Pcg64::seed_from_u64(seed);
+        let mut rng = if lcs {
+            // libCacheSim's generator starts at 0xdeadbeef in each thread unless seeded.
+            Draws::Lehmer(if seed == 0 { 0xdead_beef } else { seed as u128 })
+        } else {
+            Draws::Pcg(Box::new(Pcg64::seed_from_u64(seed)))
+        };
         CacheusPolicy {
             lists: Lists::new(3, universe),
             ghosts: Lists::new(2, universe),
@@ -107,13 +152,25 @@ impl CacheusPolicy {
             demoted: vec![false; universe],
             new_in_history: 0,
             demoted_resident: 0,
+            lcs_new: 0,
+            lcs_demoted: 0,
             capacity,
             sr_target: capacity / 2,
+            // libCacheSim sizes R as its own half cache, floor(c/2), so with an odd c both lists
+            // together hold c - 1 blocks; the paper's R is the rest of the cache.
+            r_size: if lcs {
+                capacity / 2
+            } else {
+                capacity - capacity / 2
+            },
             ghost_cap: (capacity / 2).max(1),
             adapt_size,
             adapt_rate,
+            lcs,
+            pinned: vec![false; universe],
+            overflow: Vec::new(),
             w_lru: 0.5,
-            lr: random_rate(&mut rng),
+            lr: rng.rate(),
             lr_before: 0.0,
             hit_rate_before: 0.0,
             unlearn: 0,
@@ -123,13 +180,15 @@ impl CacheusPolicy {
         }
     }
 
-    /// Builds from the registry's parameters (`adapt_size`, `adapt_rate`) and the spec's seed.
+    /// Builds from the registry's parameters (`adapt_size`, `adapt_rate`, `variant`) and the
+    /// spec's seed.
     pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> Result<Self> {
-        Ok(Self::new(
+        Ok(Self::with_variant(
             capacity,
             universe,
             spec.bool("adapt_size")?,
             spec.bool("adapt_rate")?,
+            spec.choice("variant", &["paper", "libcachesim"])? == "libcachesim",
             spec.seed,
         ))
     }
@@ -150,7 +209,30 @@ impl CacheusPolicy {
     }
 
     fn r_target(&self) -> usize {
-        self.capacity - self.sr_target
+        self.r_size
+    }
+
+    /// Moves SR's target; R's becomes the rest of the cache (in libCacheSim too, once SR moves).
+    fn set_sr_target(&mut self, target: usize) {
+        self.sr_target = target;
+        self.r_size = self.capacity - target;
+    }
+
+    /// libCacheSim's variant: queues SR's LRU-most unpinned blocks for eviction until SR is back at its
+    /// target (libCacheSim's `SR_LRU_insert` evicts them into H whether or not the cache is full).
+    fn queue_sr_overflow(&mut self) {
+        let mut excess = self.lists.len(SR).saturating_sub(self.sr_target);
+        let mut at = self.lists.back(SR);
+        while excess > 0 {
+            let Some(b) = at else { break };
+            at = self.lists.toward_front(b);
+            if !self.pinned[b as usize] {
+                self.overflow.push(b);
+                excess -= 1;
+            }
+        }
+        // LRU-most leaves first: `take_pending` pops from the end.
+        self.overflow.reverse();
     }
 
     /// Moves R's LRU blocks to SR's MRU end until `b` fits in R, then puts `b` at R's MRU end.
@@ -163,6 +245,7 @@ impl CacheusPolicy {
             if !self.demoted[x as usize] {
                 self.demoted[x as usize] = true;
                 self.demoted_resident += 1;
+                self.lcs_demoted += 1;
             }
         }
         self.lists.push_front(R, b);
@@ -195,10 +278,39 @@ impl CacheusPolicy {
         if (cx.tick + 1) % self.capacity as u64 != 0 {
             return;
         }
-        if self.adapt_rate {
+        if self.adapt_rate && self.lcs {
+            self.lcs_adapt_rate();
+        } else if self.adapt_rate {
             self.adapt_rate();
         }
         self.interval_hits = 0;
+    }
+
+    /// libCacheSim's learning-rate step, as libcachesim 0.3.5 runs it: the hit rate is an integer
+    /// division (1 only for an interval of hits alone, else 0), the step is `|lr * d_lr|` against
+    /// the sign of the gradient, with no upper bound and 0.0001 below 0.001; the rate is redrawn
+    /// when an interval of hits alone follows 10 intervals without gain.
+    fn lcs_adapt_rate(&mut self) {
+        let hit_rate = if self.interval_hits >= self.capacity as u64 {
+            1.0
+        } else {
+            0.0
+        };
+        let d_hit = hit_rate - self.hit_rate_before;
+        let d_lr = self.lr - self.lr_before;
+        self.lr_before = self.lr;
+        self.hit_rate_before = hit_rate;
+        if d_lr != 0.0 {
+            let sign = if d_hit / d_lr > 0.0 { 1.0 } else { -1.0 };
+            let next = self.lr + sign * (self.lr * d_lr).abs();
+            self.lr = if next > 0.001 { next } else { 0.0001 };
+            self.unlearn = 0;
+        } else if hit_rate == 0.0 || d_hit <= 0.0 {
+            self.unlearn += 1;
+        } else if self.unlearn >= 10 {
+            self.unlearn = 0;
+            self.lr = self.rng.rate();
+        }
     }
 
     /// The paper's learning-rate step: along the hit rate's gradient, or a random restart after 10
@@ -226,15 +338,37 @@ impl CacheusPolicy {
             self.unlearn += 1;
             if self.unlearn >= 10 {
                 self.unlearn = 0;
-                self.lr = random_rate(&mut self.rng);
+                self.lr = self.rng.rate();
             }
         }
     }
 }
 
 /// A learning rate drawn from 0.001 to 1 in thousandths, as libCacheSim draws it.
-fn random_rate(rng: &mut Pcg64) -> f64 {
-    0.001 + rng.random_range(0..1000u32) as f64 / 1000.0
+/// The policy's random draws: a PCG stream (the paper's variant), or with `variant=libcachesim`
+/// the Lehmer generator libCacheSim's `next_rand` is (state times 0xda942042e4dd58b5 modulo
+/// 2^128, the high 64 bits drawn), taken modulo 100 or 1000 as libCacheSim takes it, so seed 0
+/// replays the draws of the first Cacheus in a libcachesim process.
+enum Draws {
+    Pcg(Box<Pcg64>),
+    Lehmer(u128),
+}
+
+impl Draws {
+    fn below(&mut self, n: u32) -> u32 {
+        match self {
+            Draws::Pcg(rng) => rng.random_range(0..n),
+            Draws::Lehmer(state) => {
+                *state = state.wrapping_mul(0xda94_2042_e4dd_58b5);
+                ((*state >> 64) as u64 % n as u64) as u32
+            }
+        }
+    }
+
+    /// A learning rate from 0.001 to 1 in thousandths, as libCacheSim draws it.
+    fn rate(&mut self) -> f64 {
+        0.001 + self.below(1000) as f64 / 1000.0
+    }
 }
 
 impl Policy for CacheusPolicy {
@@ -257,10 +391,10 @@ impl Policy for CacheusPolicy {
                 self.demoted_resident -= 1;
             }
             self.enter_r(b);
-            if self.adapt_size && was_demoted {
-                // A demoted block came back: R was too small.
+            if self.adapt_size && was_demoted && !self.lcs {
+                // A demoted block came back: R was too small. (libCacheSim never shrinks SR.)
                 let delta = (self.new_in_history / self.demoted_resident.max(1)).max(1) as usize;
-                self.sr_target = self.sr_target.saturating_sub(delta).max(1);
+                self.set_sr_target(self.sr_target.saturating_sub(delta).max(1));
             }
         }
         self.end_reference(cx);
@@ -273,7 +407,7 @@ impl Policy for CacheusPolicy {
         let lfu = self
             .counts
             .newest_victim_from(self.counts.min_key()?, frames);
-        let draw = self.rng.random_range(0..100u32) as f64 / 100.0;
+        let draw = self.rng.below(100) as f64 / 100.0;
         let (victim, by_lru) = if draw < self.w_lru {
             lru.map_or((lfu, false), |v| (Some(v), true))
         } else {
@@ -292,10 +426,12 @@ impl Policy for CacheusPolicy {
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let choice = self.chosen.take();
+        self.overflow.retain(|&x| x != b);
         self.lists.remove(b);
         let count = self.counts.remove(b).unwrap_or(1);
         if std::mem::take(&mut self.demoted[b as usize]) {
             self.demoted_resident -= 1;
+            self.lcs_demoted -= 1;
         }
         if ev.unused_prefetch {
             self.new_block[b as usize] = false;
@@ -305,6 +441,7 @@ impl Policy for CacheusPolicy {
         self.remembered[b as usize] = count;
         if self.new_block[b as usize] {
             self.new_in_history += 1;
+            self.lcs_new += 1;
         }
         // libCacheSim trims H while it holds c or more ids.
         while self.lists.len(H) >= self.capacity {
@@ -341,18 +478,37 @@ impl Policy for CacheusPolicy {
         }
         if in_history && demand {
             self.enter_r(b);
-            if self.adapt_size && was_new {
+            if self.adapt_size && was_new && self.lcs {
+                // libCacheSim's growth step: C_demoted / C_new (integer) but at least 1, and SR
+                // at most the blocks now resident less one (as libcachesim 0.3.5 runs it).
+                let delta = (self.lcs_demoted / self.lcs_new.max(1)).max(1) as usize;
+                let bound = self.len().saturating_sub(1);
+                self.set_sr_target((self.sr_target + delta).min(bound));
+            } else if self.adapt_size && was_new {
                 // A new block came back soon after leaving SR: SR was too small.
                 let delta = (self.demoted_resident / self.new_in_history.max(1)).max(1) as usize;
-                self.sr_target = (self.sr_target + delta).min(self.capacity - 1);
+                self.set_sr_target((self.sr_target + delta).min(self.capacity - 1));
             }
         } else {
             self.lists.push_front(SR, b);
             self.new_block[b as usize] = true;
         }
+        // The level drains queued evictions after a demand reference only, so a prefetch leaves
+        // SR over its target until the next demand insert (libCacheSim has no prefetching).
+        if self.lcs && demand {
+            self.queue_sr_overflow();
+        }
         if demand {
             self.end_reference(cx);
         }
+    }
+
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        self.pinned[b as usize] = pinned;
+    }
+
+    fn take_pending(&mut self) -> Option<Pending> {
+        self.overflow.pop().map(Pending::Evict)
     }
 
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
@@ -517,5 +673,86 @@ mod tests {
         assert!(!level.policy.ghosts.contains(LRU_GHOST, 1));
         assert!(!level.policy.ghosts.contains(LFU_GHOST, 1));
         level.check().unwrap();
+    }
+
+    /// libCacheSim's variant at `capacity` blocks, seed 0.
+    fn lcs(capacity: usize) -> CacheusPolicy {
+        CacheusPolicy::with_variant(capacity, 64, true, true, true, 0)
+    }
+
+    #[test]
+    fn libcachesim_evicts_srs_overflow_while_the_cache_has_room() {
+        // c = 4: SR holds 2; the third new block pushes the first out with two frames free.
+        let level = run(lcs(4), 4, &[1, 2, 3]);
+        assert_eq!(level.frames().len(), 2);
+        assert_eq!(level.stats().evictions, 1);
+        assert!(level.policy.lists.contains(H, 1));
+        level.check().unwrap();
+    }
+
+    #[test]
+    fn libcachesim_caps_both_lists_at_half_so_an_odd_cache_never_fills() {
+        let refs: Vec<u32> = (0..3000u32).map(|i| (i * 7 + i / 11) % 29).collect();
+        let mut level = CacheLevel::new(
+            CacheusPolicy::with_variant(5, 64, false, false, true, 0),
+            5,
+            64,
+        );
+        for &b in &refs {
+            level.access(b, NEVER);
+            assert!(level.frames().len() <= 4);
+        }
+        level.check().unwrap();
+    }
+
+    #[test]
+    fn libcachesim_grows_sr_on_a_returning_new_block_bounded_by_the_residents() {
+        // c = 8 (SR and R hold 4): 1 and 2 in R, 3..6 fill SR, 7 pushes 3 (new) into H; 3 comes
+        // back into R and SR's target grows by one (7 residents less one bound it at 6).
+        let level = run(lcs(8), 8, &[1, 1, 2, 2, 3, 4, 5, 6, 7, 3]);
+        assert!(level.policy.lists.contains(R, 3));
+        assert_eq!(level.policy.sr_target(), 5);
+        // 1..4 fill SR, 5 pushes 1 out; 1 comes back to 5 residents: the bound, 4, holds it.
+        let level = run(lcs(8), 8, &[1, 2, 3, 4, 5, 1]);
+        assert_eq!(level.policy.sr_target(), 4);
+    }
+
+    #[test]
+    fn libcachesim_never_shrinks_sr() {
+        // c = 4, R holds 2: 1, 2, 3 each referenced twice demote 1 to SR; its hit moves it back
+        // to R, which shrinks SR in the paper but not in libCacheSim.
+        let level = run(lcs(4), 4, &[1, 2, 1, 2, 3, 3, 1]);
+        assert_eq!(level.policy.sr_target(), 2);
+        let paper = run(
+            CacheusPolicy::new(4, 64, true, false, 0),
+            4,
+            &[1, 2, 1, 2, 3, 3, 1],
+        );
+        assert_eq!(paper.policy.sr_target(), 1);
+    }
+
+    #[test]
+    fn libcachesims_rate_step_uses_the_steps_absolute_value_and_an_integer_hit_rate() {
+        let mut p = lcs(10);
+        p.lr = 0.5;
+        p.interval_hits = 9; // 9 of 10: an integer hit rate of 0
+        p.lcs_adapt_rate();
+        // d_lr = 0.5 - 0 > 0, d_hit = 0: sign -1, step |0.5 * 0.5|.
+        assert_eq!(p.learning_rate(), 0.25);
+        p.interval_hits = 10; // all hits: hit rate 1, d_lr = -0.25: sign -1 again
+        p.lcs_adapt_rate();
+        assert_eq!(p.learning_rate(), 0.25 - 0.0625);
+    }
+
+    #[test]
+    fn libcachesims_generator_gives_its_first_rate_for_seed_0() {
+        // libCacheSim's first draw from its initial state 0xdeadbeef: (state * 0xda942042e4dd58b5
+        // mod 2^128) >> 64, mod 1000, as thousandths above 0.001.
+        let first = ((0xdead_beef_u128.wrapping_mul(0xda94_2042_e4dd_58b5) >> 64) as u64) % 1000;
+        assert_eq!(lcs(8).learning_rate(), 0.001 + first as f64 / 1000.0);
+        assert_ne!(
+            CacheusPolicy::with_variant(8, 64, true, true, true, 7).learning_rate(),
+            lcs(8).learning_rate()
+        );
     }
 }

@@ -655,6 +655,13 @@ pub static POLICIES: &[PolicyInfo] = &[
                 accusim: None,
                 about: "move the learning rate along the hit rate every c references (paper); false keeps the first random rate, as libCacheSim's code does",
             },
+            ParamInfo {
+                name: "variant",
+                default: "paper",
+                study: None,
+                accusim: None,
+                about: "paper, or libcachesim: SR and R capped at floor(c/2) each with SR's overflow leaving even with room free, SR growing but never shrinking, the learning rate stepped and the draws made as libcachesim 0.3.5 does (seed 0 replays its first cache in a process)",
+            },
         ],
     },
 ];

@@ -191,8 +191,9 @@ proptest! {
         capacity in 1usize..7,
         ops in proptest::collection::vec(op(12), 1..160),
     ) {
-        // The accusim preset builds AccuSim's variants of ARC and LRFU (compat/accusim/).
-        for preset in [Preset::Paper, Preset::Accusim] {
+        // The accusim preset builds AccuSim's variants of ARC and LRFU (compat/accusim/), the
+        // libcachesim preset libCacheSim's (LIRS, Cacheus, ...).
+        for preset in [Preset::Paper, Preset::Accusim, Preset::Libcachesim] {
             for info in POLICIES {
                 let mut spec = PolicySpec::parse(info.name).unwrap();
                 spec.preset = preset;

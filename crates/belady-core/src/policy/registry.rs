@@ -41,9 +41,9 @@ pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
     ("lru-k", "history", "0"),
     // MQ.c: a missed block leaves Qout before the eviction.
     ("mq", "ghost_lookup", "before-evict"),
-    // Cacheus.c/SR_LRU.c: SR's target and the learning rate never move (see policy/cacheus.rs).
-    ("cacheus", "adapt_size", "false"),
-    ("cacheus", "adapt_rate", "false"),
+    // Cacheus.c/SR_LRU.c as libcachesim 0.3.5 runs them (see policy/cacheus.rs): capped SR and R,
+    // SR's overflow evicted with room free, growth-only SR, libCacheSim's learning-rate step.
+    ("cacheus", "variant", "libcachesim"),
 ];
 
 impl Preset {
