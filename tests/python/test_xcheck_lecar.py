@@ -1,35 +1,68 @@
-"""belady's LeCaR against libcachesim's: miss ratios within 1 point at 1 %, 10 % and 30 % of the
-footprint. Each eviction draws which expert to follow; the two simulators draw from different random
-streams (libCacheSim its own generator, belady a PCG stream seeded by --seed), so the choices differ
-now and then; each side is the mean of three runs, and docs/policies.md explains the gap.
+"""belady's LeCaR against libcachesim's, at 1 %, 10 % and 30 % of the footprint: equal misses.
+
+`--preset libcachesim` sets `lecar.variant=libcachesim`: LeCaR as libcachesim 0.3.5 runs LeCaR.c
+(a history per expert of floor(c/2) ids, no draw and no history entry when both experts pick the
+same victim; see policy/lecar.rs), drawing from libCacheSim's own generator. Its stream is one per
+thread and goes on from cache to cache, starting at the same state in every process, so belady's
+seed 0 replays the draws of the first LeCaR a fresh libcachesim process creates: each libcachesim
+run here is its own process, and the misses must be equal.
 """
 
 from __future__ import annotations
 
 import subprocess
+import sys
 
-from xcheck_learned import BOUND_PP, gaps
-from xcheck_today import generated_traces, write_lirs
+from conftest import block_ids
+from xcheck_learned import footprint_sizes
+from xcheck_today import belady_misses, cases, generated_traces, write_lirs
+
+# Replays the ids in argv[1] through the first LeCaR of this process; prints its misses.
+FIRST_CACHE = """
+import sys
+import libcachesim as lcs
+ids = [int(x) for x in open(sys.argv[1]).read().split()]
+cache = lcs.LeCaR(cache_size=int(sys.argv[2]), hashpower=16)
+req = lcs.Request()
+req.obj_size = 1
+misses = 0
+for i in ids:
+    req.obj_id = i
+    misses += not cache.get(req)
+print(misses)
+"""
 
 
-def test_miss_ratios_within_a_point(belady_bin, traces, lcs, tmp_path):
-    rows = gaps(belady_bin, lcs, traces, tmp_path, "lecar", lcs.LeCaR, draws=3)
-    assert len(rows) == 12
-    for name, size, ours, theirs, gap in rows:
-        # multi1 at 10 % stays 1.0-1.2 points apart as the mean of three runs a side: an open gap,
-        # recorded in docs/policies.md ("LeCaR"), not a random draw; every other cell within 1.
-        bound = 1.5 if (name, size) == ("multi1.trace.gz", 261) else BOUND_PP
-        assert gap <= bound, (name, size, ours, theirs, gap)
+def lcs_first_cache_misses(ids_path, size: int) -> int:
+    """Misses of the first LeCaR of a fresh libcachesim process over the ids in `ids_path`."""
+    out = subprocess.run([sys.executable, "-c", FIRST_CACHE, str(ids_path), str(size)],
+                         check=True, capture_output=True, text=True).stdout
+    return int(out)
+
+
+def test_equal_misses_with_libcachesims_variant_and_draws(belady_bin, traces, lcs, tmp_path):
+    cells = 0
+    for name, path, _, _ in cases(belady_bin, traces, tmp_path):
+        sizes = footprint_sizes(belady_bin, path, tmp_path)
+        ids_path = tmp_path / f"{name}.ids"
+        ids_path.write_text("\n".join(map(str, block_ids(belady_bin, path, "lirs", tmp_path))))
+        ours = belady_misses(belady_bin, path, "lirs", "lecar", sizes, "--preset", "libcachesim",
+                             "--seed", "0")
+        for size in sizes:
+            assert ours[size][0] == lcs_first_cache_misses(ids_path, size), (name, size)
+            cells += 1
+    assert cells == 12
 
 
 def test_the_seed_decides_and_threads_do_not(belady_bin, tmp_path):
     path = write_lirs(generated_traces()["zipf"][:8000], tmp_path / "zipf.trace")
 
-    def run(seed, threads):
+    def run(seed, threads, *extra):
         cmd = [str(belady_bin), "sim", "--trace", str(path), "--format", "lirs", "--policy",
-               "lecar", "--cache-size", "40,200",
-               "--seed", str(seed), "--threads", str(threads), "--json"]
+               "lecar", "--cache-size", "40,200", "--seed", str(seed), "--threads", str(threads),
+               "--json", *extra]
         return subprocess.run(cmd, check=True, capture_output=True).stdout
 
-    assert run(1, 1) == run(1, 2)
-    assert any(run(s, 1) != run(1, 1) for s in (2, 3, 4))
+    for extra in ((), ("--preset", "libcachesim")):
+        assert run(1, 1, *extra) == run(1, 2, *extra)
+        assert any(run(s, 1, *extra) != run(1, 1, *extra) for s in (2, 3, 4))

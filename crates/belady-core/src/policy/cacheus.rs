@@ -37,7 +37,7 @@
 //!   Without such intervals every step lowers it (`lr - lr^2` first, then by shrinking steps), to
 //!   about 0.17 from 0.5, 0.05 from 0.8 and 0.0001 from 0.99: the weights then barely move, which
 //!   is what sends some runs several points above the others.
-//! - The draws come from libCacheSim's generator (Lehmer, see [`Draws`]); seed 0 is its initial
+//! - The draws come from libCacheSim's generator (Lehmer, see `lcs_draws::Draws`); seed 0 is its initial
 //!   state, so a run replays the first Cacheus of a libcachesim process exactly.
 //!
 //! On one reference such a level can evict twice (the drawn victim was an R block, then SR
@@ -51,14 +51,13 @@
 //! variant, where a prefetch leaves SR over its target until the next demand insert).
 
 use super::freq_buckets::FreqBuckets;
+use super::lcs_draws::Draws;
 use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
 use crate::error::Result;
 use crate::frames::Frames;
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64;
 
 /// SR-LRU's lists: new and demoted blocks.
 const SR: usize = 0;
@@ -137,12 +136,7 @@ impl CacheusPolicy {
         seed: u64,
     ) -> Self {
         let capacity = capacity.max(1);
-        let mut rng = if lcs {
-            // libCacheSim's generator starts at 0xdeadbeef in each thread unless seeded.
-            Draws::Lehmer(if seed == 0 { 0xdead_beef } else { seed as u128 })
-        } else {
-            Draws::Pcg(Box::new(Pcg64::seed_from_u64(seed)))
-        };
+        let mut rng = Draws::new(lcs, seed);
         CacheusPolicy {
             lists: Lists::new(3, universe),
             ghosts: Lists::new(2, universe),
@@ -341,33 +335,6 @@ impl CacheusPolicy {
                 self.lr = self.rng.rate();
             }
         }
-    }
-}
-
-/// A learning rate drawn from 0.001 to 1 in thousandths, as libCacheSim draws it.
-/// The policy's random draws: a PCG stream (the paper's variant), or with `variant=libcachesim`
-/// the Lehmer generator libCacheSim's `next_rand` is (state times 0xda942042e4dd58b5 modulo
-/// 2^128, the high 64 bits drawn), taken modulo 100 or 1000 as libCacheSim takes it, so seed 0
-/// replays the draws of the first Cacheus in a libcachesim process.
-enum Draws {
-    Pcg(Box<Pcg64>),
-    Lehmer(u128),
-}
-
-impl Draws {
-    fn below(&mut self, n: u32) -> u32 {
-        match self {
-            Draws::Pcg(rng) => rng.random_range(0..n),
-            Draws::Lehmer(state) => {
-                *state = state.wrapping_mul(0xda94_2042_e4dd_58b5);
-                ((*state >> 64) as u64 % n as u64) as u32
-            }
-        }
-    }
-
-    /// A learning rate from 0.001 to 1 in thousandths, as libCacheSim draws it.
-    fn rate(&mut self) -> f64 {
-        0.001 + self.below(1000) as f64 / 1000.0
     }
 }
 

@@ -634,6 +634,13 @@ pub static POLICIES: &[PolicyInfo] = &[
                 accusim: None,
                 about: "discount after a cache size of references: the per-reference discount is its c-th root",
             },
+            ParamInfo {
+                name: "variant",
+                default: "paper",
+                study: None,
+                accusim: None,
+                about: "paper, or libcachesim: one history of floor(c/2) ids per expert, no draw (and no history entry) when both experts pick the same victim, and the draws made as libcachesim 0.3.5 does (seed 0 replays its first cache in a process)",
+            },
         ],
     },
     PolicyInfo {

@@ -8,8 +8,14 @@
 //! blocks, weights starting at 0.5 each, the draw in hundredths (`r < w_lru` follows LRU), one
 //! history list of `c` ids in eviction order (the oldest leaves first), a count that starts at 1
 //! when a block enters (a history hit does not restore it) and LFU ties going to the block that
-//! reached its count first. The random draws differ (libCacheSim's own generator, belady a PCG stream
-//! seeded by `--seed`), so misses agree within a bound: `tests/python/test_xcheck_lecar.py`.
+//! reached its count first. The paper's variant draws from a PCG stream seeded by `--seed`.
+//!
+//! `variant=libcachesim` (set by `--preset libcachesim`) runs the code as libcachesim 0.3.5 runs
+//! it, so misses are equal (`tests/python/test_xcheck_lecar.py`):
+//! - two histories, one per expert, each of `floor(c/2)` ids (the oldest leaves first);
+//! - when both experts propose the same victim nothing is drawn and the victim leaves no history;
+//! - the draws come from libCacheSim's generator (`lcs_draws::Draws`): seed 0 is its initial
+//!   state, so a run replays the draws of the first LeCaR of a libcachesim process.
 //!
 //! Prefetching: a prefetched block enters at LRU's MRU end with count 1; its first demand access
 //! moves it to the MRU end and is its first reference (the count stays 1). A prefetch of a block in
@@ -18,19 +24,21 @@
 //! both experts.
 
 use super::freq_buckets::FreqBuckets;
+use super::lcs_draws::Draws;
 use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::error::Result;
 use crate::frames::Frames;
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64;
 
 /// Resident blocks in recency order (front = most recent).
 const RESIDENT: usize = 0;
-/// Evicted blocks in eviction order (front = latest).
+/// Evicted blocks in eviction order (front = latest); in libCacheSim's variant, those the LRU
+/// expert evicted.
 const HISTORY: usize = 1;
+/// libCacheSim's variant: the blocks the LFU expert evicted, in eviction order.
+const HISTORY_LFU: usize = 2;
 
 /// Which expert chose a victim.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -52,7 +60,9 @@ pub struct LecarPolicy {
     learning_rate: f64,
     discount: f64,
     chosen: Option<Expert>,
-    rng: Pcg64,
+    /// libCacheSim's variant (`variant=libcachesim`) instead of the paper's.
+    lcs: bool,
+    rng: Draws,
 }
 
 impl LecarPolicy {
@@ -66,29 +76,65 @@ impl LecarPolicy {
         discount_final: f64,
         seed: u64,
     ) -> Self {
+        Self::with_variant(
+            capacity,
+            universe,
+            learning_rate,
+            discount_final,
+            false,
+            seed,
+        )
+    }
+
+    /// As [`LecarPolicy::new`]; `lcs` follows libCacheSim's `LeCaR.c` as libcachesim 0.3.5 runs
+    /// it (see the file's header) instead of the paper.
+    pub fn with_variant(
+        capacity: usize,
+        universe: usize,
+        learning_rate: f64,
+        discount_final: f64,
+        lcs: bool,
+        seed: u64,
+    ) -> Self {
         LecarPolicy {
-            lists: Lists::new(2, universe),
+            lists: Lists::new(3, universe),
             counts: FreqBuckets::new(universe),
             evicted_by: vec![None; universe],
             evicted_at: vec![0; universe],
-            history_cap: capacity.max(1),
+            // libCacheSim trims each expert's history while it holds more than c/2 (integer) ids.
+            history_cap: if lcs { capacity / 2 } else { capacity.max(1) },
             w_lru: 0.5,
             learning_rate,
             discount: discount_final.powf(1.0 / capacity.max(1) as f64),
             chosen: None,
-            rng: Pcg64::seed_from_u64(seed),
+            lcs,
+            rng: Draws::new(lcs, seed),
         }
     }
 
-    /// Builds from the registry's parameters (`lr`, `discount`) and the spec's seed.
+    /// Builds from the registry's parameters (`lr`, `discount`, `variant`) and the spec's seed.
     pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> Result<Self> {
-        Ok(Self::new(
+        Ok(Self::with_variant(
             capacity,
             universe,
             spec.f64("lr", 0.0, 100.0)?,
             spec.f64("discount", f64::MIN_POSITIVE, 1.0)?,
+            spec.choice("variant", &["paper", "libcachesim"])? == "libcachesim",
             spec.seed,
         ))
+    }
+
+    /// The history list of the expert that evicted a block.
+    fn history_of(&self, expert: Expert) -> usize {
+        match expert {
+            Expert::Lfu if self.lcs => HISTORY_LFU,
+            _ => HISTORY,
+        }
+    }
+
+    /// Whether `b` is in a history.
+    fn in_any_history(&self, b: Block) -> bool {
+        matches!(self.lists.list_of(b), Some(HISTORY | HISTORY_LFU))
     }
 
     /// The LRU expert's weight (the LFU expert's is one minus it).
@@ -98,8 +144,7 @@ impl LecarPolicy {
 
     /// Which expert evicted `b`, if `b` is in the history.
     pub fn in_history(&self, b: Block) -> Option<Expert> {
-        self.lists
-            .contains(HISTORY, b)
+        self.in_any_history(b)
             .then(|| self.evicted_by[b as usize])
             .flatten()
     }
@@ -107,7 +152,7 @@ impl LecarPolicy {
     /// A demand miss of `b` found in the history: the expert that evicted it loses weight, by
     /// regret discounted over the references since; the entry leaves the history.
     fn regret(&mut self, b: Block, cx: &Access) {
-        if !self.lists.contains(HISTORY, b) {
+        if !self.in_any_history(b) {
             return;
         }
         self.lists.remove(b);
@@ -148,15 +193,25 @@ impl Policy for LecarPolicy {
 
     fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
         self.regret(incoming, cx);
-        let draw = self.rng.random_range(0..100u32) as f64 / 100.0;
+        let lru = || last_unpinned(&self.lists, RESIDENT, frames);
+        let lfu = || self.counts.victim_from(self.counts.min_key()?, frames);
+        if self.lcs {
+            // libCacheSim draws only when the experts disagree; an agreed victim is in no history.
+            let (by_lru, by_lfu) = (lru(), lfu());
+            if by_lru == by_lfu {
+                self.chosen = None;
+                return by_lru;
+            }
+        }
+        let draw = self.rng.below(100) as f64 / 100.0;
         let expert = if draw < self.w_lru {
             Expert::Lru
         } else {
             Expert::Lfu
         };
         let victim = match expert {
-            Expert::Lru => last_unpinned(&self.lists, RESIDENT, frames),
-            Expert::Lfu => self.counts.victim_from(self.counts.min_key()?, frames),
+            Expert::Lru => lru(),
+            Expert::Lfu => lfu(),
         };
         self.chosen = victim.map(|_| expert);
         victim
@@ -176,9 +231,10 @@ impl Policy for LecarPolicy {
         let Some(expert) = chosen else { return };
         self.evicted_by[b as usize] = Some(expert);
         self.evicted_at[b as usize] = cx.tick;
-        self.lists.push_front(HISTORY, b);
-        while self.lists.len(HISTORY) > self.history_cap {
-            let old = self.lists.pop_back(HISTORY).expect("history is not empty");
+        let history = self.history_of(expert);
+        self.lists.push_front(history, b);
+        while self.lists.len(history) > self.history_cap {
+            let old = self.lists.pop_back(history).expect("history is not empty");
             self.evicted_by[old as usize] = None;
         }
     }
@@ -200,19 +256,21 @@ impl Policy for LecarPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lists.check()?;
         self.counts.check()?;
-        if self.lists.len(HISTORY) > self.history_cap {
-            return Err(format!(
-                "history holds {} ids, more than {}",
-                self.lists.len(HISTORY),
-                self.history_cap
-            ));
-        }
-        if let Some(b) = self
-            .lists
-            .iter(HISTORY)
-            .find(|&b| self.evicted_by[b as usize].is_none())
-        {
-            return Err(format!("history entry {b} names no expert"));
+        for history in [HISTORY, HISTORY_LFU] {
+            if self.lists.len(history) > self.history_cap {
+                return Err(format!(
+                    "history holds {} ids, more than {}",
+                    self.lists.len(history),
+                    self.history_cap
+                ));
+            }
+            if let Some(b) = self
+                .lists
+                .iter(history)
+                .find(|&b| self.evicted_by[b as usize].map(|e| self.history_of(e)) != Some(history))
+            {
+                return Err(format!("history entry {b} names no expert or another's"));
+            }
         }
         if !(0.0..=1.0).contains(&self.w_lru) {
             return Err(format!("LRU weight {} is not a probability", self.w_lru));
@@ -226,6 +284,7 @@ impl Policy for LecarPolicy {
             ("lru", self.lists.iter(RESIDENT).collect()),
             ("lfu", self.counts.iter().collect()),
             ("history", self.lists.iter(HISTORY).collect()),
+            ("history_lfu", self.lists.iter(HISTORY_LFU).collect()),
         ]
     }
 }
@@ -315,6 +374,42 @@ mod tests {
         level.access(3, NEVER);
         level.access(4, NEVER);
         assert!(level.policy.in_history(2).is_none());
+        level.check().unwrap();
+    }
+
+    /// libCacheSim's variant at `capacity` blocks, seed 0.
+    fn lcs(capacity: usize) -> LecarPolicy {
+        LecarPolicy::with_variant(capacity, 64, 0.45, 0.005, true, 0)
+    }
+
+    #[test]
+    fn libcachesim_draws_nothing_and_remembers_nothing_when_the_experts_agree() {
+        // 1, 2, 3 each referenced once: the oldest, 1, is both LRU's and LFU's victim.
+        let level = run(lcs(3), 3, &[1, 2, 3, 4]);
+        assert!(!level.frames().is_resident(1));
+        assert!(level.policy.in_history(1).is_none());
+        match level.policy.rng {
+            Draws::Lehmer(state) => assert_eq!(state, 0xdead_beef, "a draw was made"),
+            Draws::Pcg(_) => panic!("the variant draws from libCacheSim's generator"),
+        }
+    }
+
+    #[test]
+    fn libcachesim_keeps_a_history_of_half_the_cache_per_expert() {
+        // With 1 referenced twice the experts disagree at every eviction (LRU: the oldest of
+        // 2..; LFU: the oldest count-1 block), so every victim enters its expert's history.
+        let refs = [1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+        let level = run(lcs(5), 5, &refs);
+        let dump = level.policy.dump();
+        let (lru, lfu) = (&dump[2].1, &dump[3].1);
+        assert!(lru.len() <= 2 && lfu.len() <= 2, "{lru:?} {lfu:?}");
+        assert!(lru
+            .iter()
+            .all(|&b| level.policy.in_history(b) == Some(Expert::Lru)));
+        assert!(lfu
+            .iter()
+            .all(|&b| level.policy.in_history(b) == Some(Expert::Lfu)));
+        assert!(!lru.is_empty() || !lfu.is_empty());
         level.check().unwrap();
     }
 }

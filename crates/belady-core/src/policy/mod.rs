@@ -29,6 +29,7 @@ pub mod clock_pro;
 pub mod fbr;
 pub mod fifo;
 mod freq_buckets;
+mod lcs_draws;
 pub mod linux;
 pub mod lirs;
 pub mod list;

@@ -44,6 +44,9 @@ pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
     // Cacheus.c/SR_LRU.c as libcachesim 0.3.5 runs them (see policy/cacheus.rs): capped SR and R,
     // SR's overflow evicted with room free, growth-only SR, libCacheSim's learning-rate step.
     ("cacheus", "variant", "libcachesim"),
+    // LeCaR.c: a history per expert of c/2 ids, no draw when the experts agree, libCacheSim's
+    // generator (see policy/lecar.rs).
+    ("lecar", "variant", "libcachesim"),
 ];
 
 impl Preset {
