@@ -1,5 +1,6 @@
-"""Shared pieces of the cross-checks of the sampled and learned policies (Hyperbolic, LeCaR) against
-libcachesim: miss ratios within a bound at 1 %, 10 % and 30 % of each trace's footprint.
+"""Shared pieces of the cross-checks of policies against libcachesim (Hyperbolic, LHD): miss ratios
+within a bound at 1 %, 10 % and 30 % of each trace's footprint (LeCaR and Cacheus, equal under
+--preset libcachesim, use its sizes only).
 
 They reuse the traces of xcheck_today (three generated, LIRS's multi1); the sizes are taken from each
 trace's count of distinct blocks (its footprint in unit-size objects), so both simulators get the
