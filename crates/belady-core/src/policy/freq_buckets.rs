@@ -352,3 +352,36 @@ impl FreqBuckets {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    proptest! {
+        /// Any sequence of pushes at arbitrary keys and removals keeps the members in the order of
+        /// a plain ordered-map model (key, then arrival), whatever place the walk starts from.
+        #[test]
+        fn matches_an_ordered_map_model(ops in proptest::collection::vec((0u32..12, 0u64..40), 1..300)) {
+            let mut buckets = FreqBuckets::new(12);
+            let mut model: BTreeMap<u64, Vec<Block>> = BTreeMap::new();
+            for (b, key) in ops {
+                if buckets.remove(b).is_some() {
+                    for group in model.values_mut() {
+                        group.retain(|&m| m != b);
+                    }
+                    model.retain(|_, g| !g.is_empty());
+                } else {
+                    buckets.push(key, b);
+                    model.entry(key).or_default().push(b);
+                }
+                prop_assert!(buckets.check().is_ok(), "{:?}", buckets.check());
+                let expected: Vec<Block> = model.values().flatten().copied().collect();
+                prop_assert_eq!(buckets.iter().collect::<Vec<_>>(), expected);
+                prop_assert_eq!(buckets.min_key(), model.keys().next().copied());
+                prop_assert_eq!(buckets.first_key_in(10, 25), model.range(10..=25).next().map(|(k, _)| *k));
+            }
+        }
+    }
+}
