@@ -12,34 +12,10 @@ each libcachesim run here is its own process, and the misses must be equal.
 from __future__ import annotations
 
 import subprocess
-import sys
 
 from conftest import block_ids
 from xcheck_learned import footprint_sizes
-from xcheck_today import belady_misses, cases, generated_traces, write_lirs
-
-# Replays the ids in argv[1] through the first Cacheus of this process; prints its misses.
-FIRST_CACHE = """
-import sys
-import libcachesim as lcs
-ids = [int(x) for x in open(sys.argv[1]).read().split()]
-cache = lcs.Cacheus(cache_size=int(sys.argv[2]), hashpower=16)
-req = lcs.Request()
-req.obj_size = 1
-misses = 0
-for i in ids:
-    req.obj_id = i
-    misses += not cache.get(req)
-print(misses)
-"""
-
-
-def lcs_first_cache_misses(ids_path, size: int) -> int:
-    """Misses of the first Cacheus of a fresh libcachesim process over the ids in `ids_path`."""
-    out = subprocess.run([sys.executable, "-c", FIRST_CACHE, str(ids_path), str(size)],
-                         check=True, capture_output=True, text=True).stdout
-    return int(out)
-
+from xcheck_today import belady_misses, cases, generated_traces, lcs_first_cache_misses, write_lirs
 
 def test_equal_misses_with_libcachesims_variant_and_draws(belady_bin, traces, lcs, tmp_path):
     for name, path, _, _ in cases(belady_bin, traces, tmp_path):
@@ -49,7 +25,7 @@ def test_equal_misses_with_libcachesims_variant_and_draws(belady_bin, traces, lc
         ours = belady_misses(belady_bin, path, "lirs", "cacheus", sizes, "--preset", "libcachesim",
                              "--seed", "0")
         for size in sizes:
-            assert ours[size][0] == lcs_first_cache_misses(ids_path, size), (name, size)
+            assert ours[size][0] == lcs_first_cache_misses("Cacheus", ids_path, size), (name, size)
 
 
 def test_the_seed_decides_and_threads_do_not(belady_bin, tmp_path):

@@ -11,34 +11,10 @@ run here is its own process, and the misses must be equal.
 from __future__ import annotations
 
 import subprocess
-import sys
 
 from conftest import block_ids
 from xcheck_learned import footprint_sizes
-from xcheck_today import belady_misses, cases, generated_traces, write_lirs
-
-# Replays the ids in argv[1] through the first LeCaR of this process; prints its misses.
-FIRST_CACHE = """
-import sys
-import libcachesim as lcs
-ids = [int(x) for x in open(sys.argv[1]).read().split()]
-cache = lcs.LeCaR(cache_size=int(sys.argv[2]), hashpower=16)
-req = lcs.Request()
-req.obj_size = 1
-misses = 0
-for i in ids:
-    req.obj_id = i
-    misses += not cache.get(req)
-print(misses)
-"""
-
-
-def lcs_first_cache_misses(ids_path, size: int) -> int:
-    """Misses of the first LeCaR of a fresh libcachesim process over the ids in `ids_path`."""
-    out = subprocess.run([sys.executable, "-c", FIRST_CACHE, str(ids_path), str(size)],
-                         check=True, capture_output=True, text=True).stdout
-    return int(out)
-
+from xcheck_today import belady_misses, cases, generated_traces, lcs_first_cache_misses, write_lirs
 
 def test_equal_misses_with_libcachesims_variant_and_draws(belady_bin, traces, lcs, tmp_path):
     cells = 0
@@ -49,7 +25,7 @@ def test_equal_misses_with_libcachesims_variant_and_draws(belady_bin, traces, lc
         ours = belady_misses(belady_bin, path, "lirs", "lecar", sizes, "--preset", "libcachesim",
                              "--seed", "0")
         for size in sizes:
-            assert ours[size][0] == lcs_first_cache_misses(ids_path, size), (name, size)
+            assert ours[size][0] == lcs_first_cache_misses("LeCaR", ids_path, size), (name, size)
             cells += 1
     assert cells == 12
 

@@ -10,6 +10,8 @@ and count-based capacities agree.
 from __future__ import annotations
 
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 
@@ -99,3 +101,28 @@ def assert_exact(belady_bin, lcs, traces_root, tmp_path, policy, make_cache, *ex
             assert misses == theirs, (name, policy, size, misses, theirs)
             checked += 1
     assert checked == 3 * len(GENERATED_SIZES) + len(REAL_SIZES)
+
+
+# Replays the ids in argv[1] through the first cache of libcachesim class argv[3] this process
+# creates; prints its misses. libCacheSim's generator is one per process, starting at the same
+# state, so the first cache of a fresh process is the one belady's `--seed 0` replays.
+FIRST_CACHE = """
+import sys
+import libcachesim as lcs
+ids = [int(x) for x in open(sys.argv[1]).read().split()]
+cache = getattr(lcs, sys.argv[3])(cache_size=int(sys.argv[2]), hashpower=16)
+req = lcs.Request()
+req.obj_size = 1
+misses = 0
+for i in ids:
+    req.obj_id = i
+    misses += not cache.get(req)
+print(misses)
+"""
+
+
+def lcs_first_cache_misses(policy_class: str, ids_path, size: int) -> int:
+    """Misses of the first `policy_class` cache of a fresh libcachesim process over `ids_path`."""
+    out = subprocess.run([sys.executable, "-c", FIRST_CACHE, str(ids_path), str(size), policy_class],
+                         check=True, capture_output=True, text=True).stdout
+    return int(out)

@@ -514,18 +514,7 @@ pub fn file_stats(trace: &FileTrace, opts: StatsOptions) -> TraceStats {
 mod tests {
     use super::*;
 
-    /// Stack distances by brute force: distinct blocks since the previous reference.
-    fn naive(refs: &[u64]) -> Vec<Option<u64>> {
-        (0..refs.len())
-            .map(|i| {
-                let prev = refs[..i].iter().rposition(|&b| b == refs[i])?;
-                let mut seen: Vec<u64> = refs[prev + 1..i].to_vec();
-                seen.sort_unstable();
-                seen.dedup();
-                Some(seen.len() as u64)
-            })
-            .collect()
-    }
+    use crate::mrc::stack::tests::naive;
 
     #[test]
     fn stack_distances_match_brute_force_across_renumbering() {

@@ -230,11 +230,12 @@ impl StackDistances {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// Distances by definition: distinct other blocks since the previous reference.
-    fn naive(refs: &[u64]) -> Vec<Option<u64>> {
+    /// Distances by definition: distinct other blocks since the previous reference (also the
+    /// reference for `stats`' distances, which use this tracker).
+    pub(crate) fn naive(refs: &[u64]) -> Vec<Option<u64>> {
         (0..refs.len())
             .map(|i| {
                 let prev = refs[..i].iter().rposition(|&b| b == refs[i])?;
