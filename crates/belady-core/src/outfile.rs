@@ -64,15 +64,28 @@ impl OutFile {
         let prefix = format!(".{name}.");
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");
-        #[cfg(unix)]
-        {
-            // The umask still applies, so the result has the permissions `File::create` gives.
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
+        let mut pending = None;
+        let tmp = builder
+            .make_in(dir, |candidate| {
+                // Listed before it exists: a signal between creating the file and listing it
+                // would leave it behind (a name that is never created is unlinked harmlessly).
+                let listed = PendingTemp::new(candidate);
+                let mut open = std::fs::OpenOptions::new();
+                open.read(true).write(true).create_new(true);
+                #[cfg(unix)]
+                {
+                    // The umask still applies, so the result has the permissions `File::create`
+                    // gives.
+                    use std::os::unix::fs::OpenOptionsExt;
+                    open.mode(0o666);
+                }
+                let file = open.open(candidate)?;
+                pending = Some(listed);
+                Ok(file)
+            })
+            .map_err(|e| Error::io(path, e))?;
         Ok(OutFile {
-            _pending: Some(PendingTemp::new(tmp.path())),
+            _pending: pending,
             inner: Inner::Temp(tmp),
             path: target,
         })
