@@ -60,8 +60,6 @@ STANDS_FOR = {
 BIG = "OLTP"  # the one large trace: the test reruns it at two sizes only
 STUDY_POLICIES = ["opt", "lru", "lru-k", "lrfu", "lirs", "mq", "2q", "arc"]
 KERNEL_POLICIES = ["linux", "mglru"]
-# Policies named in the experiment but not run yet (none: gdsf and lhd are in since issue 26 merged).
-PENDING: list = []
 READ_AHEAD = ["linux24", "linux6"]
 LABEL = {"none": "none", "linux24": "Linux 2.4", "linux6": "Linux 6"}
 
@@ -593,10 +591,6 @@ def render(data: Data) -> str:
       + ", ".join(exp["cache_sizes"]) + " of each trace's unique blocks. Read-ahead: "
       + ", ".join(f"`{p}`" for p in exp["prefetch"]) + f". Disk: `{exp['disk'][0]}`. "
       f"{len(data.by)} runs.\n")
-    pending = [p for p in PENDING if p not in pols]
-    if pending:
-        w("Not yet run: " + " and ".join(f"`{p}`" for p in pending) + " (issue 26) are not merged yet; the "
-          "experiment file holds the policy list with them, to enable once they are.\n")
 
     w("## In short\n")
     w("On how many of the workloads it speaks of (or workload and cache size, for the random group's "
