@@ -38,7 +38,7 @@ pub struct FileSimConfig {
     pub clusterfetch: Option<ClusterFetchConfig>,
     /// Where files lie on the device.
     pub placement: Placement,
-    /// Record every disk request in [`IoStats::request_log`].
+    /// Record every disk request in [`crate::report::IoStats::request_log`].
     pub log_requests: bool,
     /// With a device: longest time a prefetch-only request may stay open (plugged) for later
     /// calls to extend while the program computes; Linux's block-layer unplug timer is 3 ms.

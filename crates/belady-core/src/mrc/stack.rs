@@ -4,7 +4,7 @@
 //! Each block keeps the time of its last reference, and a bitmap over times holds a mark at every
 //! block's last reference, so the distinct blocks referenced since time `t` are the marks after
 //! `t`: the number of blocks seen so far less the marks at or before `t`, one prefix sum (a
-//! Fenwick tree over 512-time blocks of the bitmap, see [`Marks`]). Times grow with the trace, so
+//! Fenwick tree over 512-time blocks of the bitmap, see `Marks`). Times grow with the trace, so
 //! when the bitmap fills the live marks are renumbered `0..live` into one twice their number.
 //!
 //! Last-reference times are kept in a flat array indexed by block id while the ids stay below

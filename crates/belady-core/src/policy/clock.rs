@@ -9,7 +9,7 @@
 //! newest end with the bit still clear, as a block read on that access would have entered. Pinned
 //! blocks are passed over with their bit kept.
 //!
-//! The order is a [`Ring`] of ids whose oldest end is the hand: passing a block moves its id from
+//! The order is a `Ring` (`ring.rs`) of ids whose oldest end is the hand: passing a block moves its id from
 //! one end to the other, with no linked list to relink; the bits sit beside it, one byte per id.
 
 use super::ring::Ring;

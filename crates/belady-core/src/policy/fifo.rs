@@ -1,6 +1,6 @@
 //! FIFO: evict the block that entered first; hits change nothing.
 //!
-//! The queue is a [`Ring`] of ids: a miss appends at one end and evicts from the other, so the
+//! The queue is a `Ring` (`ring.rs`) of ids: a miss appends at one end and evicts from the other, so the
 //! policy touches no per-block state at all (the frame table's flags are the only random access).
 
 use super::ring::Ring;

@@ -1,8 +1,8 @@
 //! Every built-in policy's name and parameters: parsing a policy list, presets and overrides into
-//! [`PolicySpec`]s. [`build`] (`builder.rs`) turns a spec into the policy.
+//! [`PolicySpec`]s. [`crate::builder::build`] (`builder.rs`) turns a spec into the policy.
 //!
 //! Adding a policy: its file under `policy/`, an entry in [`POLICIES`] (`policy/catalog.rs`), and
-//! an arm in [`build`] (`builder.rs`).
+//! an arm in [`crate::builder::build`] (`builder.rs`).
 //! The conformance suite, the CLI and the Python bindings pick it up from here.
 
 use super::Policy;

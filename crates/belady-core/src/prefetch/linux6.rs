@@ -21,7 +21,7 @@
 //! - A synchronous window resets the order to 0.
 //! - A marker hit that does not match the state (interleaved streams on one descriptor) starts
 //!   the window where the kernel's hole scan (`page_cache_next_miss` from the block after the
-//!   marked folio's first) stops, walked as the xarray walks it ([`next_miss`]): from inside a
+//!   marked folio's first) stops, walked as the xarray walks it (`next_miss`): from inside a
 //!   folio of 2 to 32 blocks the walk reads each slot one behind the index it reports, so a hole
 //!   in the folio's 64-slot node is reported one block late; past that node's end, and from a
 //!   one-block or a 64-block-or-larger folio, it stops exactly at the hole.

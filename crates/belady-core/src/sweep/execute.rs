@@ -33,7 +33,7 @@ impl Plan {
     /// [`Plan::execute`], saying how many runs it computed and how many it left to another
     /// sweep on the same store: each run is claimed in the store before it is computed, so
     /// concurrent sweeps share the work instead of each computing every run. The claimed runs
-    /// that differ only in policy and cache size form one grid ([`groups`]), performed by one
+    /// that differ only in policy and cache size form one grid (`groups`), performed by one
     /// [`crate::run::run`]: the trace is streamed once per grid and each chunk shared by its runs,
     /// as `belady sim` does, and the pool's threads work inside each grid.
     pub fn execute_counted(

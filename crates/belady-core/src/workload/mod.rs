@@ -369,7 +369,7 @@ pub enum Generator {
     File(Box<dyn FileGen>),
 }
 
-/// Builds a `mix` of `parts` seeded with `seed`: parts interleaved in time (see [`mix`]).
+/// Builds a `mix` of `parts` seeded with `seed`: parts interleaved in time (see `mix`).
 pub fn build_mix(parts: &[MixPart], seed: u64) -> Result<Generator> {
     mix::build(parts, seed)
 }
@@ -499,8 +499,8 @@ pub fn write(
     }
 }
 
-/// As [`write`], each request being an object of its size under `sizes` (`belady gen
-/// --sizes`), kept by the formats that hold sizes (native, oracle-general); `None` is [`write`].
+/// As [`write()`], each request being an object of its size under `sizes` (`belady gen
+/// --sizes`), kept by the formats that hold sizes (native, oracle-general); `None` is [`write()`].
 pub fn write_sized(
     gen: Generator,
     path: &Path,

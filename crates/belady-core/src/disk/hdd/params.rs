@@ -98,7 +98,7 @@ pub enum ReadAhead {
     NextTrack,
 }
 
-/// Parameters of [`HddModel`].
+/// Parameters of [`super::HddModel`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HddParams {
