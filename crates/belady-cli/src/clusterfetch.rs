@@ -1,6 +1,6 @@
 //! `sim`'s ClusterFetch and launch options: `--prefetch ENGINE+clusterfetch`, its parameters,
 //! the persistent store (`--cf-store`), the launch marker and warm starts; the core's
-//! [`belady_core::run`] performs them.
+//! [`belady_core::run()`] performs them.
 
 use belady_core::{RunConfig, RunResult};
 use clap::Args;

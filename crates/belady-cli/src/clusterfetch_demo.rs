@@ -4,7 +4,7 @@
 //! Each program was recorded twice. ClusterFetch learns its store on the first recording (a cold
 //! run) and prefetches from it on the second, as from one boot to the next; cold and warm starts
 //! are the second recording with an empty cache and with the cache a previous run of it left.
-//! Every run is a [`RunConfig`] performed by [`belady_core::run`], the path `belady sim` takes
+//! Every run is a [`RunConfig`] performed by [`belady_core::run()`], the path `belady sim` takes
 //! (`--prefetch ondemand+clusterfetch --cf-store FILE`, `--warm`).
 
 use anyhow::{bail, Context, Result};

@@ -204,6 +204,8 @@ struct SimArgs {
     cache_size: Option<String>,
     /// A cache hierarchy, top (client) first: NAME:POLICY:SIZE[:PLACEMENT],... e.g.
     /// client:lru:256MiB,storage:mq:512MiB:eviction (repeatable; replaces --policy and --cache-size).
+    // The help text shows `[:PLACEMENT]` as written, which rustdoc would read as a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, conflicts_with = "cache_size")]
     levels: Vec<String>,
     /// Placement at lower levels that do not name one: access, eviction, eviction:N (reload only
