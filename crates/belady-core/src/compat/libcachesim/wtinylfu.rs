@@ -77,7 +77,7 @@ impl CountingBloom {
     }
 
     /// The counter positions of `b`.
-    fn positions(&self, b: Block) -> impl Iterator<Item = usize> + '_ {
+    fn positions(&self, b: Block) -> impl Iterator<Item = usize> {
         let key = (b as u64).to_le_bytes();
         let a = XxHash64::oneshot(SEEDS[0], &key) as u32;
         let step = XxHash64::oneshot(SEEDS[1], &key) as u32;
@@ -87,8 +87,7 @@ impl CountingBloom {
 
     /// Records one occurrence of `b`.
     pub fn add(&mut self, b: Block) {
-        let at: Vec<usize> = self.positions(b).collect();
-        for i in at {
+        for i in self.positions(b) {
             self.counters[i] = self.counters[i].wrapping_add(1);
         }
     }
