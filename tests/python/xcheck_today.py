@@ -74,15 +74,25 @@ def lcs_misses(lcs, make_cache, oracle_path, size: int, requests: int) -> int:
     return round(miss_ratio * requests)
 
 
-def cases(belady_bin, traces_root, tmp_path, truncate=None):
+def renumbered(ids: list[int]) -> list[int]:
+    """The same reference string with each id replaced by its number in order of first reference
+    from 0: the dense ids belady gives blocks, so a policy that hashes ids (libCacheSim's
+    W-TinyLFU) hashes the same numbers in both simulators."""
+    numbers: dict[int, int] = {}
+    return [numbers.setdefault(i, len(numbers)) for i in ids]
+
+
+def cases(belady_bin, traces_root, tmp_path, truncate=None, renumber=False):
     """(name, belady trace path, oracleGeneral path, sizes) for the generated traces and the real one,
-    each cut to its first `truncate` references when given."""
+    each cut to its first `truncate` references when given, its ids `renumbered` when asked."""
     out = []
     real = traces_root / REAL_TRACE[0] / REAL_TRACE[1]
-    if truncate is not None:
-        real = write_lirs(block_ids(belady_bin, real, "lirs", tmp_path)[:truncate], tmp_path / real.stem)
+    if truncate is not None or renumber:
+        ids = block_ids(belady_bin, real, "lirs", tmp_path)[:truncate]
+        real = write_lirs(renumbered(ids) if renumber else ids, tmp_path / real.stem)
     for name, ids in generated_traces().items():
-        path = write_lirs(ids[:truncate], tmp_path / f"{name}.trace")
+        ids = ids[:truncate]
+        path = write_lirs(renumbered(ids) if renumber else ids, tmp_path / f"{name}.trace")
         out.append((name, path, to_oracle(belady_bin, path, "lirs", tmp_path), GENERATED_SIZES))
     out.append((real.name, real, to_oracle(belady_bin, real, "lirs", tmp_path), REAL_SIZES))
     return out

@@ -7,6 +7,7 @@
 
 use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
 use crate::compat::libcachesim::lirs::LibcachesimLirs;
+use crate::compat::libcachesim::wtinylfu::LibcachesimWTinyLfu;
 use crate::error::{Error, Result};
 use crate::policy::arc::ArcPolicy;
 use crate::policy::arc_sized::ArcSizedPolicy;
@@ -86,6 +87,11 @@ pub fn build<V: PolicyVisitor>(
         "lhd" => visitor.visit(crate::policy::lhd::LhdPolicy::from_spec(
             spec, capacity, universe,
         )?),
+        // libCacheSim's design (its SLRU main, counting Bloom filter and eviction loop) when
+        // the variant asks for it, as the libcachesim preset does; Caffeine's otherwise.
+        "wtinylfu" if spec.choice("variant", &["paper", "libcachesim"])? == "libcachesim" => {
+            visitor.visit(LibcachesimWTinyLfu::from_spec(spec, capacity, universe)?)
+        }
         "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
         "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
         "lecar" => visitor.visit(LecarPolicy::from_spec(spec, capacity, universe)?),

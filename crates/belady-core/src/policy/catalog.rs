@@ -594,13 +594,22 @@ pub static POLICIES: &[PolicyInfo] = &[
         name: "wtinylfu",
         aliases: &["w-tinylfu"],
         about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging",
-        params: &[ParamInfo {
-            name: "window",
-            default: "0.01",
-            study: None,
-            accusim: None,
-            about: "share of the cache for the window LRU (at least one block)",
-        }],
+        params: &[
+            ParamInfo {
+                name: "window",
+                default: "0.01",
+                study: None,
+                accusim: None,
+                about: "share of the cache for the window LRU (at least one block; libcachesim: floor of the share, nothing cached when 0)",
+            },
+            ParamInfo {
+                name: "variant",
+                default: "paper",
+                study: None,
+                accusim: None,
+                about: "paper (Caffeine's design), or libcachesim: libCacheSim's WTinyLFU.c as libcachesim 0.3.5 runs it (SLRU main 1:4, counting Bloom filter halved after 32x main's size in main hits, eviction loop), exact with dense ids",
+            },
+        ],
     },
     // Learned and sampled policies (issue 26), randomised ones seeded by --seed (PolicySpec::seed).
     PolicyInfo {

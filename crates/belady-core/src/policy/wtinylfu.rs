@@ -26,12 +26,12 @@
 //! functions are fixed, so runs are deterministic without a seed.
 //!
 //! libCacheSim's `WTinyLFU.c` is a different design in several respects (its main space is its
-//! SLRU with a 1:4 split, its window is `floor(0.01 c)` so a cache under 100 objects has none
-//! and it then admits nothing, its sketch is a counting Bloom filter without doorkeeper, aged
-//! every 32 times main's size in main hits, it records main hits, insertions and each window
-//! candidate, and one miss can evict several blocks, as a winning candidate's move is followed
-//! by another contest): misses are compared within a tolerance in
-//! `tests/python/test_xcheck_wtinylfu.py`, with the gap explained in docs/policies.md.
+//! SLRU with a 1:4 split whose probation overflow is evicted during a hit, its window is
+//! `floor(0.01 c)` and only bounds admission, so a cache under 100 objects admits nothing, its
+//! sketch is a counting Bloom filter without doorkeeper, aged every 32 times main's size in main
+//! hits, and it records main hits, insertions and each window candidate): the paper's variant is
+//! compared within a tolerance in `tests/python/test_xcheck_wtinylfu.py`, and `variant=libcachesim`
+//! builds a model of that design instead (`compat/libcachesim/wtinylfu.rs`, see docs/policies.md).
 //!
 //! Prefetching: a prefetched block enters the window like a demand miss but is not recorded in the
 //! sketch; its first demand access is its first reference: it is recorded and moves to the MRU end

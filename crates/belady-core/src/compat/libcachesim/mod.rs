@@ -2,3 +2,4 @@
 //! by parameters of the papers' policies; `--preset libcachesim` chooses them.
 
 pub mod lirs;
+pub mod wtinylfu;
