@@ -5,7 +5,7 @@
 //! knows only its paper. Each arm hands the concrete type to a [`PolicyVisitor`], so the
 //! simulation loop is compiled once per policy.
 
-use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
+use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu, lruk::AccusimLruK};
 use crate::compat::libcachesim::lirs::LibcachesimLirs;
 use crate::error::{Error, Result};
 use crate::policy::arc::ArcPolicy;
@@ -71,6 +71,9 @@ pub fn build<V: PolicyVisitor>(
         "car" => visitor.visit(CarPolicy::from_spec(spec, capacity, universe)?),
         "clock-pro" => visitor.visit(ClockProPolicy::from_spec(spec, capacity, universe)?),
         "lirs" => visitor.visit(LirsPolicy::from_spec(spec, capacity, universe)?),
+        "lru-k" if AccusimLruK::wanted(spec) => {
+            visitor.visit(AccusimLruK::from_spec(spec, capacity, universe)?)
+        }
         "lru-k" => visitor.visit(LruKPolicy::from_spec(spec, capacity, universe)?),
         "2q" => visitor.visit(TwoQPolicy::from_spec(spec, capacity, universe)?),
         "mq" => visitor.visit(MqPolicy::from_spec(spec, capacity, universe)?),

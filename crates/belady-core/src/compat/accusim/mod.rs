@@ -28,6 +28,7 @@
 
 pub mod arc;
 pub mod lrfu;
+pub mod lruk;
 pub mod rules;
 
 use crate::error::{Error, Result};
