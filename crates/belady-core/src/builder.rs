@@ -5,7 +5,9 @@
 //! knows only its paper. Each arm hands the concrete type to a [`PolicyVisitor`], so the
 //! simulation loop is compiled once per policy.
 
-use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu, lruk::AccusimLruK};
+use crate::compat::accusim::{
+    arc::AccusimArc, lrfu::AccusimLrfu, lruk::AccusimLruK, mq::AccusimMq,
+};
 use crate::compat::libcachesim::lirs::LibcachesimLirs;
 use crate::error::{Error, Result};
 use crate::policy::arc::ArcPolicy;
@@ -76,6 +78,9 @@ pub fn build<V: PolicyVisitor>(
         }
         "lru-k" => visitor.visit(LruKPolicy::from_spec(spec, capacity, universe)?),
         "2q" => visitor.visit(TwoQPolicy::from_spec(spec, capacity, universe)?),
+        "mq" if AccusimMq::wanted(spec) => {
+            visitor.visit(AccusimMq::from_spec(spec, capacity, universe)?)
+        }
         "mq" => visitor.visit(MqPolicy::from_spec(spec, capacity, universe)?),
         // The kernel's own replacement (issue 26 item 2).
         "linux" => visitor.visit(LinuxPolicy::from_spec(spec, capacity, universe)?),

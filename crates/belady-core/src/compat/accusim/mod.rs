@@ -29,6 +29,7 @@
 pub mod arc;
 pub mod lrfu;
 pub mod lruk;
+pub mod mq;
 pub mod rules;
 
 use crate::error::{Error, Result};
