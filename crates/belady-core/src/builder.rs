@@ -6,7 +6,7 @@
 //! simulation loop is compiled once per policy.
 
 use crate::compat::accusim::{
-    arc::AccusimArc, lrfu::AccusimLrfu, lruk::AccusimLruK, mq::AccusimMq,
+    arc::AccusimArc, lirs::AccusimLirs, lrfu::AccusimLrfu, lruk::AccusimLruK, mq::AccusimMq,
 };
 use crate::compat::libcachesim::lirs::LibcachesimLirs;
 use crate::error::{Error, Result};
@@ -72,6 +72,9 @@ pub fn build<V: PolicyVisitor>(
         "arc" => visitor.visit(ArcPolicy::from_spec(spec, capacity, universe)?),
         "car" => visitor.visit(CarPolicy::from_spec(spec, capacity, universe)?),
         "clock-pro" => visitor.visit(ClockProPolicy::from_spec(spec, capacity, universe)?),
+        "lirs" if AccusimLirs::wanted(spec) => {
+            visitor.visit(AccusimLirs::from_spec(spec, capacity, universe)?)
+        }
         "lirs" => visitor.visit(LirsPolicy::from_spec(spec, capacity, universe)?),
         "lru-k" if AccusimLruK::wanted(spec) => {
             visitor.visit(AccusimLruK::from_spec(spec, capacity, universe)?)

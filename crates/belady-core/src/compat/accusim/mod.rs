@@ -27,6 +27,7 @@
 //! without AccuSim's branches.
 
 pub mod arc;
+pub mod lirs;
 pub mod lrfu;
 pub mod lruk;
 pub mod mq;
