@@ -99,8 +99,8 @@ pub struct LirsPolicy {
     cap: usize,
     skip_dup: bool,
     last: Option<Block>,
-    /// A missed block becomes LIR while fewer than `llirs` blocks are resident (AccuSim), not
-    /// while fewer than `llirs` blocks are LIR (the paper).
+    /// A missed block becomes LIR while fewer than `llirs` blocks are resident (the authors'
+    /// code and AccuSim), not while fewer than `llirs` blocks are LIR (the paper).
     fill_by_frames: bool,
 }
 
