@@ -549,7 +549,19 @@ mod tests {
         let p = MqPolicy::from_spec(&spec, 100, 10).unwrap();
         assert_eq!((p.qout, p.qout_size(), p.lifetime()), (4, 100, 100));
         assert!(!p.lookup_first);
-        spec.set("queues", "0").unwrap();
+        // The accusim preset asks for AccuSim's variant (compat/accusim/mq.rs), which this type
+        // refuses; the values it shares with the paper's type are read here.
+        spec.preset = Preset::Accusim;
         assert!(MqPolicy::from_spec(&spec, 100, 10).is_err());
+        let p = MqPolicy::from_paper_params(&spec, 100, 10).unwrap();
+        assert_eq!((p.qout, p.qout_size(), p.lifetime()), (4, 100, 100));
+        assert!(p.lookup_first);
+        spec.preset = Preset::Paper;
+        spec.set("queues", "0").unwrap();
+        let err = MqPolicy::from_spec(&spec, 100, 10)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("mq.queues=0"), "{err}");
     }
 }
