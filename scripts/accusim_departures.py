@@ -312,12 +312,15 @@ def main() -> None:
       "takes); `rules.rs` (`Rules`) holds their formulas and the state only they need, and the file engine "
       "(`filesim*.rs`) asks it each question instead of branching on the rules itself. `arc.rs` (`AccusimArc`: "
       "`arc.replace=accusim`, `arc.first_use=stay`, `arc.ghost_prefetch=unmarked`, `arc.directory=accusim`) and "
-      "`lrfu.rs` (`AccusimLrfu`: `lrfu.heap=accusim` with `lrfu.threshold` and `lrfu.float`) are AccuSim's ARC "
-      "and LRFU; `builder.rs` builds one of them instead of the paper's policy when the parameters ask for it "
-      "(the `accusim` preset does), and the paper's types refuse those values. `policy/` does not import "
-      "`compat/`. AccuSim's values of the other parameters above (`opt.ties`, the `lru-k`, `mq` and `lirs` "
-      "ones, `lrfu.prefetch_time`, `arc.p0`, `arc.delta`) are still parameters of the papers' policies in "
-      "`policy/`." + "\n")
+      "`lrfu.rs` (`AccusimLrfu`: `lrfu.heap=accusim` with `lrfu.threshold` and `lrfu.float`), `lruk.rs` "
+      "(`AccusimLruK`: `lru-k.ties=heap`, `lru-k.ineligible=entry`, `lru-k.first_use=correlated`, "
+      "`lru-k.prefetch_time=trigger`), `mq.rs` (`AccusimMq`: `mq.count=prefetches`, `mq.clock=before-access`, "
+      "`mq.adjust_on_prefetch=true`) and `lirs.rs` (`AccusimLirs`: `lirs.unused_prefetch_entry=keep`) are "
+      "AccuSim's ARC, LRFU, LRU-K, MQ and LIRS; `builder.rs` builds one of them instead of the paper's policy "
+      "when the parameters ask for it (the `accusim` preset does), and the paper's types refuse those values. "
+      "`policy/` does not import `compat/`. AccuSim's values of the other parameters above (`opt.ties`, "
+      "`lrfu.prefetch_time`, `arc.p0`, `arc.delta`, `lirs.warmup`, `mq.ghost_lookup` and the study's values) "
+      "are still parameters of the papers' policies in `policy/`." + "\n")
     w(f"({grid.runs + timed.runs} belady runs.)\n")
 
     text = "\n".join(out)

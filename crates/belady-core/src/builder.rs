@@ -5,7 +5,9 @@
 //! knows only its paper. Each arm hands the concrete type to a [`PolicyVisitor`], so the
 //! simulation loop is compiled once per policy.
 
-use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
+use crate::compat::accusim::{
+    arc::AccusimArc, lirs::AccusimLirs, lrfu::AccusimLrfu, lruk::AccusimLruK, mq::AccusimMq,
+};
 use crate::compat::libcachesim::lirs::LibcachesimLirs;
 use crate::compat::libcachesim::wtinylfu::LibcachesimWTinyLfu;
 use crate::error::{Error, Result};
@@ -71,9 +73,18 @@ pub fn build<V: PolicyVisitor>(
         "arc" => visitor.visit(ArcPolicy::from_spec(spec, capacity, universe)?),
         "car" => visitor.visit(CarPolicy::from_spec(spec, capacity, universe)?),
         "clock-pro" => visitor.visit(ClockProPolicy::from_spec(spec, capacity, universe)?),
+        "lirs" if AccusimLirs::wanted(spec) => {
+            visitor.visit(AccusimLirs::from_spec(spec, capacity, universe)?)
+        }
         "lirs" => visitor.visit(LirsPolicy::from_spec(spec, capacity, universe)?),
+        "lru-k" if AccusimLruK::wanted(spec) => {
+            visitor.visit(AccusimLruK::from_spec(spec, capacity, universe)?)
+        }
         "lru-k" => visitor.visit(LruKPolicy::from_spec(spec, capacity, universe)?),
         "2q" => visitor.visit(TwoQPolicy::from_spec(spec, capacity, universe)?),
+        "mq" if AccusimMq::wanted(spec) => {
+            visitor.visit(AccusimMq::from_spec(spec, capacity, universe)?)
+        }
         "mq" => visitor.visit(MqPolicy::from_spec(spec, capacity, universe)?),
         // The kernel's own replacement (issue 26 item 2).
         "linux" => visitor.visit(LinuxPolicy::from_spec(spec, capacity, universe)?),

@@ -208,14 +208,16 @@ proptest! {
         capacity in 20usize..200,
         refs in proptest::collection::vec((0u32..12, 1u32..60), 1..160),
     ) {
-        for info in POLICIES {
-            let spec = PolicySpec::parse(info.name).unwrap();
+        // The accusim preset too: AccuSim's LRU-K and MQ weigh objects as the papers' do.
+        for (info, preset) in POLICIES.iter().flat_map(|i| [(i, Preset::Paper), (i, Preset::Accusim)]) {
+            let mut spec = PolicySpec::parse(info.name).unwrap();
+            spec.preset = preset;
             if check_weighs(&spec).is_err() {
                 continue;
             }
             let cap = crate::cache_model::Capacity { units: capacity, weighted: true, entries: capacity / 20 };
             let verdict = build_for(&spec, &cap, 12, ConformSized { refs: &refs, capacity, universe: 12 }).unwrap();
-            prop_assert!(verdict.is_ok(), "{}", verdict.unwrap_err());
+            prop_assert!(verdict.is_ok(), "{:?}: {}", preset, verdict.unwrap_err());
         }
     }
 

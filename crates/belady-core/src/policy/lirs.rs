@@ -27,7 +27,8 @@
 //! LIR set is filling). A non-resident entry it already had in S stays where it is. Its first
 //! demand access (`first_use`) is then an ordinary resident-HIR hit: LIR if it has an S entry,
 //! otherwise HIR pushed on S. A prefetched block evicted unused (`unused_prefetch`) leaves no
-//! new non-resident entry; an old S entry is dropped too unless `unused_prefetch_entry=keep`.
+//! new non-resident entry, and an old S entry is dropped too (AccuSim keeps it:
+//! `unused_prefetch_entry=keep`, below).
 //!
 //! Documented choices (where implementations disagree):
 //! - `hir` / `min_hir`: `Lhirs = max(floor(hir * c), min_hir)`, capped at `c - 1` so at least
@@ -50,13 +51,14 @@
 //!   than `Lhirs` frames are free, i.e. fewer than `Llirs` blocks are resident. The same without
 //!   prefetching; with it, resident prefetched HIR blocks use up the room, and the LIR set then
 //!   grows only through re-references of HIR blocks in S.
-//! - `unused_prefetch_entry`: a block with a non-resident entry in S that is prefetched and then
-//!   evicted unused loses the entry (`drop`, default: unused prefetches leave no history) or
-//!   keeps it as a non-resident entry (`keep`, AccuSim, which only clears the resident flag of
-//!   the block it evicts), so that its next reference makes it LIR.
 //! - Pinned blocks: the victim is the front-most unpinned block of Q. If every resident HIR block
 //!   is pinned, the unpinned LIR block nearest the bottom of S is evicted and forgotten (the
 //!   paper has no non-resident LIR state); the LIR set then refills from later misses.
+//!
+//! AccuSim's one departure of its own, `unused_prefetch_entry=keep` (an unused prefetched block
+//! that is evicted keeps the S entry it had, since AccuSim only clears the resident flag of the
+//! block it evicts; the `accusim` preset sets it), is AccuSim's variant, `AccusimLirs` in
+//! `compat/accusim/lirs.rs`, which the builder makes instead of this type; this type refuses it.
 
 use super::list::Lists;
 use super::registry::PolicySpec;
@@ -97,16 +99,29 @@ pub struct LirsPolicy {
     cap: usize,
     skip_dup: bool,
     last: Option<Block>,
-    /// A missed block becomes LIR while fewer than `llirs` blocks are resident (AccuSim), not
-    /// while fewer than `llirs` blocks are LIR (the paper).
+    /// A missed block becomes LIR while fewer than `llirs` blocks are resident (the authors'
+    /// code and AccuSim), not while fewer than `llirs` blocks are LIR (the paper).
     fill_by_frames: bool,
-    /// An unused prefetched block that is evicted keeps the S entry it had (AccuSim).
-    keep_unused_entry: bool,
 }
 
 impl LirsPolicy {
-    /// Builds LIRS from its parameters (`hir`, `min_hir`, `bound`, `bound_size`, `skip_dup`).
+    /// Builds LIRS from its parameters (`hir`, `min_hir`, `bound`, `bound_size`, `skip_dup`,
+    /// `warmup`). AccuSim's `unused_prefetch_entry=keep` is refused: it is AccuSim's variant's,
+    /// which the builder makes.
     pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> Result<Self> {
+        if spec.choice("unused_prefetch_entry", &["drop", "keep"])? == "keep" {
+            return Err(spec.variant_value("unused_prefetch_entry", "AccuSim's LIRS (AccusimLirs)"));
+        }
+        Self::from_paper_params(spec, capacity, universe)
+    }
+
+    /// LIRS with `spec`'s `hir`, `min_hir`, `bound`, `bound_size`, `skip_dup` and `warmup`
+    /// (`unused_prefetch_entry` is not read).
+    pub(crate) fn from_paper_params(
+        spec: &PolicySpec,
+        capacity: usize,
+        universe: usize,
+    ) -> Result<Self> {
         let hir = spec.f64("hir", 0.0, 1.0)?;
         let min_hir = spec.usize("min_hir", 0, usize::MAX)?;
         let bound = match spec.choice(
@@ -121,11 +136,9 @@ impl LirsPolicy {
         let factor = spec.f64("bound_size", 1.0, 1e6)?;
         let skip_dup = spec.bool("skip_dup")?;
         let warmup = spec.choice("warmup", &["lir-count", "free-frames"])?;
-        let entry = spec.choice("unused_prefetch_entry", &["drop", "keep"])?;
         Ok(
             Self::new(capacity, universe, hir, min_hir, bound, factor, skip_dup)
-                .with_free_frames_warmup(warmup == "free-frames")
-                .with_unused_prefetch_entry_kept(entry == "keep"),
+                .with_free_frames_warmup(warmup == "free-frames"),
         )
     }
 
@@ -133,13 +146,6 @@ impl LirsPolicy {
     /// frames are free, so resident prefetched (HIR) blocks use up the warm-up room.
     pub fn with_free_frames_warmup(mut self, yes: bool) -> Self {
         self.fill_by_frames = yes;
-        self
-    }
-
-    /// `unused_prefetch_entry=keep` when `yes`: an unused prefetched block that is evicted
-    /// stays in S as a non-resident entry if it had an S entry.
-    pub fn with_unused_prefetch_entry_kept(mut self, yes: bool) -> Self {
-        self.keep_unused_entry = yes;
         self
     }
 
@@ -173,7 +179,6 @@ impl LirsPolicy {
             skip_dup,
             last: None,
             fill_by_frames: false,
-            keep_unused_entry: false,
         }
     }
 
@@ -353,7 +358,7 @@ impl Policy for LirsPolicy {
             }
             _ => {
                 self.queue.remove(b);
-                if self.stack.contains(L, b) && (!ev.unused_prefetch || self.keep_unused_entry) {
+                if self.stack.contains(L, b) && !ev.unused_prefetch {
                     self.state[b as usize] = GHOST;
                     self.ghosts.push_front(L, b);
                     if self.bound == Bound::NonResident {
@@ -715,39 +720,6 @@ mod tests {
         let refs = [1, 2, 3, 4, 5, 1, 6, 2, 3, 7, 1];
         let a = run(make(false), 4, &refs).stats().hits;
         assert_eq!(run(make(true), 4, &refs).stats().hits, a);
-    }
-
-    #[test]
-    fn evicted_unused_prefetch_keeps_its_old_stack_entry_only_when_asked() {
-        // small(): c = 3, Llirs 2, Lhirs 1. 1 2 LIR; 3 HIR; 4 evicts 3 (non-resident in S).
-        // Prefetch 3: evicts 4 (non-resident in S); 3 resident HIR, S untouched: 4 3 2 1.
-        // 5 evicts the unused 3. keep: 3 stays non-resident in S; drop: its entry goes.
-        // Then 3 misses (evicting 5, non-resident in S): keep -> 3 has an S entry, becomes LIR
-        // and the bottom LIR 1 goes to Q; drop -> 3 is new to S and stays HIR.
-        for keep in [false, true] {
-            let mut level = CacheLevel::new(small().with_unused_prefetch_entry_kept(keep), 3, 10);
-            for b in [1, 2, 3, 4] {
-                level.access(b, NEVER);
-            }
-            assert!(level.prefetch(3, NEVER));
-            level.access(5, NEVER);
-            level.check().unwrap();
-            let ghosts = dump_of(&level.policy, "nonresident_newest_first");
-            assert_eq!(ghosts, if keep { vec![3, 4] } else { vec![4] });
-            level.access(3, NEVER);
-            level.check().unwrap();
-            assert_eq!(level.policy.is_lir(3), keep);
-            if keep {
-                assert_eq!(dump_of(&level.policy, "s_top_to_bottom"), vec![3, 5, 4, 2]);
-                assert_eq!(dump_of(&level.policy, "q_front_to_end"), vec![1]);
-            } else {
-                assert_eq!(
-                    dump_of(&level.policy, "s_top_to_bottom"),
-                    vec![3, 5, 4, 2, 1]
-                );
-                assert_eq!(dump_of(&level.policy, "q_front_to_end"), vec![3]);
-            }
-        }
     }
 
     #[test]

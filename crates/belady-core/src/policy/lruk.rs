@@ -58,22 +58,12 @@
 //! penultimate reference. A prefetched block evicted unused (`Evicted::unused_prefetch`) loses
 //! all history and leaves no retained entry.
 //!
-//! AccuSim departures (all on under the `accusim` preset; the study's `lru2.cc`), each a parameter:
-//! - `ties=heap` (default `hist1`): eligible blocks live in AccuSim's binary max-heap keyed by
-//!   `MAXINT - HIST(K)` with an insertion stamp ([`StampedHeap`]): sift-up compares keys only,
-//!   sift-down prefers the older stamp among equal keys, removal fills the hole with the last
-//!   entry and sifts it down then up. Equal `HIST(K)` leave mostly in promotion order.
-//! - `ineligible=entry` (default `last`): the ineligible list keeps order of entry (a correlated
-//!   reference does not move a block); the scan that promotes blocks walks it from the newest
-//!   entry, and the no-eligible fallback evicts the earliest entered block.
-//! - `first_use=correlated` (default `fetch`): the first use of a prefetched block sets
-//!   `HIST(1) = now` only if unset and `LAST = now`, and leaves the block where it is (an
-//!   eligible one stays on the heap); retained history is not shifted.
-//! - `prefetch_time=trigger` (default `next`): a prefetch carries the time of the demand
-//!   reference that triggered it (AccuSim's clock moves only on demand references).
+//! AccuSim's departures (the study's `lru2.cc`: `ties=heap`, `ineligible=entry`,
+//! `first_use=correlated`, `prefetch_time=trigger`; all four under the `accusim` preset) are
+//! AccuSim's variant, `AccusimLruK` in `compat/accusim/lruk.rs`, which the builder makes instead
+//! of this type when any is set; this type refuses them.
 //!
-//! The promotion scan runs before each reference is applied, as in AccuSim, and for a prefetch
-//! at the prefetch's time (`Access::prefetch` tells victim selection which it is).
+//! The promotion scan runs before each reference is applied, as in AccuSim.
 //!
 //! libCacheSim's `LRU_K` has neither CRP nor retained history (history is erased on eviction) and
 //! orders blocks with fewer than K references by insertion (FIFO). With `k = 2`, `crp = 0` and
@@ -84,50 +74,37 @@
 use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
-use super::stamped_heap::StampedHeap;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::error::Result as CoreResult;
 use crate::frames::Frames;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-const INELIGIBLE: usize = 0;
-const RETAINED: usize = 1;
-const ELIGIBLE: usize = 2;
+/// List of resident blocks referenced within the last CRP ticks, newest `LAST` first.
+pub(crate) const INELIGIBLE: usize = 0;
+/// List of evicted blocks whose history is retained, newest first.
+pub(crate) const RETAINED: usize = 1;
+/// List of eligible resident blocks (membership only; the heap orders them).
+pub(crate) const ELIGIBLE: usize = 2;
 
 /// Largest K accepted.
 pub const MAX_K: usize = 16;
 
 /// LRU-K with correlated reference period and retained history.
 pub struct LruKPolicy {
-    k: usize,
+    pub(crate) k: usize,
     crp: u64,
     retain: usize,
-    /// `ties=heap`: eligible blocks in AccuSim's stamped heap instead of the total order.
-    heap_ties: bool,
-    /// `ineligible=entry`: the ineligible list is kept in order of entry.
-    ineligible_by_entry: bool,
-    /// `first_use=correlated`: a prefetch's first use is a correlated reference in place.
-    first_use_correlated: bool,
-    /// `prefetch_time=trigger`: a prefetch happens at the time of its triggering reference.
-    prefetch_at_trigger: bool,
     /// `hist[b * k + i]` = `HIST(b, i + 1)`.
-    hist: Vec<u64>,
-    last: Vec<u64>,
+    pub(crate) hist: Vec<u64>,
+    pub(crate) last: Vec<u64>,
     /// Ineligible (ordered by LAST), retained (newest evicted first), eligible (membership only).
-    lists: Lists,
-    /// Ineligible blocks in order of entry, newest first (`ineligible=entry` only).
-    entry: Lists,
-    /// Order of entry onto the ineligible list (`ineligible=entry` only).
-    entered: Vec<u64>,
-    entries: u64,
+    pub(crate) lists: Lists,
     /// Eligible resident blocks by `(HIST(K), HIST(1), id)`, smallest on top, with lazy
     /// deletion: an entry counts only while its block is on the eligible list with that key.
     eligible: BinaryHeap<Reverse<(u64, u64, Block)>>,
     /// `HIST(1)` of each eligible block as of its promotion (the second key of `eligible`).
     tie: Vec<u64>,
-    /// Eligible blocks under `ties=heap`.
-    stamped: StampedHeap,
     /// Scratch: blocks promoted by one scan; pinned entries passed over.
     batch: Vec<Block>,
     skipped: Vec<Reverse<(u64, u64, Block)>>,
@@ -143,43 +120,34 @@ impl LruKPolicy {
             k,
             crp,
             retain,
-            heap_ties: false,
-            ineligible_by_entry: false,
-            first_use_correlated: false,
-            prefetch_at_trigger: false,
             hist: vec![0; universe * k],
             last: vec![0; universe],
             lists: Lists::new(3, universe),
-            entry: Lists::new(1, universe),
-            entered: vec![0; universe],
-            entries: 0,
             eligible: BinaryHeap::new(),
             tie: vec![0; universe],
-            stamped: StampedHeap::new(universe),
             batch: Vec::new(),
             skipped: Vec::new(),
             claimed: None,
         }
     }
 
-    /// Turns on AccuSim's departures one by one (see the module header): `heap_ties`,
-    /// `ineligible_by_entry`, `first_use_correlated`, `prefetch_at_trigger`.
-    pub fn with_departures(
-        mut self,
-        heap_ties: bool,
-        ineligible_by_entry: bool,
-        first_use_correlated: bool,
-        prefetch_at_trigger: bool,
-    ) -> Self {
-        self.heap_ties = heap_ties;
-        self.ineligible_by_entry = ineligible_by_entry;
-        self.first_use_correlated = first_use_correlated;
-        self.prefetch_at_trigger = prefetch_at_trigger;
-        self
+    /// Reads `k`, `crp` and `history`. AccuSim's values of `ties`, `ineligible`, `first_use`
+    /// and `prefetch_time` are refused: they are AccuSim's variant's, which the builder makes.
+    pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> CoreResult<Self> {
+        for (key, paper, accusim) in ACCUSIM_VALUES {
+            if spec.choice(key, &[paper, accusim])? == accusim {
+                return Err(spec.variant_value(key, "AccuSim's LRU-K (AccusimLruK)"));
+            }
+        }
+        Self::from_paper_params(spec, capacity, universe)
     }
 
-    /// Reads `k`, `crp`, `history`, `ties`, `ineligible`, `first_use` and `prefetch_time`.
-    pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> CoreResult<Self> {
+    /// LRU-K with `spec`'s `k`, `crp` and `history` (AccuSim's parameters are not read).
+    pub(crate) fn from_paper_params(
+        spec: &PolicySpec,
+        capacity: usize,
+        universe: usize,
+    ) -> CoreResult<Self> {
         let k = spec.usize("k", 1, MAX_K)?;
         let crp = spec.usize("crp", 0, u32::MAX as usize)?;
         let history = spec.f64("history", 0.0, 64.0)?;
@@ -188,12 +156,6 @@ impl LruKPolicy {
             crp as u64,
             (history * capacity as f64).floor() as usize,
             universe,
-        )
-        .with_departures(
-            spec.choice("ties", &["hist1", "heap"])? == "heap",
-            spec.choice("ineligible", &["last", "entry"])? == "entry",
-            spec.choice("first_use", &["fetch", "correlated"])? == "correlated",
-            spec.choice("prefetch_time", &["next", "trigger"])? == "trigger",
         ))
     }
 
@@ -222,28 +184,11 @@ impl LruKPolicy {
         )
     }
 
-    /// Takes resident `b` off the ineligible or eligible set.
-    #[inline]
-    fn unlink(&mut self, b: Block) {
-        self.lists.remove(b);
-        self.entry.remove(b);
-        self.stamped.remove(b);
-    }
-
     /// Puts resident `b`, just referenced or inserted at `LAST(b)`, at the new end of the
-    /// ineligible list. Under `ineligible=entry` a block already there keeps its entry position.
+    /// ineligible list.
     #[inline]
-    fn make_ineligible(&mut self, b: Block) {
-        let already = self.lists.contains(INELIGIBLE, b);
-        if !already {
-            self.unlink(b);
-        }
+    pub(crate) fn make_ineligible(&mut self, b: Block) {
         self.lists.move_to_front(INELIGIBLE, b);
-        if self.ineligible_by_entry && !already {
-            self.entries += 1;
-            self.entered[b as usize] = self.entries;
-            self.entry.push_front(0, b);
-        }
     }
 
     /// Whether a heap entry still describes an eligible block.
@@ -252,40 +197,29 @@ impl LruKPolicy {
         self.lists.contains(ELIGIBLE, e.2) && self.key(e.2) == e
     }
 
-    /// Moves every block whose last reference is more than CRP before `now` to the eligible set.
-    /// Under `ineligible=entry` the blocks of one scan enter the eligible set newest entry
-    /// first (AccuSim walks its list from the MRU end), otherwise oldest `LAST` first.
+    /// Takes off the ineligible list, into `out` (oldest `LAST` first), every block whose last
+    /// reference is more than CRP before `now`.
     #[inline]
-    fn promote_eligible(&mut self, now: u64) {
-        self.batch.clear();
+    pub(crate) fn take_newly_eligible(&mut self, now: u64, out: &mut Vec<Block>) {
+        out.clear();
         while let Some(b) = self.lists.back(INELIGIBLE) {
             if now.saturating_sub(self.last[b as usize]) <= self.crp {
                 break;
             }
             self.lists.remove(b);
-            self.entry.remove(b);
-            self.batch.push(b);
+            out.push(b);
         }
-        if self.batch.is_empty() {
-            return;
-        }
-        if self.ineligible_by_entry {
-            let entered = &self.entered;
-            self.batch
-                .sort_unstable_by_key(|&b| Reverse(entered[b as usize]));
-        }
-        for i in 0..self.batch.len() {
-            let b = self.batch[i];
+    }
+
+    /// Makes `blocks`, just taken off the ineligible list, eligible, in this order: on the
+    /// eligible list and in the heap under their keys.
+    #[inline]
+    pub(crate) fn make_eligible(&mut self, blocks: &[Block]) {
+        for &b in blocks {
             self.lists.push_front(ELIGIBLE, b);
             self.tie[b as usize] = self.hist[b as usize * self.k];
-            if self.heap_ties {
-                // The heap is a max-heap: AccuSim keys it by MAXINT - HIST(K).
-                let hk = self.hist[b as usize * self.k + self.k - 1];
-                self.stamped.insert(b, u64::MAX - hk);
-            } else {
-                let key = self.key(b);
-                self.eligible.push(Reverse(key));
-            }
+            let key = self.key(b);
+            self.eligible.push(Reverse(key));
         }
         // Drop stale entries once they outnumber the live ones (amortised O(1) per push).
         if self.eligible.len() > 2 * self.lists.len(ELIGIBLE) + 64 {
@@ -298,6 +232,17 @@ impl LruKPolicy {
         }
     }
 
+    /// Moves every block whose last reference is more than CRP before `now` to the eligible set.
+    #[inline]
+    fn promote_eligible(&mut self, now: u64) {
+        let mut batch = std::mem::take(&mut self.batch);
+        self.take_newly_eligible(now, &mut batch);
+        if !batch.is_empty() {
+            self.make_eligible(&batch);
+        }
+        self.batch = batch;
+    }
+
     /// The reference that fetches `b` (a demand miss, or the first use of a prefetch).
     #[inline]
     fn fetch_reference(&mut self, b: Block, now: u64) {
@@ -307,6 +252,54 @@ impl LruKPolicy {
         self.last[b as usize] = now;
     }
 
+    /// Records a demand reference at `now` to resident `b` in `HIST` and `LAST` (the fetch
+    /// reference if it is the first use of a prefetch, otherwise uncorrelated or correlated by
+    /// CRP); returns whether it was correlated. The caller moves `b` to the ineligible list.
+    #[inline]
+    pub(crate) fn reference(&mut self, b: Block, now: u64, first_use: bool) -> bool {
+        let i = b as usize;
+        if first_use {
+            self.fetch_reference(b, now);
+            return false;
+        }
+        if now - self.last[i] <= self.crp {
+            self.last[i] = now;
+            return true;
+        }
+        let last = self.last[i];
+        let h = &mut self.hist[i * self.k..(i + 1) * self.k];
+        let corr = last - h[0];
+        for j in (1..h.len()).rev() {
+            h[j] = if h[j - 1] == 0 { 0 } else { h[j - 1] + corr };
+        }
+        h[0] = now;
+        self.last[i] = now;
+        false
+    }
+
+    /// Claims missed `incoming`'s retained history: its reference is looked up when it arrives,
+    /// before the victim's history joins the bounded retained list and possibly pushes it out.
+    #[inline]
+    pub(crate) fn claim_retained(&mut self, incoming: Block) {
+        if self.lists.contains(RETAINED, incoming) {
+            self.lists.remove(incoming);
+            self.claimed = Some(incoming);
+        }
+    }
+
+    /// Non-resident `b` enters at `now`: a demand fetch is its fetch reference, a prefetch only
+    /// sets `LAST` (retained history stays in place; a block without any is all zeros). The
+    /// caller then makes it ineligible and runs the promotion scan.
+    #[inline]
+    pub(crate) fn enter(&mut self, b: Block, kind: InsertKind, now: u64) {
+        self.claimed = None;
+        self.lists.remove(b);
+        match kind {
+            InsertKind::Demand => self.fetch_reference(b, now),
+            InsertKind::Prefetch => self.last[b as usize] = now,
+        }
+    }
+
     #[inline]
     fn forget(&mut self, b: Block) {
         self.hist[b as usize * self.k..(b as usize + 1) * self.k].fill(0);
@@ -314,10 +307,7 @@ impl LruKPolicy {
     }
 
     /// The unpinned eligible block with the smallest key, if any.
-    fn eligible_victim(&mut self, frames: &Frames) -> Option<Block> {
-        if self.heap_ties {
-            return self.stamped.top_unpinned(frames);
-        }
+    pub(crate) fn eligible_victim(&mut self, frames: &Frames) -> Option<Block> {
         let mut found = None;
         while let Some(&Reverse(e)) = self.eligible.peek() {
             if !self.is_live(e) {
@@ -333,178 +323,33 @@ impl LruKPolicy {
         self.eligible.extend(self.skipped.drain(..));
         found
     }
-}
 
-impl Policy for LruKPolicy {
-    fn name(&self) -> &'static str {
-        "lru-k"
-    }
-
-    #[inline]
-    fn on_hit(&mut self, b: Block, cx: &Access) {
-        let now = cx.tick + 1;
-        // The scan precedes the reference, as in AccuSim (the outcome is the same either way
-        // unless `ties=heap`, where heap operations depend on their order).
-        self.promote_eligible(now);
-        let i = b as usize;
-        if cx.first_use && self.first_use_correlated {
-            // AccuSim: HIST(1) only if the block has none, LAST = now, no list movement.
-            if self.hist[i * self.k] == 0 {
-                self.hist[i * self.k] = now;
-            }
-            self.last[i] = now;
-            if self.lists.contains(INELIGIBLE, b) {
-                self.lists.move_to_front(INELIGIBLE, b);
-            }
-        } else if cx.first_use {
-            self.fetch_reference(b, now);
-            self.make_ineligible(b);
-        } else if now - self.last[i] > self.crp {
-            let last = self.last[i];
-            let h = &mut self.hist[i * self.k..(i + 1) * self.k];
-            let corr = last - h[0];
-            for j in (1..h.len()).rev() {
-                h[j] = if h[j - 1] == 0 { 0 } else { h[j - 1] + corr };
-            }
-            h[0] = now;
-            self.last[i] = now;
-            self.make_ineligible(b);
-        } else {
-            // Correlated: LAST only. A block can be eligible here only after a correlated
-            // first use (`first_use=correlated`), and then it stays eligible, as in AccuSim.
-            self.last[i] = now;
-            if !self.lists.contains(ELIGIBLE, b) {
-                self.make_ineligible(b);
-            }
+    /// Checks that every eligible block has a live heap entry.
+    pub(crate) fn check_heap(&self) -> Result<(), String> {
+        let live: std::collections::BTreeSet<_> = self
+            .eligible
+            .iter()
+            .map(|&Reverse(e)| e)
+            .filter(|&e| self.is_live(e))
+            .collect();
+        if let Some(b) = self
+            .lists
+            .iter(ELIGIBLE)
+            .find(|&b| !live.contains(&self.key(b)))
+        {
+            return Err(format!("eligible block {b} has no live heap entry"));
         }
-    }
-
-    #[inline]
-    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
-        // The missed block's retained history is looked up when its reference arrives, before
-        // the victim's history joins the bounded retained list and possibly pushes it out.
-        if self.lists.contains(RETAINED, incoming) {
-            self.lists.remove(incoming);
-            self.claimed = Some(incoming);
-        }
-        let now = if cx.prefetch && self.prefetch_at_trigger {
-            cx.tick.max(1)
-        } else {
-            cx.tick + 1
-        };
-        self.promote_eligible(now);
-        let victim = self.eligible_victim(frames).or_else(|| {
-            if self.ineligible_by_entry {
-                last_unpinned(&self.entry, 0, frames)
-            } else {
-                last_unpinned(&self.lists, INELIGIBLE, frames)
-            }
-        });
-        if victim.is_none() {
-            // Bypass (every frame pinned): the history stays retained.
-            self.forget_victim();
-        }
-        victim
-    }
-
-    fn forget_victim(&mut self) {
-        if let Some(x) = self.claimed.take() {
-            self.lists.push_front(RETAINED, x);
-        }
-    }
-
-    #[inline]
-    fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
-        self.unlink(b);
-        if ev.unused_prefetch || self.retain == 0 {
-            self.forget(b);
-            return;
-        }
-        self.lists.push_front(RETAINED, b);
-        if self.lists.len(RETAINED) > self.retain {
-            let old = self
-                .lists
-                .pop_back(RETAINED)
-                .expect("retained list is not empty");
-            self.forget(old);
-        }
-    }
-
-    #[inline]
-    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
-        let mut now = cx.tick + 1;
-        // Retained history stays in place; a block without any is already all zeros.
-        self.claimed = None;
-        self.lists.remove(b);
-        match kind {
-            InsertKind::Demand => self.fetch_reference(b, now),
-            InsertKind::Prefetch => {
-                if self.prefetch_at_trigger {
-                    now = cx.tick.max(1);
-                }
-                self.last[b as usize] = now;
-            }
-        }
-        self.make_ineligible(b);
-        self.promote_eligible(now);
-    }
-
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         Ok(())
     }
 
-    fn len(&self) -> usize {
-        self.lists.len(INELIGIBLE) + self.lists.len(ELIGIBLE)
-    }
-
-    fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
+    /// Checks the lists, the ineligible list's `LAST` order, the retained bound and every
+    /// block's history (everything but the eligible heap).
+    pub(crate) fn check_history(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        self.entry.check()?;
         check_same_residents(
             self.lists.iter(INELIGIBLE).chain(self.lists.iter(ELIGIBLE)),
             frames,
         )?;
-        if self.heap_ties {
-            if self.stamped.len() != self.lists.len(ELIGIBLE) {
-                return Err("stamped heap and eligible list differ in size".into());
-            }
-            self.stamped.check()?;
-            if let Some(b) = self
-                .stamped
-                .blocks()
-                .find(|&b| !self.lists.contains(ELIGIBLE, b))
-            {
-                return Err(format!(
-                    "stamped heap holds block {b}, which is not eligible"
-                ));
-            }
-        } else {
-            let live: std::collections::BTreeSet<_> = self
-                .eligible
-                .iter()
-                .map(|&Reverse(e)| e)
-                .filter(|&e| self.is_live(e))
-                .collect();
-            if let Some(b) = self
-                .lists
-                .iter(ELIGIBLE)
-                .find(|&b| !live.contains(&self.key(b)))
-            {
-                return Err(format!("eligible block {b} has no live heap entry"));
-            }
-        }
-        if self.ineligible_by_entry {
-            if self.entry.len(0) != self.lists.len(INELIGIBLE) {
-                return Err("entry list and ineligible list differ".into());
-            }
-            let mut prev = u64::MAX;
-            for b in self.entry.iter(0) {
-                if !self.lists.contains(INELIGIBLE, b) || self.entered[b as usize] >= prev {
-                    return Err(format!("entry list out of order at block {b}"));
-                }
-                prev = self.entered[b as usize];
-            }
-        }
         let mut prev = u64::MAX;
         for b in self.lists.iter(INELIGIBLE) {
             let l = self.last[b as usize];
@@ -541,23 +386,103 @@ impl Policy for LruKPolicy {
         }
         Ok(())
     }
+}
+
+/// AccuSim's values of LRU-K's parameters, as `(key, the paper's value, AccuSim's value)`: the
+/// paper's type refuses AccuSim's, which select AccuSim's variant
+/// (`compat::accusim::lruk::AccusimLruK`) in the builder.
+pub(crate) const ACCUSIM_VALUES: [(&str, &str, &str); 4] = [
+    ("ties", "hist1", "heap"),
+    ("ineligible", "last", "entry"),
+    ("first_use", "fetch", "correlated"),
+    ("prefetch_time", "next", "trigger"),
+];
+
+impl Policy for LruKPolicy {
+    fn name(&self) -> &'static str {
+        "lru-k"
+    }
+
+    #[inline]
+    fn on_hit(&mut self, b: Block, cx: &Access) {
+        let now = cx.tick + 1;
+        // The scan precedes the reference (the same outcome either way here; AccuSim's variant,
+        // whose heap operations depend on their order, scans first as AccuSim does).
+        self.promote_eligible(now);
+        self.reference(b, now, cx.first_use);
+        self.make_ineligible(b);
+    }
+
+    #[inline]
+    fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
+        self.claim_retained(incoming);
+        self.promote_eligible(cx.tick + 1);
+        let victim = self
+            .eligible_victim(frames)
+            .or_else(|| last_unpinned(&self.lists, INELIGIBLE, frames));
+        if victim.is_none() {
+            // Bypass (every frame pinned): the history stays retained.
+            self.forget_victim();
+        }
+        victim
+    }
+
+    fn forget_victim(&mut self) {
+        if let Some(x) = self.claimed.take() {
+            self.lists.push_front(RETAINED, x);
+        }
+    }
+
+    #[inline]
+    fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
+        self.lists.remove(b);
+        if ev.unused_prefetch || self.retain == 0 {
+            self.forget(b);
+            return;
+        }
+        self.lists.push_front(RETAINED, b);
+        if self.lists.len(RETAINED) > self.retain {
+            let old = self
+                .lists
+                .pop_back(RETAINED)
+                .expect("retained list is not empty");
+            self.forget(old);
+        }
+    }
+
+    #[inline]
+    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
+        let now = cx.tick + 1;
+        self.enter(b, kind, now);
+        self.make_ineligible(b);
+        self.promote_eligible(now);
+    }
+
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+
+    fn len(&self) -> usize {
+        self.lists.len(INELIGIBLE) + self.lists.len(ELIGIBLE)
+    }
+
+    fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
+        self.check_history(frames)?;
+        self.check_heap()
+    }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
-        let eligible = if self.heap_ties {
-            self.stamped.by_key()
-        } else {
-            let mut live: Vec<_> = self.lists.iter(ELIGIBLE).map(|b| self.key(b)).collect();
-            live.sort_unstable();
-            live.into_iter().map(|(_, _, b)| b).collect()
-        };
-        let ineligible = if self.ineligible_by_entry {
-            self.entry.iter(0).collect()
-        } else {
-            self.lists.iter(INELIGIBLE).collect()
-        };
+        let mut live: Vec<_> = self.lists.iter(ELIGIBLE).map(|b| self.key(b)).collect();
+        live.sort_unstable();
         vec![
-            ("eligible_victim_first", eligible),
-            ("ineligible_newest_first", ineligible),
+            (
+                "eligible_victim_first",
+                live.into_iter().map(|(_, _, b)| b).collect(),
+            ),
+            (
+                "ineligible_newest_first",
+                self.lists.iter(INELIGIBLE).collect(),
+            ),
             ("retained_newest_first", self.lists.iter(RETAINED).collect()),
         ]
     }
@@ -838,59 +763,6 @@ mod tests {
                 proptest::prop_assert_eq!(level.policy.hist(b), &hist[b as usize][..], "block {}", b);
             }
         }
-    }
-
-    fn accusim(k: usize, crp: u64, retain: usize, universe: usize) -> LruKPolicy {
-        LruKPolicy::new(k, crp, retain, universe).with_departures(true, true, true, true)
-    }
-
-    #[test]
-    fn ineligible_entry_order_survives_correlated_references() {
-        // CRP 5, 2 frames: t1 1, t2 2, t3 1 (correlated), t4 3: nothing is eligible.
-        // By LAST the LRU block is 2; AccuSim's list keeps 1 where it entered, so 1 goes.
-        let refs = [1, 2, 1, 3];
-        let level = run(LruKPolicy::new(2, 5, 2, 4), 2, &refs);
-        assert!(level.frames().is_resident(1) && !level.frames().is_resident(2));
-        let level = run(accusim(2, 5, 2, 4), 2, &refs);
-        assert!(!level.frames().is_resident(1) && level.frames().is_resident(2));
-        assert_eq!(level.policy.dump()[1].1, vec![3, 2]);
-    }
-
-    #[test]
-    fn accusim_prefetch_and_first_use() {
-        // K 2, CRP 0, 2 frames, 4 retained histories; the same sequence in both modes:
-        // t1 1, t2 1 (HIST (2, 1)), t3 2, t4 3 evicts 2 (HIST(2) 0 < 1), t5 4 evicts 3,
-        // then 2 (retained history (3, 0)) is prefetched, evicting 4; t6 uses 2; t7 5 misses.
-        let steps = |p: LruKPolicy| {
-            let mut level = CacheLevel::new(p, 2, 8);
-            for b in [1, 1, 2, 3, 4] {
-                level.access(b, u64::MAX);
-            }
-            level.prefetch(2, u64::MAX);
-            let last = level.policy.last(2);
-            level.access(2, u64::MAX);
-            let hist = level.policy.hist(2).to_vec();
-            level.access(5, u64::MAX);
-            level.check().unwrap();
-            (last, hist, level)
-        };
-        // Paper: the prefetch is stamped 6 (the next reference's time), the first use shifts
-        // the retained history: (6, 3). At t7, 2 (HIST(2) 3) outranks 1 (HIST(2) 1): 1 goes.
-        let (last, hist, level) = steps(LruKPolicy::new(2, 0, 4, 8));
-        assert_eq!((last, hist), (6, vec![6, 3]));
-        assert!(!level.frames().is_resident(1) && level.frames().is_resident(2));
-        // AccuSim: the prefetch happens at t5, the triggering reference's time, and so does its
-        // scan: 4 (LAST 5) is not eligible yet, so the victim is 1. The prefetch is stamped 5.
-        // At t6 the scan makes 4 and then 2 eligible (entry order, newest first: 2 is stamped
-        // first; both keys HIST(2) = 0); the first use only sets LAST = 6 and leaves 2 on the
-        // heap with its retained history (3, 0). At t7 it is the heap top (older stamp).
-        let (last, hist, level) = steps(accusim(2, 0, 4, 8));
-        assert_eq!((last, hist), (5, vec![3, 0]));
-        let resident: Vec<bool> = [1, 2, 4, 5]
-            .iter()
-            .map(|&b| level.frames().is_resident(b))
-            .collect();
-        assert_eq!(resident, vec![false, false, true, true]);
     }
 
     #[test]

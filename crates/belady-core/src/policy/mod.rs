@@ -41,7 +41,7 @@ pub mod mq;
 pub mod opt;
 pub mod registry;
 mod ring;
-mod stamped_heap;
+pub(crate) mod stamped_heap;
 pub mod twoq;
 pub mod twoq_sized;
 mod weighted_lists;

@@ -148,6 +148,15 @@ impl PolicySpec {
         )
     }
 
+    /// The error for the value of `key`, which a reference simulator's variant (`variant`, in
+    /// `compat/`) implements rather than the paper's type: the builder makes that variant instead.
+    pub(crate) fn variant_value(&self, key: &str, variant: &str) -> Error {
+        self.invalid(
+            key,
+            &format!("{variant} implements this value; build the policy through builder::build"),
+        )
+    }
+
     /// Parameter `key` as a real number within `[min, max]`.
     pub fn f64(&self, key: &str, min: f64, max: f64) -> Result<f64> {
         self.raw(key)

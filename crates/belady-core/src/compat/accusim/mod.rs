@@ -7,10 +7,16 @@
 //!   holds their formulas and the state only they need; the file engine asks it each question;
 //! - AccuSim's variants of the papers' policies ([`arc::AccusimArc`]: its REPLACE test, first use,
 //!   case IV directory and unmarked ghost prefetches; [`lrfu::AccusimLrfu`]: its CRF queue and
-//!   heap/list hybrid). The builder ([`crate::builder`]) makes a variant instead of the paper's
-//!   policy when the policy's parameters ask for AccuSim's behaviour (as the `accusim` preset
-//!   does), so `policy/arc.rs` and `policy/lrfu.rs` keep only what the papers describe, and
-//!   `policy/` does not import this module.
+//!   heap/list hybrid; [`lruk::AccusimLruK`]: its stamped heap, entry-ordered ineligible list,
+//!   correlated first use and trigger-time prefetches; [`mq::AccusimMq`]: counting prefetches,
+//!   the clock before the access and `Adjust` after prefetches; [`lirs::AccusimLirs`]: evicted
+//!   unused prefetches keep their S entries). The builder ([`crate::builder`]) makes a variant
+//!   instead of the paper's policy when the policy's parameters ask for AccuSim's behaviour (as
+//!   the `accusim` preset does), so `policy/arc.rs`, `lrfu.rs`, `lruk.rs`, `mq.rs` and `lirs.rs`
+//!   keep only what the papers (and the implementations they share a choice with) describe, and
+//!   `policy/` does not import this module. Except LRFU's queue, each variant wraps the paper's
+//!   type and drives its state through a few `pub(crate)` steps of that type, so the paper's
+//!   bookkeeping is written once.
 //!
 //! # Why a hook trait reached through one accessor
 //! Two of the ARC variant's departures need the cache level's help, which the papers' policies
@@ -27,7 +33,10 @@
 //! without AccuSim's branches.
 
 pub mod arc;
+pub mod lirs;
 pub mod lrfu;
+pub mod lruk;
+pub mod mq;
 pub mod rules;
 
 use crate::error::{Error, Result};
