@@ -5,7 +5,7 @@
 //! knows only its paper. Each arm hands the concrete type to a [`PolicyVisitor`], so the
 //! simulation loop is compiled once per policy.
 
-use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu};
+use crate::compat::accusim::{arc::AccusimArc, lrfu::AccusimLrfu, opt::AccusimOpt};
 use crate::compat::libcachesim::lirs::LibcachesimLirs;
 use crate::error::{Error, Result};
 use crate::policy::arc::ArcPolicy;
@@ -53,9 +53,10 @@ pub fn build<V: PolicyVisitor>(
         "lru" => visitor.visit(LruPolicy::new(universe)),
         "fifo" => visitor.visit(FifoPolicy::new(universe)),
         "clock" => visitor.visit(ClockPolicy::new(universe)),
-        "opt" => visitor.visit(OptPolicy::from_spec(spec, capacity, universe)?),
         // AccuSim's variants when the parameters ask for its behaviour, as the accusim preset
         // does; the papers' types otherwise.
+        "opt" if AccusimOpt::wanted(spec) => visitor.visit(AccusimOpt::from_spec(spec, universe)?),
+        "opt" => visitor.visit(OptPolicy::from_spec(spec, capacity, universe)?),
         "lrfu" if spec.raw("heap") == "accusim" => {
             visitor.visit(AccusimLrfu::from_spec(spec, capacity, universe)?)
         }

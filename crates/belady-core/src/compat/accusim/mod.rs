@@ -7,9 +7,10 @@
 //!   holds their formulas and the state only they need; the file engine asks it each question;
 //! - AccuSim's variants of the papers' policies ([`arc::AccusimArc`]: its REPLACE test, first use,
 //!   case IV directory and unmarked ghost prefetches; [`lrfu::AccusimLrfu`]: its CRF queue and
-//!   heap/list hybrid). The builder ([`crate::builder`]) makes a variant instead of the paper's
+//!   heap/list hybrid; [`opt::AccusimOpt`]: OPT in its binary heap, whose shape decides ties).
+//!   The builder ([`crate::builder`]) makes a variant instead of the paper's
 //!   policy when the policy's parameters ask for AccuSim's behaviour (as the `accusim` preset
-//!   does), so `policy/arc.rs` and `policy/lrfu.rs` keep only what the papers describe, and
+//!   does), so `policy/arc.rs`, `policy/lrfu.rs` and `policy/opt.rs` keep only what the papers describe, and
 //!   `policy/` does not import this module.
 //!
 //! # Why a hook trait reached through one accessor
@@ -28,6 +29,7 @@
 
 pub mod arc;
 pub mod lrfu;
+pub mod opt;
 pub mod rules;
 
 use crate::error::{Error, Result};
