@@ -315,10 +315,10 @@ def main() -> None:
       "`lrfu.rs` (`AccusimLrfu`: `lrfu.heap=accusim` with `lrfu.threshold` and `lrfu.float`), `lruk.rs` "
       "(`AccusimLruK`: `lru-k.ties=heap`, `lru-k.ineligible=entry`, `lru-k.first_use=correlated`, "
       "`lru-k.prefetch_time=trigger`), `mq.rs` (`AccusimMq`: `mq.count=prefetches`, `mq.clock=before-access`, "
-      "`mq.adjust_on_prefetch=true`) and `lirs.rs` (`AccusimLirs`: `lirs.unused_prefetch_entry=keep`) are "
-      "AccuSim's ARC, LRFU, LRU-K, MQ and LIRS; `builder.rs` builds one of them instead of the paper's policy "
+      "`mq.adjust_on_prefetch=true`), `lirs.rs` (`AccusimLirs`: `lirs.unused_prefetch_entry=keep`) and `opt.rs` "
+      "(`AccusimOpt`: `opt.ties=heap`) are AccuSim's ARC, LRFU, LRU-K, MQ, LIRS and OPT; `builder.rs` builds one of them instead of the paper's policy "
       "when the parameters ask for it (the `accusim` preset does), and the paper's types refuse those values. "
-      "`policy/` does not import `compat/`. AccuSim's values of the other parameters above (`opt.ties`, "
+      "`policy/` does not import `compat/`. AccuSim's values of the other parameters above ("
       "`lrfu.prefetch_time`, `arc.p0`, `arc.delta`, `lirs.warmup`, `mq.ghost_lookup` and the study's values) "
       "are still parameters of the papers' policies in `policy/`." + "\n")
     w(f"({grid.runs + timed.runs} belady runs.)\n")

@@ -7,6 +7,7 @@
 
 use crate::compat::accusim::{
     arc::AccusimArc, lirs::AccusimLirs, lrfu::AccusimLrfu, lruk::AccusimLruK, mq::AccusimMq,
+    opt::AccusimOpt,
 };
 use crate::compat::libcachesim::lirs::LibcachesimLirs;
 use crate::compat::libcachesim::wtinylfu::LibcachesimWTinyLfu;
@@ -56,9 +57,10 @@ pub fn build<V: PolicyVisitor>(
         "lru" => visitor.visit(LruPolicy::new(universe)),
         "fifo" => visitor.visit(FifoPolicy::new(universe)),
         "clock" => visitor.visit(ClockPolicy::new(universe)),
-        "opt" => visitor.visit(OptPolicy::from_spec(spec, capacity, universe)?),
         // AccuSim's variants when the parameters ask for its behaviour, as the accusim preset
         // does; the papers' types otherwise.
+        "opt" if AccusimOpt::wanted(spec) => visitor.visit(AccusimOpt::from_spec(spec, universe)?),
+        "opt" => visitor.visit(OptPolicy::from_spec(spec, capacity, universe)?),
         "lrfu" if spec.raw("heap") == "accusim" => {
             visitor.visit(AccusimLrfu::from_spec(spec, capacity, universe)?)
         }

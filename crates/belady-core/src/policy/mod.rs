@@ -38,6 +38,7 @@ pub mod lru;
 pub mod lruk;
 pub mod mglru;
 pub mod mq;
+mod next_use_index;
 pub mod opt;
 pub mod registry;
 mod ring;

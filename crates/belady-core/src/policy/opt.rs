@@ -9,109 +9,206 @@
 //! stream of demand and prefetch insertions, as in the prefetching study; it is not the optimal
 //! integrated prefetching and caching schedule.
 //!
-//! The max-heap keeps stale entries (lazy deletion) and is compacted when it grows past four
-//! times the cache, so memory stays proportional to the cache, not to the trace.
+//! The resident blocks are indexed by next use, with no heap: a never-again block joins the back
+//! of one list; a block with a next use sets that position's bit in a 64-way tree of words
+//! (`next_use_index.rs`) and is written at that position in a table indexed by position, so an
+//! eviction reads the tree's top words and one table entry, and a hit reads the table at the
+//! current position (the table is read in order as the trace advances) and writes it at the new
+//! next use. Next uses are positions of references, so two resident blocks share one only when
+//! the caller repeats it; such blocks wait in a chain in the order they were recorded. The table
+//! costs four bytes per position up to the farthest next use seen (as much as the next-use array
+//! the engine hands OPT), the tree one bit.
 //!
-//! `ties=heap` (AccuSim, `--compat accusim`): the blocks sit in AccuSim's binary heap keyed by
-//! next reference ([`StampedHeap`]), whose sifting breaks ties mostly, not strictly, by
-//! insertion order (every hit re-inserts its block). Which never-again block goes first then
-//! follows that heap's shape, as in the study's simulator.
+//! AccuSim's tie order (`ties=heap`, `--compat accusim`) is a variant built by the builder:
+//! `compat/accusim/opt.rs`.
 
+use super::next_use_index::PositionBits;
 use super::registry::PolicySpec;
-use super::stamped_heap::StampedHeap;
 use super::{Access, Block, Evicted, InsertKind, Policy, NEVER};
 use crate::error::Result;
 use crate::frames::Frames;
-use std::collections::BinaryHeap;
 
+/// `key` of a block that is not resident.
 const NOT_QUEUED: u64 = u64::MAX;
+/// The key shared by blocks not referenced again (and next uses at or past `u32::MAX`).
+const NEVER_KEY: u64 = u32::MAX as u64;
+/// No block: the end of a chain or list.
+const NONE: u32 = u32::MAX;
+
+/// A block's place in the index.
+#[derive(Copy, Clone)]
+struct Node {
+    /// Next use, [`NEVER_KEY`] for never again, [`NOT_QUEUED`] when not resident.
+    key: u64,
+    /// The block recorded before this one in the never-again list.
+    earlier: u32,
+    /// The block recorded after this one with the same key (never-again list or chain).
+    later: u32,
+}
 
 /// Belady's MIN replacement.
 pub struct OptPolicy {
-    heap: BinaryHeap<(u64, Block)>,
-    key_of: Vec<u64>,
-    seq: u32,
+    nodes: Vec<Node>,
+    /// Positions that resident blocks wait for.
+    positions: PositionBits,
+    /// Each such position's earliest-recorded block (stale where `positions` has no bit).
+    first_at: Vec<u32>,
+    /// The never-again list, earliest recorded first.
+    never_first: u32,
+    never_last: u32,
     resident: usize,
-    compact_at: usize,
-    pinned_aside: Vec<(u64, Block)>,
-    /// `ties=heap`: AccuSim's heap replaces the lazy one.
-    stamped: Option<StampedHeap>,
 }
 
 impl OptPolicy {
     /// An empty OPT for `capacity` blocks over ids `0..universe`.
     pub fn new(capacity: usize, universe: usize) -> Self {
         // No more than `universe` blocks can ever be resident: sizing by the requested capacity
-        // would let `--cache-size 100TiB` ask for terabytes of heap before the first reference.
+        // would let `--cache-size 100TiB` ask for terabytes before the first reference.
         let fill = capacity.min(universe);
         OptPolicy {
-            heap: BinaryHeap::with_capacity(fill * 2),
-            key_of: vec![NOT_QUEUED; universe],
-            seq: 0,
+            nodes: vec![
+                Node {
+                    key: NOT_QUEUED,
+                    earlier: NONE,
+                    later: NONE,
+                };
+                universe
+            ],
+            positions: PositionBits::with_bound(fill.min(1 << 20) as u32),
+            first_at: vec![NONE; fill.min(1 << 20)],
+            never_first: NONE,
+            never_last: NONE,
             resident: 0,
-            compact_at: 4 * fill + 1024,
-            pinned_aside: Vec::new(),
-            stamped: None,
         }
     }
 
-    /// OPT with the parameters in `spec` (`ties`).
+    /// OPT with the parameters in `spec` (`ties=first`). `ties=heap` is refused here: it is
+    /// AccuSim's variant's (`AccusimOpt`), which the builder makes.
     pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> Result<Self> {
-        let mut opt = OptPolicy::new(capacity, universe);
         if spec.choice("ties", &["first", "heap"])? == "heap" {
-            opt.stamped = Some(StampedHeap::new(universe));
+            return Err(crate::error::Error::config(
+                "params",
+                format!("opt.ties={}", spec.raw("ties")),
+                "AccuSim's OPT (AccusimOpt) implements this value; build the policy through \
+                 builder::build",
+            ));
         }
-        Ok(opt)
+        Ok(OptPolicy::new(capacity, universe))
     }
 
-    /// Heap key: next use in the high 32 bits, then the inverted enqueue order, so that among
-    /// equal next uses the entry recorded first is the largest.
+    /// Records `b` as waiting for `next_use`, after every block already waiting for it.
     #[inline]
     fn enqueue(&mut self, b: Block, next_use: u64) {
-        self.seq = self.seq.wrapping_add(1);
-        if self.seq == u32::MAX {
-            self.renumber();
+        let key = next_use.min(NEVER_KEY);
+        self.nodes[b as usize] = Node {
+            key,
+            earlier: NONE,
+            later: NONE,
+        };
+        if key == NEVER_KEY {
+            self.nodes[b as usize].earlier = self.never_last;
+            match self.never_last {
+                NONE => self.never_first = b,
+                last => self.nodes[last as usize].later = b,
+            }
+            self.never_last = b;
+            return;
         }
-        let key = (next_use.min(u32::MAX as u64) << 32) | (u32::MAX - self.seq) as u64;
-        self.key_of[b as usize] = key;
-        self.heap.push((key, b));
-        if self.heap.len() > self.compact_at {
-            let key_of = &self.key_of;
-            self.heap.retain(|&(k, b)| key_of[b as usize] == k);
+        let pos = key as u32;
+        if pos as usize >= self.first_at.len() {
+            self.grow_table(pos);
         }
+        if !self.positions.insert(pos) {
+            self.first_at[pos as usize] = b;
+            return;
+        }
+        let mut at = self.first_at[pos as usize];
+        while self.nodes[at as usize].later != NONE {
+            at = self.nodes[at as usize].later;
+        }
+        self.nodes[at as usize].later = b;
     }
 
-    /// Restarts the enqueue counter, keeping the live entries' relative order.
-    fn renumber(&mut self) {
-        let key_of = &self.key_of;
-        let mut live: Vec<(u64, Block)> = self
-            .heap
-            .drain()
-            .filter(|&(k, b)| key_of[b as usize] == k)
-            .collect();
-        live.sort_unstable_by_key(|&(k, _)| std::cmp::Reverse(k & 0xffff_ffff));
-        for (i, (k, b)) in live.iter_mut().enumerate() {
-            *k = (*k & !0xffff_ffff) | (u32::MAX - 1 - i as u32) as u64;
-            self.key_of[*b as usize] = *k;
+    /// Makes room in the table for `pos`, an eighth more than it holds at least: growth stays
+    /// amortised (a large vector grows in place by remapping) and overshoots the trace by at most
+    /// an eighth, where doubling could leave nearly half the table untouched.
+    #[cold]
+    fn grow_table(&mut self, pos: u32) {
+        let len = (pos as usize + 1).max(self.first_at.len() + self.first_at.len() / 8 + 4096);
+        self.first_at.resize(len, NONE);
+    }
+
+    /// Takes resident `b` out of the index.
+    #[inline]
+    fn dequeue(&mut self, b: Block) {
+        let Node {
+            key,
+            earlier,
+            later,
+        } = self.nodes[b as usize];
+        if key == NEVER_KEY {
+            match earlier {
+                NONE => self.never_first = later,
+                e => self.nodes[e as usize].later = later,
+            }
+            match later {
+                NONE => self.never_last = earlier,
+                l => self.nodes[l as usize].earlier = earlier,
+            }
+            return;
         }
-        self.seq = live.len() as u32 + 1;
-        self.heap.extend(live);
+        let pos = key as u32;
+        let first = self.first_at[pos as usize];
+        if first == b {
+            match later {
+                NONE => self.positions.remove(pos),
+                l => self.first_at[pos as usize] = l,
+            }
+            return;
+        }
+        let mut at = first;
+        while self.nodes[at as usize].later != b {
+            at = self.nodes[at as usize].later;
+        }
+        self.nodes[at as usize].later = later;
+    }
+
+    /// The first unpinned block of the chain or list starting at `b`.
+    fn first_unpinned(&self, mut b: u32, frames: &Frames) -> Option<Block> {
+        while b != NONE {
+            if !frames.is_pinned(b) {
+                return Some(b);
+            }
+            b = self.nodes[b as usize].later;
+        }
+        None
+    }
+
+    /// The resident blocks, farthest next use first (the eviction order).
+    fn farthest_first(&self) -> Vec<Block> {
+        let mut order = Vec::with_capacity(self.resident);
+        let push_chain = |mut b: u32, order: &mut Vec<Block>| {
+            while b != NONE {
+                order.push(b);
+                b = self.nodes[b as usize].later;
+            }
+        };
+        push_chain(self.never_first, &mut order);
+        let mut limit = u64::MAX;
+        while let Some(pos) = self.positions.max_below(limit) {
+            push_chain(self.first_at[pos as usize], &mut order);
+            limit = pos as u64;
+        }
+        order
     }
 
     /// Next-use tick recorded for resident `b` ([`NEVER`] if it is not referenced again).
     pub fn next_use_of(&self, b: Block) -> Option<u64> {
-        if let Some(h) = &self.stamped {
-            return h.key_of(b);
+        match self.nodes[b as usize].key {
+            NOT_QUEUED => None,
+            NEVER_KEY => Some(NEVER),
+            n => Some(n),
         }
-        let key = self.key_of[b as usize];
-        (key != NOT_QUEUED).then(|| {
-            let n = key >> 32;
-            if n == u32::MAX as u64 {
-                NEVER
-            } else {
-                n
-            }
-        })
     }
 }
 
@@ -125,53 +222,40 @@ impl Policy for OptPolicy {
     }
 
     #[inline]
+    fn hint(&self, b: Block) {
+        crate::frames::prefetch(self.nodes.as_ptr().wrapping_add(b as usize) as *const u8);
+    }
+
+    #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
-        if let Some(h) = &mut self.stamped {
-            h.remove(b);
-            h.insert(b, cx.next_use);
-            return;
-        }
+        self.dequeue(b);
         self.enqueue(b, cx.next_use);
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
-        if let Some(h) = &self.stamped {
-            return h.top_unpinned(frames);
+        if let Some(b) = self.first_unpinned(self.never_first, frames) {
+            return Some(b);
         }
-        let mut victim = None;
-        while let Some(&(key, b)) = self.heap.peek() {
-            if self.key_of[b as usize] != key {
-                self.heap.pop();
-                continue;
+        let mut at = self.positions.max();
+        while let Some(pos) = at {
+            if let Some(b) = self.first_unpinned(self.first_at[pos as usize], frames) {
+                return Some(b);
             }
-            if frames.is_pinned(b) {
-                self.pinned_aside.push((key, b));
-                self.heap.pop();
-                continue;
-            }
-            victim = Some(b);
-            break;
+            at = self.positions.max_below(pos as u64);
         }
-        self.heap.extend(self.pinned_aside.drain(..));
-        victim
+        None
     }
 
     #[inline]
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
-        if let Some(h) = &mut self.stamped {
-            h.remove(b);
-        }
-        self.key_of[b as usize] = NOT_QUEUED;
+        self.dequeue(b);
+        self.nodes[b as usize].key = NOT_QUEUED;
         self.resident -= 1;
     }
 
     #[inline]
     fn on_insert(&mut self, b: Block, _kind: InsertKind, cx: &Access) {
         self.resident += 1;
-        if let Some(h) = &mut self.stamped {
-            h.insert(b, cx.next_use);
-            return;
-        }
         self.enqueue(b, cx.next_use);
     }
 
@@ -184,22 +268,8 @@ impl Policy for OptPolicy {
     }
 
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
-        if let Some(h) = &self.stamped {
-            h.check()?;
-            if h.len() != self.resident || self.resident != frames.len() {
-                return Err(format!(
-                    "{} blocks in the heap, {} counted, {} resident in frames",
-                    h.len(),
-                    self.resident,
-                    frames.len()
-                ));
-            }
-            return match frames.resident_blocks().find(|&b| !h.contains(b)) {
-                Some(b) => Err(format!("resident block {b} is not in the heap")),
-                None => Ok(()),
-            };
-        }
-        let queued = self.key_of.iter().filter(|&&k| k != NOT_QUEUED).count();
+        self.positions.check()?;
+        let queued = self.nodes.iter().filter(|n| n.key != NOT_QUEUED).count();
         if queued != self.resident || self.resident != frames.len() {
             return Err(format!(
                 "{queued} blocks keyed, {} counted, {} resident in frames",
@@ -207,34 +277,44 @@ impl Policy for OptPolicy {
                 frames.len()
             ));
         }
-        for b in frames.resident_blocks() {
-            let key = self.key_of[b as usize];
-            if key == NOT_QUEUED || !self.heap.iter().any(|&(k, x)| k == key && x == b) {
-                return Err(format!("resident block {b} has no live heap entry"));
+        let order = self.farthest_first();
+        if order.len() != self.resident {
+            return Err(format!(
+                "{} blocks reachable in the index, {} resident",
+                order.len(),
+                self.resident
+            ));
+        }
+        for (i, &b) in order.iter().enumerate() {
+            if !frames.is_resident(b) {
+                return Err(format!("indexed block {b} is not resident"));
+            }
+            if i > 0 && self.nodes[order[i - 1] as usize].key < self.nodes[b as usize].key {
+                return Err(format!("block {b} is out of next-use order"));
             }
         }
         Ok(())
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
-        if let Some(h) = &self.stamped {
-            return vec![("farthest_first", h.by_key())];
-        }
-        let mut live: Vec<(u64, Block)> = self
-            .heap
-            .iter()
-            .copied()
-            .filter(|&(k, b)| self.key_of[b as usize] == k)
-            .collect();
-        live.sort_unstable_by(|a, b| b.cmp(a));
-        vec![("farthest_first", live.into_iter().map(|(_, b)| b).collect())]
+        vec![("farthest_first", self.farthest_first())]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testutil::{pattern, run};
+    use crate::policy::testutil::pattern;
+    use proptest::prelude::*;
+
+    #[test]
+    fn accusims_tie_order_is_refused_here_and_typos_everywhere() {
+        for (value, built) in [("first", true), ("heap", false), ("heaps", false)] {
+            let mut spec = PolicySpec::parse("opt").unwrap();
+            spec.set("ties", value).unwrap();
+            assert_eq!(OptPolicy::from_spec(&spec, 4, 4).is_ok(), built, "{value}");
+        }
+    }
 
     #[test]
     fn hand_worked_sequence() {
@@ -259,18 +339,84 @@ mod tests {
     }
 
     #[test]
-    fn heap_stays_bounded_on_long_runs() {
-        let refs: Vec<u32> = (0..50_000).map(|i| (i * 7 % 13) as u32).collect();
-        let level = run(OptPolicy::new(4, 13), 4, &refs[..2000]);
-        assert!(level.policy.heap.len() <= level.policy.compact_at + 1);
-    }
-
-    #[test]
     fn a_cache_far_larger_than_the_trace_allocates_by_the_trace() {
         // 100 TiB of 4 KiB blocks over a 3-block universe: sized by capacity this asked for
         // hundreds of GB and aborted.
         let p = OptPolicy::new(26_843_545_600, 3);
-        assert!(p.heap.capacity() < 1 << 20, "{}", p.heap.capacity());
-        assert!(p.compact_at < 1 << 20);
+        assert!(p.first_at.capacity() < 1 << 20, "{}", p.first_at.capacity());
+        // The table grows with the next uses it is given, not with the cache.
+        let mut level = crate::level::CacheLevel::new(OptPolicy::new(2, 3), 2, 3);
+        level.access(0, 5_000_000);
+        level.access(1, 7);
+        level.access(2, NEVER);
+        assert_eq!(level.policy.dump()[0].1, vec![2, 1]);
+        assert!(level.policy.first_at.len() > 5_000_000);
+    }
+
+    /// The former index's rule, by brute force: the farthest next use (clamped to `u32::MAX`,
+    /// as never again), then the earliest recorded, skipping pinned blocks.
+    fn reference_victims(cap: usize, refs: &[(u32, u64, bool)]) -> (Vec<u32>, Vec<u32>) {
+        let mut resident: Vec<(u32, u64, u64, bool)> = Vec::new(); // (block, key, recorded, pinned)
+        let mut victims = Vec::new();
+        for (seq, &(b, next, pin)) in refs.iter().enumerate() {
+            let key = next.min(u32::MAX as u64);
+            let seq = seq as u64;
+            if let Some(r) = resident.iter_mut().find(|r| r.0 == b) {
+                (r.1, r.2, r.3) = (key, seq, pin);
+                continue;
+            }
+            if resident.len() == cap {
+                let best = resident
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| !r.3)
+                    .max_by_key(|(_, r)| (r.1, std::cmp::Reverse(r.2)))
+                    .map(|(i, _)| i);
+                match best {
+                    Some(i) => victims.push(resident.remove(i).0),
+                    None => continue, // every frame pinned: the miss bypasses
+                }
+            }
+            resident.push((b, key, seq, pin));
+        }
+        resident.sort_by_key(|r| (std::cmp::Reverse(r.1), r.2));
+        (victims, resident.into_iter().map(|r| r.0).collect())
+    }
+
+    proptest! {
+        #[test]
+        fn victims_are_the_former_heaps_even_with_repeated_next_uses(
+            cap in 1usize..6,
+            refs in prop::collection::vec(
+                (
+                    0u32..12,
+                    prop_oneof![
+                        4 => 0u64..40,
+                        1 => 1000u64..100_000,
+                        1 => Just(NEVER),
+                        1 => Just(u32::MAX as u64 + 7),
+                    ],
+                    prop::bool::weighted(0.15),
+                ),
+                1..300,
+            ),
+        ) {
+            let mut level = crate::level::CacheLevel::new(OptPolicy::new(cap, 12), cap, 12);
+            let mut victims = Vec::new();
+            for &(b, next, pin) in &refs {
+                let before = level.stats().evictions;
+                level.access(b, next);
+                if level.stats().evictions > before {
+                    victims.push(level.last_victim().unwrap().block);
+                }
+                if level.frames().is_resident(b) {
+                    level.set_pinned(b, pin);
+                }
+                level.policy.check_invariants(level.frames()).map_err(TestCaseError::fail)?;
+            }
+            let (want, order) = reference_victims(cap, &refs);
+            prop_assert_eq!(victims, want);
+            prop_assert_eq!(&level.policy.dump()[0].1, &order);
+        }
     }
 }

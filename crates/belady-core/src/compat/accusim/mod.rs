@@ -10,13 +10,14 @@
 //!   heap/list hybrid; [`lruk::AccusimLruK`]: its stamped heap, entry-ordered ineligible list,
 //!   correlated first use and trigger-time prefetches; [`mq::AccusimMq`]: counting prefetches,
 //!   the clock before the access and `Adjust` after prefetches; [`lirs::AccusimLirs`]: evicted
-//!   unused prefetches keep their S entries). The builder ([`crate::builder`]) makes a variant
+//!   unused prefetches keep their S entries; [`opt::AccusimOpt`]: OPT in its binary heap, whose
+//!   shape decides ties). The builder ([`crate::builder`]) makes a variant
 //!   instead of the paper's policy when the policy's parameters ask for AccuSim's behaviour (as
-//!   the `accusim` preset does), so `policy/arc.rs`, `lrfu.rs`, `lruk.rs`, `mq.rs` and `lirs.rs`
-//!   keep only what the papers (and the implementations they share a choice with) describe, and
-//!   `policy/` does not import this module. Except LRFU's queue, each variant wraps the paper's
-//!   type and drives its state through a few `pub(crate)` steps of that type, so the paper's
-//!   bookkeeping is written once.
+//!   the `accusim` preset does), so `policy/arc.rs`, `lrfu.rs`, `lruk.rs`, `mq.rs`, `lirs.rs` and
+//!   `opt.rs` keep only what the papers (and the implementations they share a choice with)
+//!   describe, and `policy/` does not import this module. Except LRFU's queue and OPT's heap, each
+//!   variant wraps the paper's type and drives its state through a few `pub(crate)` steps of that
+//!   type, so the paper's bookkeeping is written once.
 //!
 //! # Why a hook trait reached through one accessor
 //! Two of the ARC variant's departures need the cache level's help, which the papers' policies
@@ -37,6 +38,7 @@ pub mod lirs;
 pub mod lrfu;
 pub mod lruk;
 pub mod mq;
+pub mod opt;
 pub mod rules;
 
 use crate::error::{Error, Result};
