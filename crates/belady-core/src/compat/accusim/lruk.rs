@@ -4,7 +4,7 @@
 //! (the `accusim` preset sets all four). Each departure is on or off alone:
 //!
 //! - `ties=heap`: eligible blocks live in AccuSim's binary max-heap keyed by `MAXINT - HIST(K)`
-//!   with an insertion stamp ([`StampedHeap`]): sift-up compares keys only, sift-down prefers the
+//!   with an insertion stamp (`StampedHeap`, `policy/stamped_heap.rs`): sift-up compares keys only, sift-down prefers the
 //!   older stamp among equal keys, removal fills the hole with the last entry and sifts it down
 //!   then up. Equal `HIST(K)` leave mostly in promotion order (the paper's type: oldest
 //!   `HIST(1)` first).

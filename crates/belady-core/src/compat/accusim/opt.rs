@@ -3,7 +3,7 @@
 //! `accusim` preset sets it).
 //!
 //! The blocks sit in AccuSim's binary max-heap keyed by next reference
-//! ([`StampedHeap`]), whose sifting breaks ties mostly, not strictly, by insertion order (every
+//! (`StampedHeap`, `policy/stamped_heap.rs`), whose sifting breaks ties mostly, not strictly, by insertion order (every
 //! hit re-inserts its block). Which of several never-again blocks goes first then follows that
 //! heap's shape, as in the study's simulator; the paper's OPT sends the one recorded earliest.
 //! The choice never changes the miss count, but it decides which blocks stay resident and so how

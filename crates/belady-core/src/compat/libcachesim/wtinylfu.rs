@@ -63,7 +63,7 @@ pub struct CountingBloom {
 }
 
 impl CountingBloom {
-    /// A filter for `entries` objects at [`FILTER_ERROR`], sized as libCacheSim sizes it.
+    /// A filter for `entries` objects at `FILTER_ERROR`, sized as libCacheSim sizes it.
     pub fn new(entries: usize) -> Self {
         let per_entry = -FILTER_ERROR.ln() / std::f64::consts::LN_2.powi(2);
         let hashes = (std::f64::consts::LN_2 * per_entry).ceil() as u32;
