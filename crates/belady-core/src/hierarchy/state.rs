@@ -250,6 +250,16 @@ impl Hierarchy {
         self.log.as_deref().unwrap_or(&[])
     }
 
+    /// Prefetches the frame-table state of `b` at every level below the client (a hint: no
+    /// effect on results). The policies' state is not hinted: their levels are boxed, and a
+    /// dynamic call per hint would cost what it saves.
+    #[inline]
+    pub(super) fn hint_below_client(&self, b: Block) {
+        for level in &self.levels[1..] {
+            level.cache.frames().hint(b);
+        }
+    }
+
     /// Whether level `level` holds `b` now.
     pub fn holds(&self, level: usize, b: Block) -> bool {
         self.levels[level].cache.frames().is_resident(b)
