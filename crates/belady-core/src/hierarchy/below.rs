@@ -75,6 +75,7 @@ impl Stepper<(Block, Block, bool)> for Replay<'_> {
         }
     }
 
+    #[inline]
     fn step(&mut self, _at: usize, &(b, x, demand): &(Block, Block, bool)) {
         if b != u32::MAX {
             let victim = (x != u32::MAX).then_some(x);

@@ -258,13 +258,12 @@ impl Hierarchy {
         self.log.as_deref().unwrap_or(&[])
     }
 
-    /// Prefetches the frame-table state of `b` at every level below the client (a hint: no
-    /// effect on results). The policies' state is not hinted: their levels are boxed, and a
-    /// dynamic call per hint would cost what it saves.
+    /// Prefetches the frame-table and policy state of `b` at every level below the client (a
+    /// hint: no effect on results; one dynamic call per level, as the levels' policies are boxed).
     #[inline]
-    pub(super) fn hint_below_client(&self, b: Block) {
-        for level in &self.levels[1..] {
-            level.cache.frames().hint(b);
+    pub(super) fn hint_below_client(&mut self, b: Block) {
+        for level in &mut self.levels[1..] {
+            level.cache.hint(b);
         }
     }
 
