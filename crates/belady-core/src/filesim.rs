@@ -146,11 +146,6 @@ impl<'a, P: Policy> FileSim<'a, P> {
         self.below = Some(Box::new(below));
     }
 
-    /// The levels below, when set.
-    pub fn below(&self) -> Option<&Below> {
-        self.below.as_deref()
-    }
-
     /// This cache just read `b` (on demand when `demand`): the levels below see the read and the
     /// block it evicted, and decide whether it reaches the disk.
     fn send_down(&mut self, b: Block, demand: bool) {

@@ -13,6 +13,7 @@
 use super::{FileSim, FileSimConfig, IoStats, PreparedFileTrace};
 use crate::disk::queue::Dispatched;
 use crate::disk::DiskAccess;
+use crate::engine::run_loop;
 use crate::engine::RunResult;
 use crate::error::Result;
 use crate::hierarchy::{Below, ClientLog, HierarchySpec, LevelReport};
@@ -246,7 +247,7 @@ impl PolicyVisitor for Run<'_> {
         }
         sim.set_below(below);
         self.trace
-            .for_each_chunk(|events| events.iter().for_each(|ev| sim.step(ev)))?;
+            .for_each_chunk(|events| run_loop::drive(&mut sim, events))?;
         let resident = sim.level().frames().len() as u64;
         // The end of the run with the levels still below (what is left queued goes down first).
         let exec_ns = sim.drain();

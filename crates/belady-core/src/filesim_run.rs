@@ -3,13 +3,14 @@
 //! held whole when it came from a file).
 
 use super::{cf, FileSim, FileSimConfig, IoStats, PreparedFileTrace, RunResult};
+use crate::engine::run_loop::{self, Stepper};
 use crate::error::Result;
 use crate::level::LevelStats;
 use crate::policy::registry::{PolicySpec, PolicyVisitor};
 use crate::policy::Policy;
 use crate::prefetch::clusterfetch::PrefetchStore;
 use crate::size::CacheSize;
-use crate::trace::file::FileEvent;
+use crate::trace::file::{FileEvent, FileEventKind};
 use rayon::prelude::*;
 
 /// What a finished run reports.
@@ -44,16 +45,26 @@ pub fn simulate_file_with_store<P: Policy>(
     if let Some(store) = store {
         sim.set_store(store.clone());
     }
-    trace.for_each_chunk(|events| sim.feed(events))?;
+    trace.for_each_chunk(|events| run_loop::drive(&mut sim, events))?;
     Ok(sim.finish_with_store())
 }
 
-impl<P: Policy> FileSim<'_, P> {
-    /// Steps through `events` in order.
-    fn feed(&mut self, events: &[FileEvent]) {
-        for ev in events {
-            self.step(ev);
+/// The file engine steps through file events in the one loop ([`run_loop::drive`]).
+impl<P: Policy> Stepper<FileEvent> for FileSim<'_, P> {
+    /// Prefetches the frame-table and policy state of a read's first block.
+    #[inline]
+    fn hint(&mut self, ev: &FileEvent) {
+        if let FileEventKind::Read { offset, len } = ev.kind {
+            if len > 0 {
+                let index = offset / self.cfg.block_size as u64;
+                self.level.hint(self.trace.layout.block(ev.file, index));
+            }
         }
+    }
+
+    #[inline]
+    fn step(&mut self, _at: usize, ev: &FileEvent) {
+        FileSim::step(self, ev);
     }
 }
 
@@ -65,7 +76,7 @@ trait FileRunner: Send {
 
 impl<P: Policy> FileRunner for FileSim<'_, P> {
     fn feed(&mut self, events: &[FileEvent]) {
-        FileSim::feed(self, events);
+        run_loop::drive(self, events);
     }
 
     fn finish(self: Box<Self>) -> Finished {

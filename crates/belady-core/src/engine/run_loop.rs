@@ -1,11 +1,16 @@
-//! The one loop that feeds a request stream to a cache level: every untimed single-level run
-//! (the streaming grid, loaded traces with OPT, MRC's full simulations, `distances`) steps
-//! through here.
+//! The one loop that feeds a request stream to a stack of levels: every run steps through
+//! [`drive`], untimed or timed. The untimed single-level runs (the streaming grid, loaded traces
+//! with OPT, MRC's full simulations, `distances`) feed dense ids to a [`CacheLevel`] through
+//! [`feed`]; the file engine ([`crate::filesim::FileSim`], the client of every hierarchy, with
+//! the levels below it in [`crate::hierarchy::Below`]) feeds file events; a hierarchy that
+//! shares a recorded client feeds what that client passed down to the levels below
+//! ([`crate::hierarchy::Below::replay`]).
 //!
-//! It is generic over the policy, so each policy gets its own compiled loop with no dynamic call
-//! per request, and specialised on whether the requests carry object sizes and next uses, so the
-//! plain path has no per-request branch for either. Each step first prefetches the state of the
-//! block `HINT_AHEAD` (8) references ahead ([`CacheLevel::hint`]), which hides part of the memory
+//! [`drive`] is generic over what it steps ([`Stepper`]), so each policy gets its own compiled
+//! loop with no dynamic call per request; the cache level's stepper is specialised on whether the
+//! requests carry object sizes and next uses, so the plain path has no per-request branch for
+//! either. Before each step the loop lets the stepper prefetch the state of the item
+//! `HINT_AHEAD` (8) ahead ([`CacheLevel::hint`] of its block), which hides part of the memory
 //! latency of a large trace's tables.
 
 use crate::level::{CacheLevel, Outcome};
@@ -14,6 +19,27 @@ use crate::trace::dense;
 
 /// How many references ahead the loop prefetches a block's state.
 pub(crate) const HINT_AHEAD: usize = 8;
+
+/// What the one loop steps through a stream of `Item`s: a cache level, the file engine, the
+/// levels below a recorded client.
+pub trait Stepper<Item> {
+    /// Asks the CPU for the state `item` will touch (a hint: no effect on results).
+    fn hint(&mut self, item: &Item);
+    /// Processes `item`, the `at`-th of the slice being driven.
+    fn step(&mut self, at: usize, item: &Item);
+}
+
+/// The one loop: steps through `items` in order, hinting the item [`HINT_AHEAD`] ahead first.
+/// Monomorphised per stepper (and so per policy): no dynamic call per item.
+#[inline(always)]
+pub fn drive<Item, S: Stepper<Item> + ?Sized>(stepper: &mut S, items: &[Item]) {
+    for (at, item) in items.iter().enumerate() {
+        if let Some(ahead) = items.get(at + HINT_AHEAD) {
+            stepper.hint(ahead);
+        }
+        stepper.step(at, item);
+    }
+}
 
 /// A run of requests: dense ids, with each one's object size (objects model) and position of
 /// its next reference to the same id (OPT's oracle) when known.
@@ -75,25 +101,30 @@ pub fn feed_observed<P: Policy>(
     }
 }
 
-/// The loop itself, one copy per policy and per kind of request stream.
-#[inline(always)]
-fn steps<P: Policy, const SIZED: bool, const ORACLE: bool>(
-    level: &mut CacheLevel<P>,
-    ids: &[u32],
-    sizes: &[u32],
-    next_uses: &[u32],
-    mut observe: impl FnMut(&CacheLevel<P>, Block, Outcome),
-) {
-    let n = ids.len();
-    // Slices of the ids' length, checked once, so the loop indexes them without checks.
-    let sizes = if SIZED { &sizes[..n] } else { sizes };
-    let next_uses = if ORACLE { &next_uses[..n] } else { next_uses };
-    for (i, &b) in ids.iter().enumerate() {
-        if let Some(&ahead) = ids.get(i + HINT_AHEAD) {
-            level.hint(ahead);
-        }
+/// A cache level stepped through dense ids, one copy per policy and per kind of request stream
+/// (with sizes when `SIZED`, with next uses when `ORACLE`), calling `observe` after each access.
+struct LevelSteps<'l, 'r, P: Policy, O, const SIZED: bool, const ORACLE: bool> {
+    level: &'l mut CacheLevel<P>,
+    sizes: &'r [u32],
+    next_uses: &'r [u32],
+    observe: O,
+}
+
+impl<P, O, const SIZED: bool, const ORACLE: bool> Stepper<u32>
+    for LevelSteps<'_, '_, P, O, SIZED, ORACLE>
+where
+    P: Policy,
+    O: FnMut(&CacheLevel<P>, Block, Outcome),
+{
+    #[inline(always)]
+    fn hint(&mut self, &b: &u32) {
+        self.level.hint(b);
+    }
+
+    #[inline(always)]
+    fn step(&mut self, at: usize, &b: &u32) {
         let next_use = if ORACLE {
-            match next_uses[i] {
+            match self.next_uses[at] {
                 dense::NEVER => NEVER,
                 n => n as u64,
             }
@@ -101,12 +132,32 @@ fn steps<P: Policy, const SIZED: bool, const ORACLE: bool>(
             NEVER
         };
         let outcome = if SIZED {
-            level.access_sized(b, sizes[i], next_use)
+            self.level.access_sized(b, self.sizes[at], next_use)
         } else {
-            level.access(b, next_use)
+            self.level.access(b, next_use)
         };
-        observe(level, b, outcome);
+        (self.observe)(self.level, b, outcome);
     }
+}
+
+/// Drives `level` through `ids`, one copy per policy and per kind of request stream.
+#[inline(always)]
+fn steps<P: Policy, const SIZED: bool, const ORACLE: bool>(
+    level: &mut CacheLevel<P>,
+    ids: &[u32],
+    sizes: &[u32],
+    next_uses: &[u32],
+    observe: impl FnMut(&CacheLevel<P>, Block, Outcome),
+) {
+    let n = ids.len();
+    // Slices of the ids' length, checked once, so the steps index them without checks.
+    let mut stepper = LevelSteps::<P, _, SIZED, ORACLE> {
+        level,
+        sizes: if SIZED { &sizes[..n] } else { sizes },
+        next_uses: if ORACLE { &next_uses[..n] } else { next_uses },
+        observe,
+    };
+    drive(&mut stepper, ids);
 }
 
 #[cfg(test)]

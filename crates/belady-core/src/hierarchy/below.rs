@@ -12,6 +12,7 @@
 use super::state::Notify;
 use super::timing::{BelowTiming, Pending};
 use super::{Hierarchy, HierarchySpec, LevelReport};
+use crate::engine::run_loop::{self, Stepper};
 use crate::error::Result;
 use crate::policy::Block;
 
@@ -53,6 +54,52 @@ pub struct Below {
     timing: Option<Box<BelowTiming>>,
     /// Recording only (no levels run): what the client passes down.
     log: Option<ClientLog>,
+}
+
+/// The levels below stepping through a recorded client's log: reads go down, and each request
+/// counts as a disk request when one of its blocks missed every level.
+struct Replay<'a> {
+    below: &'a mut Below,
+    requests: &'a [Vec<Block>],
+    /// Whether each block's latest read reached the disk.
+    from_disk: Vec<bool>,
+    io: ReplayIo,
+}
+
+impl Stepper<(Block, Block, bool)> for Replay<'_> {
+    /// Prefetches the lower levels' state of a read's block.
+    #[inline]
+    fn hint(&mut self, &(b, _, _): &(Block, Block, bool)) {
+        if b != u32::MAX {
+            self.below.h.hint_below_client(b);
+        }
+    }
+
+    #[inline]
+    fn step(&mut self, _at: usize, &(b, x, demand): &(Block, Block, bool)) {
+        if b != u32::MAX {
+            let victim = (x != u32::MAX).then_some(x);
+            self.from_disk[b as usize] = self.below.read(b, victim, demand, 0);
+            return;
+        }
+        let blocks = &self.requests[x as usize];
+        let n = blocks
+            .iter()
+            .filter(|&&b| self.from_disk[b as usize])
+            .count() as u64;
+        if n == 0 {
+            return;
+        }
+        let io = &mut self.io;
+        io.disk_requests += 1;
+        if demand {
+            io.sync_requests += 1;
+            io.sync_blocks += n;
+        } else {
+            io.async_requests += 1;
+            io.async_blocks += n;
+        }
+    }
 }
 
 impl Below {
@@ -113,31 +160,17 @@ impl Below {
         self.log.take()
     }
 
-    /// Replays what a recorded client passed down; returns the disk counters its requests get.
+    /// Replays what a recorded client passed down, through the one loop
+    /// ([`run_loop::drive`]); returns the disk counters its requests get.
     pub fn replay(&mut self, log: &ClientLog) -> ReplayIo {
-        let mut from_disk = vec![true; self.hops.len()];
-        let mut io = ReplayIo::default();
-        for &(b, x, demand) in &log.events {
-            if b != u32::MAX {
-                let victim = (x != u32::MAX).then_some(x);
-                from_disk[b as usize] = self.read(b, victim, demand, 0);
-                continue;
-            }
-            let blocks = &log.requests[x as usize];
-            let n = blocks.iter().filter(|&&b| from_disk[b as usize]).count() as u64;
-            if n == 0 {
-                continue;
-            }
-            io.disk_requests += 1;
-            if demand {
-                io.sync_requests += 1;
-                io.sync_blocks += n;
-            } else {
-                io.async_requests += 1;
-                io.async_blocks += n;
-            }
-        }
-        io
+        let mut replay = Replay {
+            from_disk: vec![true; self.hops.len()],
+            below: self,
+            requests: &log.requests,
+            io: ReplayIo::default(),
+        };
+        run_loop::drive(&mut replay, &log.events);
+        replay.io
     }
 
     /// Turns on the timing model of `spec.links` over the device called `disk`: reloads are

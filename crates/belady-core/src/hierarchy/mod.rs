@@ -68,7 +68,9 @@ pub(crate) use clock::{HierarchyTiming, TimedHierarchy};
 pub(crate) use result::HierarchyResult;
 pub use slots::ContentTable;
 pub use spec::{HierarchySpec, LevelSpec, Placement};
-pub use state::{Hierarchy, Source, Step};
+#[cfg(test)]
+pub use state::Step;
+pub use state::{Hierarchy, Source};
 pub use timing::{BelowTiming, Links, TimingReport};
 
 #[cfg(test)]

@@ -46,7 +46,9 @@ pub(super) enum Event {
     Evicted(Block),
 }
 
-/// One step of a run, recorded for exact tests (`Hierarchy::with_log`, test code).
+/// One step of a run, recorded for exact tests (`Hierarchy::with_log`; test code only, so
+/// production runs have no branch for the log).
+#[cfg(test)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Level `level` found `block` resident.
@@ -143,8 +145,12 @@ pub struct Hierarchy {
     pub(super) disk_reloads: u64,
     pub(super) current: Vec<Event>,
     pub(super) below: Vec<Event>,
+    /// The steps recorded so far, when recording (test code only).
+    #[cfg(test)]
     pub(super) log: Option<Vec<Step>>,
-    /// Level 0's counters when its output is replayed rather than simulated.
+    /// Level 0's counters when the reference model replays its output rather than simulating
+    /// it (test code only: the file engine's `Below` reports its client itself).
+    #[cfg(test)]
     pub(super) client_report: Option<LevelReport>,
     /// The level that served the current reference (`None`: the disk).
     pub(super) served: Option<usize>,
@@ -229,7 +235,9 @@ impl Hierarchy {
             disk_reloads: 0,
             current: Vec::with_capacity(8),
             below: Vec::with_capacity(8),
+            #[cfg(test)]
             log: None,
+            #[cfg(test)]
             client_report: None,
             served: None,
             client_demoted: false,
@@ -248,6 +256,15 @@ impl Hierarchy {
     /// The steps recorded so far (empty unless [`Hierarchy::with_log`]).
     pub fn log(&self) -> &[Step] {
         self.log.as_deref().unwrap_or(&[])
+    }
+
+    /// Prefetches the frame-table and policy state of `b` at every level below the client (a
+    /// hint: no effect on results; one dynamic call per level, as the levels' policies are boxed).
+    #[inline]
+    pub(super) fn hint_below_client(&mut self, b: Block) {
+        for level in &mut self.levels[1..] {
+            level.cache.hint(b);
+        }
     }
 
     /// Whether level `level` holds `b` now.
@@ -287,6 +304,8 @@ impl Hierarchy {
             .map_or(0, |s| s.table.slots())
     }
 
+    #[cfg(test)]
+    /// Records `s` when recording.
     pub(super) fn step(&mut self, s: Step) {
         if let Some(log) = &mut self.log {
             log.push(s);
@@ -368,6 +387,7 @@ impl Hierarchy {
                 }
             }
             self.served = Some(i);
+            #[cfg(test)]
             self.step(Step::Hit { level: i, block: b });
             if self.levels[i].placement == Placement::Exclusive {
                 let level = &mut self.levels[i];
@@ -377,13 +397,16 @@ impl Hierarchy {
                 if let Some(s) = &mut level.slots {
                     s.release(b);
                 }
+                #[cfg(test)]
                 self.step(Step::HandUp { level: i, block: b });
             }
             return;
         }
+        #[cfg(test)]
         self.step(Step::Miss { level: i, block: b });
         if i + 1 == self.levels.len() {
             self.disk_reads += 1;
+            #[cfg(test)]
             self.step(Step::DiskRead { block: b });
         } else {
             self.below.push(Event::Read(b));
@@ -410,6 +433,7 @@ impl Hierarchy {
                 }
                 if threshold > 1 && level.arrivals[v as usize] < threshold {
                     level.report.reloads_skipped += 1;
+                    #[cfg(test)]
                     self.step(Step::Skip { level: i, block: v });
                     return;
                 }
@@ -479,6 +503,7 @@ impl Hierarchy {
         if let Some(s) = &mut low.slots {
             s.release(b);
         }
+        #[cfg(test)]
         self.step(Step::HandUp {
             level: i + 1,
             block: b,
@@ -508,6 +533,7 @@ impl Hierarchy {
 
     /// `b` entered level `i` by `how`, evicting `victim`: bookkeeping, and the notice below.
     pub(super) fn placed(&mut self, i: usize, b: Block, how: Source, victim: Option<Victim>) {
+        #[cfg(test)]
         self.step(Step::Place {
             level: i,
             block: b,
@@ -541,6 +567,7 @@ impl Hierarchy {
                 detected
             }
         };
+        #[cfg(test)]
         if let Some(v) = victim {
             self.step(Step::Evict {
                 level: i,
@@ -646,9 +673,12 @@ impl Hierarchy {
     /// Counters per level so far.
     pub fn reports(&self) -> Vec<LevelReport> {
         (0..self.levels.len())
-            .map(|i| match (&self.client_report, i) {
-                (Some(r), 0) => r.clone(),
-                _ => self.report_level(i),
+            .map(|i| {
+                #[cfg(test)]
+                if let (Some(r), 0) = (&self.client_report, i) {
+                    return r.clone();
+                }
+                self.report_level(i)
             })
             .collect()
     }

@@ -256,6 +256,10 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
         (**self).needs_oracle()
     }
     #[inline]
+    fn hint(&self, b: Block) {
+        (**self).hint(b)
+    }
+    #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
         (**self).on_hit(b, cx)
     }
