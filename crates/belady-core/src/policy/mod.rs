@@ -41,6 +41,7 @@ pub mod mq;
 pub mod opt;
 pub mod registry;
 mod ring;
+mod s3_queues;
 mod stamped_heap;
 pub mod twoq;
 pub mod twoq_sized;
