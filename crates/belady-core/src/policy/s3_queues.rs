@@ -154,7 +154,7 @@ impl S3Queues {
             if self.count(b) < threshold {
                 return Some(b);
             }
-            self.to_main(b);
+            self.move_to_main(b);
             moved(b);
         }
         // A pinned block at the oldest end: walk past it, leaving it (and the others passed
@@ -166,14 +166,14 @@ impl S3Queues {
             if self.count(b) < threshold {
                 return Some(b);
             }
-            self.to_main(b);
+            self.move_to_main(b);
             moved(b);
         }
         None
     }
 
     /// Moves small-queue block `b` to main's newest end with a count of 0.
-    fn to_main(&mut self, b: Block) {
+    fn move_to_main(&mut self, b: Block) {
         self.take(b);
         self.set_count(b, 0);
         self.push(MAIN, b);
