@@ -3,17 +3,29 @@
 //! A block is on at most one list of a `Lists` at a time, which fits every queue-based policy
 //! (LRU's one list, ARC's T1/T2/B1/B2, 2Q's A1in/A1out/Am, MQ's queues). The front is the most
 //! recently inserted end, the back the eviction end.
+//!
+//! A block's two links sit side by side (one 8-byte [`Link`] per id, so one cache line holds
+//! both): unlinking or relinking a block reads and writes its own pair and one link of each
+//! neighbour, and with separate `prev` and `next` arrays every one of those would be a miss of its
+//! own.
 
 use super::Block;
 
 const NIL: u32 = u32::MAX;
 const NO_LIST: u8 = u8::MAX;
 
+/// A block's neighbours toward the front (`prev`) and toward the back (`next`).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(8))]
+struct Link {
+    prev: u32,
+    next: u32,
+}
+
 /// Several linked lists over block ids `0..universe`.
 #[derive(Clone, Debug)]
 pub struct Lists {
-    prev: Vec<u32>,
-    next: Vec<u32>,
+    links: Vec<Link>,
     owner: Vec<u8>,
     head: Vec<u32>,
     tail: Vec<u32>,
@@ -25,8 +37,13 @@ impl Lists {
     pub fn new(count: usize, universe: usize) -> Lists {
         assert!(count < NO_LIST as usize);
         Lists {
-            prev: vec![NIL; universe],
-            next: vec![NIL; universe],
+            links: vec![
+                Link {
+                    prev: NIL,
+                    next: NIL
+                };
+                universe
+            ],
             owner: vec![NO_LIST; universe],
             head: vec![NIL; count],
             tail: vec![NIL; count],
@@ -76,14 +93,14 @@ impl Lists {
     /// The neighbour of `b` towards the front.
     #[inline]
     pub fn toward_front(&self, b: Block) -> Option<Block> {
-        let p = self.prev[b as usize];
+        let p = self.links[b as usize].prev;
         (p != NIL).then_some(p)
     }
 
     /// The neighbour of `b` towards the back.
     #[inline]
     pub fn toward_back(&self, b: Block) -> Option<Block> {
-        let n = self.next[b as usize];
+        let n = self.links[b as usize].next;
         (n != NIL).then_some(n)
     }
 
@@ -93,10 +110,9 @@ impl Lists {
         debug_assert_eq!(self.owner[b as usize], NO_LIST);
         let i = b as usize;
         let h = self.head[l];
-        self.prev[i] = NIL;
-        self.next[i] = h;
+        self.links[i] = Link { prev: NIL, next: h };
         if h != NIL {
-            self.prev[h as usize] = b;
+            self.links[h as usize].prev = b;
         } else {
             self.tail[l] = b;
         }
@@ -108,8 +124,7 @@ impl Lists {
     /// Asks the CPU to bring `b`'s links in (a hint; no effect on results).
     #[inline]
     pub fn hint(&self, b: Block) {
-        crate::frames::prefetch(self.prev.as_ptr().wrapping_add(b as usize) as *const u8);
-        crate::frames::prefetch(self.next.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::frames::prefetch(self.links.as_ptr().wrapping_add(b as usize) as *const u8);
         crate::frames::prefetch(self.owner.as_ptr().wrapping_add(b as usize));
     }
 
@@ -119,10 +134,9 @@ impl Lists {
         debug_assert_eq!(self.owner[b as usize], NO_LIST);
         let i = b as usize;
         let t = self.tail[l];
-        self.next[i] = NIL;
-        self.prev[i] = t;
+        self.links[i] = Link { prev: t, next: NIL };
         if t != NIL {
-            self.next[t as usize] = b;
+            self.links[t as usize].next = b;
         } else {
             self.head[l] = b;
         }
@@ -140,14 +154,14 @@ impl Lists {
             return None;
         }
         let l = l as usize;
-        let (p, n) = (self.prev[i], self.next[i]);
+        let Link { prev: p, next: n } = self.links[i];
         if p != NIL {
-            self.next[p as usize] = n;
+            self.links[p as usize].next = n;
         } else {
             self.head[l] = n;
         }
         if n != NIL {
-            self.prev[n as usize] = p;
+            self.links[n as usize].prev = p;
         } else {
             self.tail[l] = p;
         }
@@ -193,7 +207,7 @@ impl Lists {
                         self.owner[cur as usize]
                     ));
                 }
-                if self.prev[cur as usize] != prev {
+                if self.links[cur as usize].prev != prev {
                     return Err(format!("broken back link at block {cur} on list {l}"));
                 }
                 count += 1;
@@ -204,7 +218,7 @@ impl Lists {
                     ));
                 }
                 prev = cur;
-                cur = self.next[cur as usize];
+                cur = self.links[cur as usize].next;
             }
             if prev != self.tail[l] || count != self.len[l] {
                 return Err(format!(

@@ -42,6 +42,7 @@ mod next_use_index;
 pub mod opt;
 pub mod registry;
 mod ring;
+mod s3_queues;
 pub(crate) mod stamped_heap;
 pub mod twoq;
 pub mod twoq_sized;

@@ -84,6 +84,33 @@ impl Ring {
         }
     }
 
+    /// Takes the oldest block out and returns it.
+    #[inline]
+    pub fn pop_oldest(&mut self) -> Option<Block> {
+        let b = self.oldest()?;
+        self.entries.pop_front();
+        self.live -= 1;
+        Some(b)
+    }
+
+    /// Replaces the queue by `order` (oldest first, each block once): for a walk that reorders
+    /// blocks in ways the ring cannot (around pinned blocks) and then hands back the result.
+    pub fn set_order(&mut self, order: Vec<Block>) {
+        self.clear_stale();
+        self.live = order.len();
+        self.entries = order.into();
+    }
+
+    /// Zeroes the stale counts of the blocks that have entries (every non-zero count is one).
+    fn clear_stale(&mut self) {
+        if self.stale > 0 {
+            for &b in &self.entries {
+                self.stale_of[b as usize] = 0;
+            }
+            self.stale = 0;
+        }
+    }
+
     /// Takes `b` (in the queue) out: popped when it is the oldest, else left as a stale entry.
     #[inline]
     pub fn remove(&mut self, b: Block) {
@@ -117,9 +144,7 @@ impl Ring {
     /// Drops every stale entry.
     fn compact(&mut self) {
         let live = self.live_oldest_first();
-        self.entries = live.into_iter().collect();
-        self.stale_of.iter_mut().for_each(|s| *s = 0);
-        self.stale = 0;
+        self.set_order(live);
     }
 
     /// The live blocks, oldest first.
@@ -214,9 +239,9 @@ mod tests {
 
     proptest! {
         /// The ring keeps the order a plain vector of live blocks keeps, under any mix of
-        /// appends, removals from anywhere and rotations.
+        /// appends, removals from anywhere, rotations, pops and reorderings.
         #[test]
-        fn matches_a_vector(ops in proptest::collection::vec((0u8..4, 0u32..12), 1..400)) {
+        fn matches_a_vector(ops in proptest::collection::vec((0u8..6, 0u32..12), 1..400)) {
             let mut ring = Ring::new(12);
             let mut model: Vec<Block> = Vec::new();
             for (op, b) in ops {
@@ -228,6 +253,17 @@ mod tests {
                     0..=2 if model.contains(&b) => {
                         ring.remove(b);
                         model.retain(|&x| x != b);
+                    }
+                    4 => {
+                        let oldest = (!model.is_empty()).then(|| model.remove(0));
+                        prop_assert_eq!(ring.pop_oldest(), oldest);
+                    }
+                    5 => {
+                        // Reorders: the newest live block moves to the oldest end.
+                        if let Some(last) = model.pop() {
+                            model.insert(0, last);
+                        }
+                        ring.set_order(model.clone());
                     }
                     _ => {
                         prop_assert_eq!(ring.oldest(), model.first().copied());

@@ -29,23 +29,19 @@
 //! small) with count 0; its first demand access is its first reference and leaves the count at 0.
 //! A prefetched block evicted unused from small leaves no ghost entry. Pinned blocks are passed
 //! over where they stand (neither moved nor evicted, their counts kept).
+//!
+//! The queues are rings of ids, not linked lists ([`super::s3_queues`]): every step but a ghost hit
+//! and a walk past pinned blocks appends at one end or leaves from the other.
 
-use super::list::Lists;
 use super::registry::PolicySpec;
+use super::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::error::Result as CoreResult;
 use crate::frames::Frames;
 
-const SMALL: usize = 0;
-const MAIN: usize = 1;
-const GHOST: usize = 2;
-/// Main-queue counts saturate here (libCacheSim's two-bit clock: `min(count, 3) - 1`).
-const MAIN_COUNT_CAP: u8 = 3;
-
 /// S3-FIFO with small, main and ghost FIFO queues.
 pub struct S3FifoPolicy {
-    lists: Lists,
-    count: Vec<u8>,
+    queues: S3Queues,
     small_cap: usize,
     main_cap: usize,
     ghost_cap: usize,
@@ -60,8 +56,7 @@ impl S3FifoPolicy {
     pub fn new(capacity: usize, small: f64, ghost: f64, threshold: u8, universe: usize) -> Self {
         let small_cap = ((capacity as f64 * small) as usize).clamp(1, capacity.max(1));
         S3FifoPolicy {
-            lists: Lists::new(3, universe),
-            count: vec![0; universe],
+            queues: S3Queues::new(universe),
             small_cap,
             main_cap: capacity - small_cap.min(capacity),
             ghost_cap: (capacity as f64 * ghost) as usize,
@@ -86,55 +81,16 @@ impl S3FifoPolicy {
 
     /// Whether the small queue holds its share or more.
     fn small_over(&self) -> bool {
-        self.lists.len(SMALL) >= self.small_cap
+        self.queues.len(SMALL) >= self.small_cap
     }
 
     /// Whether the main queue holds more than its share.
     fn main_over(&self) -> bool {
-        self.lists.len(MAIN) > self.main_cap
+        self.queues.len(MAIN) > self.main_cap
     }
 
-    /// The small queue's victim: blocks at the old end whose count reached the threshold move to
-    /// main; the first unpinned block below it is returned. `None` when none is left.
     fn victim_in_small(&mut self, frames: &Frames) -> Option<Block> {
-        let mut cur = self.lists.back(SMALL);
-        while let Some(b) = cur {
-            cur = self.lists.toward_front(b);
-            if frames.is_pinned(b) {
-                continue;
-            }
-            if self.count[b as usize] >= self.threshold {
-                self.lists.remove(b);
-                self.count[b as usize] = 0;
-                self.lists.push_front(MAIN, b);
-            } else {
-                return Some(b);
-            }
-        }
-        None
-    }
-
-    /// The main queue's victim: a block with a count is reinserted with one less (at most 2); the
-    /// first unpinned block with count 0 is returned. `None` when every block is pinned.
-    fn victim_in_main(&mut self, frames: &Frames) -> Option<Block> {
-        // Each pass over the queue lowers every unpinned count, so four passes find a victim.
-        let mut budget = 4 * self.lists.len(MAIN) + 1;
-        let mut cur = self.lists.back(MAIN);
-        while budget > 0 {
-            budget -= 1;
-            let b = cur.or_else(|| self.lists.back(MAIN))?;
-            cur = self.lists.toward_front(b);
-            if frames.is_pinned(b) {
-                continue;
-            }
-            let c = self.count[b as usize];
-            if c == 0 {
-                return Some(b);
-            }
-            self.count[b as usize] = c.min(MAIN_COUNT_CAP) - 1;
-            self.lists.move_to_front(MAIN, b);
-        }
-        None
+        self.queues.victim_in_small(self.threshold, frames, |_| {})
     }
 }
 
@@ -144,25 +100,30 @@ impl Policy for S3FifoPolicy {
     }
 
     #[inline]
+    fn hint(&self, b: Block) {
+        self.queues.hint(b);
+    }
+
+    #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
         if !cx.first_use {
-            let c = &mut self.count[b as usize];
-            *c = c.saturating_add(1);
+            self.queues.bump(b);
         }
     }
 
     fn select_victim(&mut self, incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
-        if self.lists.contains(GHOST, incoming) {
-            self.lists.remove(incoming);
+        if self.queues.contains(GHOST, incoming) {
+            self.queues.take(incoming);
             self.ghost_hit = Some(incoming);
         }
         self.has_evicted = true;
-        let victim = if self.main_over() || self.lists.is_empty(SMALL) {
-            self.victim_in_main(frames)
+        let victim = if self.main_over() || self.queues.len(SMALL) == 0 {
+            self.queues
+                .victim_in_main(frames)
                 .or_else(|| self.victim_in_small(frames))
         } else {
             self.victim_in_small(frames)
-                .or_else(|| self.victim_in_main(frames))
+                .or_else(|| self.queues.victim_in_main(frames))
         };
         if victim.is_none() {
             self.forget_victim();
@@ -172,49 +133,54 @@ impl Policy for S3FifoPolicy {
 
     fn forget_victim(&mut self) {
         if let Some(b) = self.ghost_hit.take() {
-            self.lists.push_front(GHOST, b);
+            self.queues.push(GHOST, b);
         }
     }
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
-        let from = self.lists.remove(b);
-        self.count[b as usize] = 0;
+        let from = self.queues.take(b);
+        self.queues.set_count(b, 0);
         if from == Some(SMALL) && !ev.unused_prefetch && self.ghost_cap > 0 {
-            self.lists.push_front(GHOST, b);
-            if self.lists.len(GHOST) > self.ghost_cap {
-                self.lists.pop_back(GHOST);
+            self.queues.push(GHOST, b);
+            if self.queues.len(GHOST) > self.ghost_cap {
+                self.queues.pop_oldest(GHOST);
             }
         }
     }
 
     fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
-        self.count[b as usize] = 0;
-        let was_ghost = self.ghost_hit.take() == Some(b) || self.lists.contains(GHOST, b);
+        self.queues.set_count(b, 0);
+        let was_ghost = self.ghost_hit.take() == Some(b) || self.queues.contains(GHOST, b);
         if was_ghost {
-            self.lists.remove(b);
-            self.lists.push_front(MAIN, b);
+            self.queues.take(b);
+            self.queues.push(MAIN, b);
         } else if !self.has_evicted && self.small_over() {
-            self.lists.push_front(MAIN, b);
+            self.queues.push(MAIN, b);
         } else {
-            self.lists.push_front(SMALL, b);
+            self.queues.push(SMALL, b);
         }
     }
 
     fn len(&self) -> usize {
-        self.lists.len(SMALL) + self.lists.len(MAIN)
+        self.queues.len(SMALL) + self.queues.len(MAIN)
     }
 
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        self.lists.check()?;
-        check_same_residents(self.lists.iter(SMALL).chain(self.lists.iter(MAIN)), frames)?;
-        if self.lists.len(GHOST) > self.ghost_cap {
+        self.queues.check()?;
+        let resident = self.queues.new_to_old(SMALL);
+        check_same_residents(
+            resident.into_iter().chain(self.queues.new_to_old(MAIN)),
+            frames,
+        )?;
+        if self.queues.len(GHOST) > self.ghost_cap {
             return Err(format!(
                 "ghost queue holds {} ids, more than {}",
-                self.lists.len(GHOST),
+                self.queues.len(GHOST),
                 self.ghost_cap
             ));
         }
-        if let Some(b) = self.lists.iter(GHOST).find(|&b| frames.is_resident(b)) {
+        let ghost = self.queues.new_to_old(GHOST);
+        if let Some(b) = ghost.into_iter().find(|&b| frames.is_resident(b)) {
             return Err(format!("ghost queue lists resident block {b}"));
         }
         Ok(())
@@ -222,9 +188,9 @@ impl Policy for S3FifoPolicy {
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
         vec![
-            ("small_new_to_old", self.lists.iter(SMALL).collect()),
-            ("main_new_to_old", self.lists.iter(MAIN).collect()),
-            ("ghost_new_to_old", self.lists.iter(GHOST).collect()),
+            ("small_new_to_old", self.queues.new_to_old(SMALL)),
+            ("main_new_to_old", self.queues.new_to_old(MAIN)),
+            ("ghost_new_to_old", self.queues.new_to_old(GHOST)),
         ]
     }
 }
@@ -233,8 +199,212 @@ impl Policy for S3FifoPolicy {
 mod tests {
     use super::*;
     use crate::level::CacheLevel;
+    use crate::policy::list::Lists;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;
+    use proptest::prelude::*;
+
+    const SMALL: usize = 0;
+    const MAIN: usize = 1;
+    const GHOST: usize = 2;
+    const MAIN_COUNT_CAP: u8 = 3;
+
+    /// S3-FIFO on linked lists, as it was before the rings: the reference for their order.
+    struct ListS3Fifo {
+        lists: Lists,
+        count: Vec<u8>,
+        small_cap: usize,
+        main_cap: usize,
+        ghost_cap: usize,
+        threshold: u8,
+        has_evicted: bool,
+        /// A missed block whose id was taken off the ghost queue when its miss began.
+        ghost_hit: Option<Block>,
+    }
+
+    impl ListS3Fifo {
+        /// An S3-FIFO of `capacity` blocks with the given small share, ghost multiple and threshold.
+        fn new(capacity: usize, small: f64, ghost: f64, threshold: u8, universe: usize) -> Self {
+            let small_cap = ((capacity as f64 * small) as usize).clamp(1, capacity.max(1));
+            ListS3Fifo {
+                lists: Lists::new(3, universe),
+                count: vec![0; universe],
+                small_cap,
+                main_cap: capacity - small_cap.min(capacity),
+                ghost_cap: (capacity as f64 * ghost) as usize,
+                threshold,
+                has_evicted: false,
+                ghost_hit: None,
+            }
+        }
+
+        /// Whether the small queue holds its share or more.
+        fn small_over(&self) -> bool {
+            self.lists.len(SMALL) >= self.small_cap
+        }
+
+        /// Whether the main queue holds more than its share.
+        fn main_over(&self) -> bool {
+            self.lists.len(MAIN) > self.main_cap
+        }
+
+        /// The small queue's victim: blocks at the old end whose count reached the threshold move to
+        /// main; the first unpinned block below it is returned. `None` when none is left.
+        fn victim_in_small(&mut self, frames: &Frames) -> Option<Block> {
+            let mut cur = self.lists.back(SMALL);
+            while let Some(b) = cur {
+                cur = self.lists.toward_front(b);
+                if frames.is_pinned(b) {
+                    continue;
+                }
+                if self.count[b as usize] >= self.threshold {
+                    self.lists.remove(b);
+                    self.count[b as usize] = 0;
+                    self.lists.push_front(MAIN, b);
+                } else {
+                    return Some(b);
+                }
+            }
+            None
+        }
+
+        /// The main queue's victim: a block with a count is reinserted with one less (at most 2); the
+        /// first unpinned block with count 0 is returned. `None` when every block is pinned.
+        fn victim_in_main(&mut self, frames: &Frames) -> Option<Block> {
+            // Each pass over the queue lowers every unpinned count, so four passes find a victim.
+            let mut budget = 4 * self.lists.len(MAIN) + 1;
+            let mut cur = self.lists.back(MAIN);
+            while budget > 0 {
+                budget -= 1;
+                let b = cur.or_else(|| self.lists.back(MAIN))?;
+                cur = self.lists.toward_front(b);
+                if frames.is_pinned(b) {
+                    continue;
+                }
+                let c = self.count[b as usize];
+                if c == 0 {
+                    return Some(b);
+                }
+                self.count[b as usize] = c.min(MAIN_COUNT_CAP) - 1;
+                self.lists.move_to_front(MAIN, b);
+            }
+            None
+        }
+    }
+
+    impl Policy for ListS3Fifo {
+        fn name(&self) -> &'static str {
+            "s3fifo-list"
+        }
+
+        #[inline]
+        fn on_hit(&mut self, b: Block, cx: &Access) {
+            if !cx.first_use {
+                let c = &mut self.count[b as usize];
+                *c = c.saturating_add(1);
+            }
+        }
+
+        fn select_victim(
+            &mut self,
+            incoming: Block,
+            frames: &Frames,
+            _cx: &Access,
+        ) -> Option<Block> {
+            if self.lists.contains(GHOST, incoming) {
+                self.lists.remove(incoming);
+                self.ghost_hit = Some(incoming);
+            }
+            self.has_evicted = true;
+            let victim = if self.main_over() || self.lists.is_empty(SMALL) {
+                self.victim_in_main(frames)
+                    .or_else(|| self.victim_in_small(frames))
+            } else {
+                self.victim_in_small(frames)
+                    .or_else(|| self.victim_in_main(frames))
+            };
+            if victim.is_none() {
+                self.forget_victim();
+            }
+            victim
+        }
+
+        fn forget_victim(&mut self) {
+            if let Some(b) = self.ghost_hit.take() {
+                self.lists.push_front(GHOST, b);
+            }
+        }
+
+        fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
+            let from = self.lists.remove(b);
+            self.count[b as usize] = 0;
+            if from == Some(SMALL) && !ev.unused_prefetch && self.ghost_cap > 0 {
+                self.lists.push_front(GHOST, b);
+                if self.lists.len(GHOST) > self.ghost_cap {
+                    self.lists.pop_back(GHOST);
+                }
+            }
+        }
+
+        fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
+            self.count[b as usize] = 0;
+            let was_ghost = self.ghost_hit.take() == Some(b) || self.lists.contains(GHOST, b);
+            if was_ghost {
+                self.lists.remove(b);
+                self.lists.push_front(MAIN, b);
+            } else if !self.has_evicted && self.small_over() {
+                self.lists.push_front(MAIN, b);
+            } else {
+                self.lists.push_front(SMALL, b);
+            }
+        }
+
+        fn len(&self) -> usize {
+            self.lists.len(SMALL) + self.lists.len(MAIN)
+        }
+
+        fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
+            self.lists.check()?;
+            check_same_residents(self.lists.iter(SMALL).chain(self.lists.iter(MAIN)), frames)?;
+            if self.lists.len(GHOST) > self.ghost_cap {
+                return Err(format!(
+                    "ghost queue holds {} ids, more than {}",
+                    self.lists.len(GHOST),
+                    self.ghost_cap
+                ));
+            }
+            if let Some(b) = self.lists.iter(GHOST).find(|&b| frames.is_resident(b)) {
+                return Err(format!("ghost queue lists resident block {b}"));
+            }
+            Ok(())
+        }
+
+        fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
+            vec![
+                ("small_new_to_old", self.lists.iter(SMALL).collect()),
+                ("main_new_to_old", self.lists.iter(MAIN).collect()),
+                ("ghost_new_to_old", self.lists.iter(GHOST).collect()),
+            ]
+        }
+    }
+
+    proptest! {
+        /// The rings keep the linked lists' order (small, main and ghost) under demand accesses,
+        /// prefetches, pins and removals, at the paper's shares and at others.
+        #[test]
+        fn rings_keep_the_linked_list_order(
+            cap in 1usize..12,
+            small in prop_oneof![Just(0.1), Just(0.2), Just(0.5)],
+            threshold in 1u8..3,
+            ops in proptest::collection::vec((0u8..10, 0u32..24), 1..400),
+        ) {
+            crate::policy::ring::assert_same_as(
+                CacheLevel::new(S3FifoPolicy::new(cap, small, 0.9, threshold, 24), cap, 24),
+                CacheLevel::new(ListS3Fifo::new(cap, small, 0.9, threshold, 24), cap, 24),
+                &ops,
+            );
+        }
+    }
 
     fn s3(cap: usize) -> S3FifoPolicy {
         // small share 0.2 so that a 10-block cache has a 2-block small queue.
@@ -283,7 +453,7 @@ mod tests {
         level.access(12, NEVER); // main is 9 > 8: 3 (count 5) goes to the new end with 2; 4 leaves
         assert!(level.frames().is_resident(3));
         assert!(!level.frames().is_resident(4));
-        assert_eq!(level.policy.count[3], 2);
+        assert_eq!(level.policy.queues.count(3), 2);
         level.check().unwrap();
     }
 
@@ -297,7 +467,7 @@ mod tests {
         level.access(11, NEVER); // small evicts 1 into the ghost; small is [11, 2]
         level.prefetch(20, NEVER); // evicts 2 (ghost); 20 enters small with count 0
         level.access(20, NEVER); // first use: count stays 0
-        assert_eq!(level.policy.count[20], 0);
+        assert_eq!(level.policy.queues.count(20), 0);
         level.prefetch(21, NEVER); // evicts 11
         level.prefetch(22, NEVER); // evicts 20: count 0, so it leaves (into the ghost)
         assert!(!level.frames().is_resident(20));

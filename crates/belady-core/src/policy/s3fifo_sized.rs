@@ -23,23 +23,19 @@
 //! Prefetching: a prefetched object enters like a demand miss (its ghost entry is consumed where
 //! it enters); one of the small queue's size or more enters small. Pinned objects are passed over
 //! where they stand, as in the count-based policy.
+//!
+//! The queues are the count-based policy's rings ([`super::s3_queues`]); this policy adds each
+//! object's size and each queue's bytes.
 
-use super::list::Lists;
 use super::registry::PolicySpec;
+use super::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
 use crate::error::Result as CoreResult;
 use crate::frames::Frames;
 
-const SMALL: usize = 0;
-const MAIN: usize = 1;
-const GHOST: usize = 2;
-/// Main-queue counts saturate here (libCacheSim's two-bit clock: `min(count, 3) - 1`).
-const MAIN_COUNT_CAP: u8 = 3;
-
 /// S3-FIFO whose queues hold bytes (libCacheSim's S3-FIFO at a byte capacity).
 pub struct S3FifoSizedPolicy {
-    lists: Lists,
-    count: Vec<u8>,
+    queues: S3Queues,
     /// Bytes of each resident object or ghost id, as it entered.
     size: Vec<u32>,
     /// Bytes on each queue.
@@ -62,8 +58,7 @@ impl S3FifoSizedPolicy {
     pub fn new(capacity: u64, small: f64, ghost: f64, threshold: u8, universe: usize) -> Self {
         let small_cap = (capacity as f64 * small) as u64;
         S3FifoSizedPolicy {
-            lists: Lists::new(3, universe),
-            count: vec![0; universe],
+            queues: S3Queues::new(universe),
             size: vec![0; universe],
             bytes: [0; 3],
             small_cap,
@@ -97,19 +92,19 @@ impl S3FifoSizedPolicy {
     }
 
     fn push(&mut self, list: usize, b: Block) {
-        self.lists.push_front(list, b);
+        self.queues.push(list, b);
         self.bytes[list] += self.size[b as usize] as u64;
     }
 
     fn take(&mut self, b: Block) -> Option<usize> {
-        let from = self.lists.remove(b)?;
+        let from = self.queues.take(b)?;
         self.bytes[from] -= self.size[b as usize] as u64;
         Some(from)
     }
 
     /// Takes `b`'s id off the ghost queue; whether it was there.
     fn take_ghost(&mut self, b: Block) -> bool {
-        if self.lists.contains(GHOST, b) {
+        if self.queues.contains(GHOST, b) {
             self.take(b);
             true
         } else {
@@ -124,53 +119,23 @@ impl S3FifoSizedPolicy {
             return;
         }
         while self.bytes[GHOST] + size > self.ghost_cap {
-            let oldest = self.lists.back(GHOST).expect("ghost bytes come from ids");
+            let oldest = self
+                .queues
+                .oldest(GHOST)
+                .expect("ghost bytes come from ids");
             self.take(oldest);
         }
         self.push(GHOST, b);
     }
 
-    /// The small queue's victim: objects at the old end whose count reached the threshold move to
-    /// main; the first unpinned object below it is returned. `None` when none is left.
+    /// The small queue's victim (see [`S3Queues::victim_in_small`]), moving the bytes of the
+    /// objects it sends to main.
     fn victim_in_small(&mut self, frames: &Frames) -> Option<Block> {
-        let mut cur = self.lists.back(SMALL);
-        while let Some(b) = cur {
-            cur = self.lists.toward_front(b);
-            if frames.is_pinned(b) {
-                continue;
-            }
-            if self.count[b as usize] >= self.threshold {
-                self.take(b);
-                self.count[b as usize] = 0;
-                self.push(MAIN, b);
-            } else {
-                return Some(b);
-            }
-        }
-        None
-    }
-
-    /// The main queue's victim: an object with a count is reinserted with one less (at most 2);
-    /// the first unpinned object with count 0 is returned. `None` when every object is pinned.
-    fn victim_in_main(&mut self, frames: &Frames) -> Option<Block> {
-        // Each pass over the queue lowers every unpinned count, so four passes find a victim.
-        let mut budget = 4 * self.lists.len(MAIN) + 1;
-        let mut cur = self.lists.back(MAIN);
-        while budget > 0 {
-            budget -= 1;
-            let b = cur.or_else(|| self.lists.back(MAIN))?;
-            cur = self.lists.toward_front(b);
-            if frames.is_pinned(b) {
-                continue;
-            }
-            let c = self.count[b as usize];
-            if c == 0 {
-                return Some(b);
-            }
-            self.count[b as usize] = c.min(MAIN_COUNT_CAP) - 1;
-            self.lists.move_to_front(MAIN, b);
-        }
-        None
+        let (size, bytes) = (&self.size, &mut self.bytes);
+        self.queues.victim_in_small(self.threshold, frames, |b| {
+            bytes[SMALL] -= size[b as usize] as u64;
+            bytes[MAIN] += size[b as usize] as u64;
+        })
     }
 }
 
@@ -180,10 +145,14 @@ impl Policy for S3FifoSizedPolicy {
     }
 
     #[inline]
+    fn hint(&self, b: Block) {
+        self.queues.hint(b);
+    }
+
+    #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
         if !cx.first_use {
-            let c = &mut self.count[b as usize];
-            *c = c.saturating_add(1);
+            self.queues.bump(b);
         }
     }
 
@@ -199,17 +168,18 @@ impl Policy for S3FifoSizedPolicy {
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
         self.has_evicted = true;
         if self.bytes[MAIN] > self.main_cap || self.bytes[SMALL] == 0 {
-            self.victim_in_main(frames)
+            self.queues
+                .victim_in_main(frames)
                 .or_else(|| self.victim_in_small(frames))
         } else {
             self.victim_in_small(frames)
-                .or_else(|| self.victim_in_main(frames))
+                .or_else(|| self.queues.victim_in_main(frames))
         }
     }
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let from = self.take(b);
-        self.count[b as usize] = 0;
+        self.queues.set_count(b, 0);
         if self.refused == Some(b) {
             self.refused = None;
             return;
@@ -220,7 +190,7 @@ impl Policy for S3FifoSizedPolicy {
     }
 
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
-        self.count[b as usize] = 0;
+        self.queues.set_count(b, 0);
         let ghost = self.ghost_hit.take() == Some(b);
         let ghost = ghost || (kind == InsertKind::Prefetch && self.take_ghost(b));
         self.size[b as usize] = u32::try_from(cx.size).unwrap_or(u32::MAX);
@@ -246,16 +216,21 @@ impl Policy for S3FifoSizedPolicy {
     }
 
     fn len(&self) -> usize {
-        self.lists.len(SMALL) + self.lists.len(MAIN)
+        self.queues.len(SMALL) + self.queues.len(MAIN)
     }
 
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        self.lists.check()?;
-        check_same_residents(self.lists.iter(SMALL).chain(self.lists.iter(MAIN)), frames)?;
+        self.queues.check()?;
+        let resident = self.queues.new_to_old(SMALL);
+        check_same_residents(
+            resident.into_iter().chain(self.queues.new_to_old(MAIN)),
+            frames,
+        )?;
         for list in [SMALL, MAIN, GHOST] {
             let sum: u64 = self
-                .lists
-                .iter(list)
+                .queues
+                .new_to_old(list)
+                .into_iter()
                 .map(|b| self.size[b as usize] as u64)
                 .sum();
             if sum != self.bytes[list] {
@@ -271,7 +246,8 @@ impl Policy for S3FifoSizedPolicy {
                 self.bytes[GHOST], self.ghost_cap
             ));
         }
-        if let Some(b) = self.lists.iter(GHOST).find(|&b| frames.is_resident(b)) {
+        let ghost = self.queues.new_to_old(GHOST);
+        if let Some(b) = ghost.into_iter().find(|&b| frames.is_resident(b)) {
             return Err(format!("ghost queue lists resident object {b}"));
         }
         Ok(())
@@ -279,9 +255,9 @@ impl Policy for S3FifoSizedPolicy {
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
         vec![
-            ("small_new_to_old", self.lists.iter(SMALL).collect()),
-            ("main_new_to_old", self.lists.iter(MAIN).collect()),
-            ("ghost_new_to_old", self.lists.iter(GHOST).collect()),
+            ("small_new_to_old", self.queues.new_to_old(SMALL)),
+            ("main_new_to_old", self.queues.new_to_old(MAIN)),
+            ("ghost_new_to_old", self.queues.new_to_old(GHOST)),
         ]
     }
 }
