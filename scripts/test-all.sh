@@ -27,6 +27,8 @@ export PATH="$VIRTUAL_ENV/bin:$PATH"
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
+# Every doc comment's link resolves (a broken one is a wrong pointer in the API docs).
+RUSTDOCFLAGS="-D warnings" cargo doc -p belady-core -p belady-cli --no-deps
 cargo test --workspace --exclude belady-py
 
 cargo build --release -p belady-cli

@@ -29,7 +29,7 @@ pub trait Stepper<Item> {
     fn step(&mut self, at: usize, item: &Item);
 }
 
-/// The one loop: steps through `items` in order, hinting the item [`HINT_AHEAD`] ahead first.
+/// The one loop: steps through `items` in order, hinting the item `HINT_AHEAD` ahead first.
 /// Monomorphised per stepper (and so per policy): no dynamic call per item.
 #[inline(always)]
 pub fn drive<Item, S: Stepper<Item> + ?Sized>(stepper: &mut S, items: &[Item]) {

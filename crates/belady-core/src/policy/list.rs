@@ -4,7 +4,7 @@
 //! (LRU's one list, ARC's T1/T2/B1/B2, 2Q's A1in/A1out/Am, MQ's queues). The front is the most
 //! recently inserted end, the back the eviction end.
 //!
-//! A block's two links sit side by side (one 8-byte [`Link`] per id, so one cache line holds
+//! A block's two links sit side by side (one 8-byte `Link` per id, so one cache line holds
 //! both): unlinking or relinking a block reads and writes its own pair and one link of each
 //! neighbour, and with separate `prev` and `next` arrays every one of those would be a miss of its
 //! own.

@@ -23,14 +23,14 @@
 //! `floor(ghost * c)` ids. libCacheSim refuses to cache anything that is not a ghost hit when the
 //! small queue holds fewer than two objects (an object may not fill it), so below 20 blocks its
 //! S3-FIFO caches nothing; here the small queue keeps one block and the policy works. Capacity
-//! arithmetic is in [`S3FifoPolicy::small_over`] and [`S3FifoPolicy::main_over`] only.
+//! arithmetic is in `S3FifoPolicy::small_over` and `main_over` only.
 //!
 //! Prefetching: a prefetched block enters like a demand miss (main if its id is a ghost, else
 //! small) with count 0; its first demand access is its first reference and leaves the count at 0.
 //! A prefetched block evicted unused from small leaves no ghost entry. Pinned blocks are passed
 //! over where they stand (neither moved nor evicted, their counts kept).
 //!
-//! The queues are rings of ids, not linked lists ([`super::s3_queues`]): every step but a ghost hit
+//! The queues are rings of ids, not linked lists (`s3_queues`): every step but a ghost hit
 //! and a walk past pinned blocks appends at one end or leaves from the other.
 
 use super::registry::PolicySpec;

@@ -24,7 +24,7 @@
 //! it enters); one of the small queue's size or more enters small. Pinned objects are passed over
 //! where they stand, as in the count-based policy.
 //!
-//! The queues are the count-based policy's rings ([`super::s3_queues`]); this policy adds each
+//! The queues are the count-based policy's rings (`s3_queues`); this policy adds each
 //! object's size and each queue's bytes.
 
 use super::registry::PolicySpec;
