@@ -18,11 +18,13 @@ objects, Pareto sizes): belady from native and from oracleGeneral against libcac
 capacity of 10% of the footprint.
 With --repeat N each cell runs N times on both simulators, alternating; the fastest and the median run
 are reported (on a shared, loaded machine single runs vary by 2x). The machine and its load average
-are printed before and after.
+are printed before and after. --lcs-timeout T ends a libcachesim run after T seconds of process_trace
+(libcachesim's LFUDA can take very long); that cell then reports "> T s" and a lower bound on the ratio.
 
     python3 bench/compare_libcachesim.py [--traces DIR] [--zipf-requests N] [--policies lru,fifo,...]
                                          [--sizes 1,10] [--from text,native] [--repeat N]
                                          [--alpha 0.9,1.0] [--no-limit] [--objects-requests N]
+                                         [--lcs-timeout SECONDS]
 """
 
 from __future__ import annotations
@@ -63,9 +65,14 @@ SHARED = {
     "lfu": ([], "LFU", {}, True),
     "lfuda": ([], "LFUDA", {}, True),
     "wtinylfu": ([], "WTinyLFU", {}, False),
+    "gdsf": ([], "GDSF", {}, True),
+    "lhd": ([], "LHD", {}, False),
     "hyperbolic": ([], "Hyperbolic", {}, False),
-    "lecar": ([], "LeCaR", {}, False),
-    "cacheus": (["--preset", "libcachesim"], "Cacheus", {}, False),
+    # libCacheSim's own LeCaR and Cacheus variants (histories, adaptation, generator): with belady's
+    # default --seed 0 they replay the first LeCaR/Cacheus of a libcachesim process, which each timed
+    # libcachesim run is (one process per run), so their misses are equal.
+    "lecar": (["--preset", "libcachesim"], "LeCaR", {}, True),
+    "cacheus": (["--preset", "libcachesim"], "Cacheus", {}, True),
 }
 
 # The objects model's policies, with the settings that make belady follow libCacheSim's variant.
@@ -96,7 +103,7 @@ def settings_args(settings: list[str]) -> list[str]:
     return args
 
 LCS_RUNNER = r"""
-import json, sys, time, resource
+import json, signal, sys, time, resource
 import libcachesim as lcs
 path, cls, size, kwargs = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
 reader = lcs.TraceReader(path, lcs.TraceType.ORACLE_GENERAL_TRACE)
@@ -107,6 +114,9 @@ else:
     from libcachesim.cache import CacheBase, _create_common_params
     import libcachesim.libcachesim_python as native
     cache = CacheBase(_cache=getattr(native, cls + "_init")(_create_common_params(size)))
+if len(sys.argv) > 5 and float(sys.argv[5]) > 0:
+    # No Python handler: SIGALRM's default action ends the process even inside process_trace's C loop.
+    signal.setitimer(signal.ITIMER_REAL, float(sys.argv[5]))
 t = time.perf_counter()
 miss_ratio, byte_miss_ratio = cache.process_trace(reader)
 elapsed = time.perf_counter() - t
@@ -116,11 +126,12 @@ print(json.dumps({"seconds": elapsed, "miss_ratio": miss_ratio, "byte_miss_ratio
 
 
 
-def run_with_rusage(cmd: list[str]) -> tuple[str, float, float]:
+def run_with_rusage(cmd: list[str], may_fail: bool = False) -> tuple[str | None, float, float]:
     """Runs cmd; returns stdout, wall seconds and the peak RSS (MiB) of that process alone.
 
     The peak comes from GNU time, which forks the command from its own small process: a child
-    forked straight from this script would inherit this script's high-water mark.
+    forked straight from this script would inherit this script's high-water mark. With may_fail a
+    failing command (a libcachesim run ended by its --lcs-timeout alarm) gives None for stdout.
     """
     with tempfile.NamedTemporaryFile(mode="r", suffix=".rss") as rss:
         timed = ["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd]
@@ -129,6 +140,8 @@ def run_with_rusage(cmd: list[str]) -> tuple[str, float, float]:
         wall = time.perf_counter() - start
         peak_kib = rss.read().strip().splitlines()[-1]
     if proc.returncode != 0:
+        if may_fail:
+            return None, wall, 0.0
         sys.exit(f"command failed: {' '.join(cmd)}\n{proc.stderr}")
     return proc.stdout, wall, int(peak_kib) / 1024
 
@@ -165,6 +178,9 @@ def main() -> None:
     ap.add_argument("--object-policies", default=",".join(OBJECT_POLICIES),
                     help="comma-separated policies timed in the objects model")
     ap.add_argument("--repeat", type=int, default=1, help="runs per cell; fastest and median are reported")
+    ap.add_argument("--lcs-timeout", type=float, default=0,
+                    help="seconds after which a libcachesim process_trace is ended (0: no limit); a cell "
+                         "whose run is ended skips its remaining libcachesim runs and reports '> T s'")
     ap.add_argument("--from", dest="sources", default="text,native",
                     help="belady's inputs, comma-separated: text, native")
     args = ap.parse_args()
@@ -277,7 +293,7 @@ def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
             for pct in args.sizes.split(","):
                 walls = {src: [] for src in sources}
                 peaks = {src: 0.0 for src in sources}
-                l_times, l_peak, row, lcs = [], 0.0, None, None
+                l_times, l_peak, row, lcs, timed_out = [], 0.0, None, None, False
                 for _ in range(args.repeat):
                     for src in sources:
                         trace, tf = files[src]
@@ -288,18 +304,29 @@ def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
                         walls[src].append(run_wall)
                         peaks[src] = max(peaks[src], run_peak)
                     size, requests = row["cache_blocks"], row["requests"]
+                    if timed_out:
+                        continue
                     sized = {k: (size if v == "CACHE" else v) for k, v in kwargs.items()}
                     out, _, run_peak = run_with_rusage(
-                        [sys.executable, "-c", LCS_RUNNER, str(oracle), cls, str(size), json.dumps(sized)])
+                        [sys.executable, "-c", LCS_RUNNER, str(oracle), cls, str(size), json.dumps(sized),
+                         str(args.lcs_timeout)], may_fail=args.lcs_timeout > 0)
+                    if out is None:
+                        timed_out = True
+                        continue
                     lcs = json.loads(out)
                     l_times.append(lcs["seconds"])
                     l_peak = max(l_peak, run_peak)
-                lcs_misses = round(lcs["miss_ratio"] * requests)
-                if lcs_misses == row["misses"]:
-                    agree = "equal"
+                if lcs is None:
+                    agree = f"libcachesim ended after {args.lcs_timeout:g} s, hits not compared"
                 else:
-                    why = "" if same else ", different definitions"
-                    agree = f"differ ({row['misses']} vs {lcs_misses} misses{why})"
+                    lcs_misses = round(lcs["miss_ratio"] * requests)
+                    if lcs_misses == row["misses"]:
+                        agree = "equal"
+                    else:
+                        why = "" if same else ", different definitions"
+                        agree = f"differ ({row['misses']} vs {lcs_misses} misses{why})"
+                    if timed_out:
+                        agree += f"; libcachesim {len(l_times)} of {args.repeat} runs, one ended after {args.lcs_timeout:g} s"
                 limit = None
                 if fmt == "u32le" and not args.no_limit:
                     if size not in limit_by_size:
@@ -309,15 +336,24 @@ def run_all(args, belady: str, policies: list[str], work: pathlib.Path) -> None:
                     limit = limit_by_size[size][policy if policy in LIMIT_LOOPS else "lru"]
                     if policy in LIMIT_LOOPS and limit[2] != row["hits"]:
                         agree += f"; limit loop's hits differ ({limit[2]})"
-                l_fast, l_med = requests / min(l_times), requests / statistics.median(l_times)
                 for src in sources:
                     b_fast = requests / min(walls[src])
                     b_med = requests / statistics.median(walls[src])
                     of_limit = (f"{b_fast / limit[0]:>5.2f} {b_med / limit[1]:>5.2f}" if limit
                                 else f"{'-':>5} {'-':>5}")
+                    if l_times:
+                        l_fast, l_med = requests / min(l_times), requests / statistics.median(l_times)
+                        lcs_cols = (f"{l_fast:>11,.0f} {l_med:>11,.0f} {b_fast / l_fast:>5.2f} "
+                                    f"{b_med / l_med:>5.2f}")
+                    else:
+                        # Only a bound: libcachesim took more than the timeout, so the ratio is at least
+                        # the timeout over belady's whole-process time.
+                        bound = f"> {args.lcs_timeout:g} s"
+                        lcs_cols = (f"{bound:>11} {bound:>11} {'>' + format(args.lcs_timeout / min(walls[src]), '.1f'):>5} "
+                                    f"{'>' + format(args.lcs_timeout / statistics.median(walls[src]), '.1f'):>5}")
                     print(f"{name:<16} {src:<6} {policy:<10} {size:>8} {b_fast:>11,.0f} {b_med:>11,.0f} "
-                          f"{l_fast:>11,.0f} {l_med:>11,.0f} {b_fast / l_fast:>5.2f} {b_med / l_med:>5.2f} "
-                          f"{of_limit} {peaks[src]:>11.1f} {l_peak:>8.1f}  {agree}", flush=True)
+                          f"{lcs_cols} {of_limit} {peaks[src]:>11.1f} "
+                          f"{(format(l_peak, '.1f') if l_times else '-'):>8}  {agree}", flush=True)
     if limits:
         print()
         print(f"{'limit loop':<28} {'cache':>8} {'req/s fastest':>14} {'req/s median':>14} {'hits':>10}")

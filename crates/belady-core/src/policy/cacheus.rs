@@ -343,6 +343,13 @@ impl Policy for CacheusPolicy {
         "cacheus"
     }
 
+    #[inline]
+    fn hint(&self, b: Block) {
+        self.lists.hint(b);
+        self.ghosts.hint(b);
+        self.counts.hint(b);
+    }
+
     fn on_hit(&mut self, b: Block, cx: &Access) {
         self.interval_hits += 1;
         let count = self.counts.remove(b).expect("a hit block is resident");

@@ -62,6 +62,14 @@ impl FreqBuckets {
         }
     }
 
+    /// Asks the CPU to bring `b`'s links and group slot in (a hint; no effect on results).
+    #[inline]
+    pub(crate) fn hint(&self, b: Block) {
+        crate::frames::prefetch(self.prev.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::frames::prefetch(self.next.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::frames::prefetch(self.group_of.as_ptr().wrapping_add(b as usize) as *const u8);
+    }
+
     /// The key of `b`'s group (meaningful only while `b` is a member).
     pub(crate) fn key_of(&self, b: Block) -> u64 {
         match self.group_of[b as usize] {

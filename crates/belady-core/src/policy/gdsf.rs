@@ -25,6 +25,7 @@
 //! demand access is its first reference, so the frequency stays 1 and only the priority is
 //! recomputed. Pinned objects are passed over: the victim is the lowest-priority unpinned one.
 
+use super::freq_buckets::FreqBuckets;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 use crate::frames::Frames;
 use std::collections::BTreeMap;
@@ -35,10 +36,24 @@ const SCALE: f64 = 1.0e6;
 /// A priority and the stamp that orders equal priorities (older first).
 type Key = (u64, u64);
 
+/// The resident objects in (priority, stamp) order.
+///
+/// While every object weighs one unit (count-based runs) a priority is `L + frequency x 10^6`
+/// with `L` itself such a sum, so few priorities are in use at once: groups of equal priority in
+/// key order, each a FIFO ([`FreqBuckets`]), make a hit a constant number of steps (as for LFUDA).
+/// With objects of many sizes nearly every priority is distinct and linking a new group in could
+/// walk past many, so the first object of another size moves the order into an ordered map.
+enum Order {
+    /// Groups by priority bits; within a group, the order of entry (the stamps' order).
+    Groups(FreqBuckets),
+    /// By (priority bits, stamp).
+    Tree(BTreeMap<Key, Block>),
+}
+
 /// GreedyDual-Size-Frequency with libCacheSim's rules.
 pub struct GdsfPolicy {
     /// Resident objects by (priority bits, stamp).
-    order: BTreeMap<Key, Block>,
+    order: Order,
     /// Each resident object's key (`None` when not resident).
     key: Vec<Option<Key>>,
     freq: Vec<u32>,
@@ -58,7 +73,7 @@ impl GdsfPolicy {
     /// An empty GDSF over object ids `0..universe`.
     pub fn new(universe: usize) -> Self {
         GdsfPolicy {
-            order: BTreeMap::new(),
+            order: Order::Groups(FreqBuckets::new(universe)),
             key: vec![None; universe],
             freq: vec![0; universe],
             size: vec![0; universe],
@@ -88,28 +103,69 @@ impl GdsfPolicy {
         debug_assert!(priority >= 0.0);
         self.stamp += 1;
         let key = (priority.to_bits(), self.stamp);
-        self.order.insert(key, b);
+        match &mut self.order {
+            Order::Groups(groups) => groups.push(key.0, b),
+            Order::Tree(tree) => {
+                tree.insert(key, b);
+            }
+        }
         self.key[b as usize] = Some(key);
     }
 
     fn leave(&mut self, b: Block) -> Option<f64> {
         let key = self.key[b as usize].take()?;
-        self.order.remove(&key);
+        match &mut self.order {
+            Order::Groups(groups) => {
+                groups.remove(b);
+            }
+            Order::Tree(tree) => {
+                tree.remove(&key);
+            }
+        }
         Some(f64::from_bits(key.0))
+    }
+
+    /// Moves the order into the ordered map (an object of more than one unit is entering). The
+    /// keys carry the stamps, so the order, ties included, is unchanged.
+    fn order_by_tree(&mut self) {
+        if let Order::Groups(groups) = &self.order {
+            let tree = groups
+                .iter()
+                .map(|b| (self.key[b as usize].expect("a grouped object has a key"), b))
+                .collect();
+            self.order = Order::Tree(tree);
+        }
+    }
+
+    /// The resident objects, lowest priority first, older first among equals.
+    fn ordered(&self) -> Box<dyn Iterator<Item = Block> + '_> {
+        match &self.order {
+            Order::Groups(groups) => Box::new(groups.iter()),
+            Order::Tree(tree) => Box::new(tree.values().copied()),
+        }
     }
 
     /// The lowest-priority unpinned resident object and its priority.
     fn lowest_unpinned(&self, frames: &Frames) -> Option<(Block, f64)> {
-        self.order
-            .iter()
-            .find(|(_, &b)| !frames.is_pinned(b))
-            .map(|(&(bits, _), &b)| (b, f64::from_bits(bits)))
+        let b = match &self.order {
+            Order::Groups(groups) => groups.victim_from(groups.min_key()?, frames)?,
+            Order::Tree(tree) => *tree.values().find(|&&b| !frames.is_pinned(b))?,
+        };
+        self.priority(b).map(|p| (b, p))
     }
 }
 
 impl Policy for GdsfPolicy {
     fn name(&self) -> &'static str {
         "gdsf"
+    }
+
+    #[inline]
+    fn hint(&self, b: Block) {
+        crate::frames::prefetch(self.key.as_ptr().wrapping_add(b as usize) as *const u8);
+        if let Order::Groups(groups) = &self.order {
+            groups.hint(b);
+        }
     }
 
     fn on_hit(&mut self, b: Block, cx: &Access) {
@@ -165,6 +221,9 @@ impl Policy for GdsfPolicy {
 
     fn on_insert(&mut self, b: Block, _kind: InsertKind, cx: &Access) {
         let size = u32::try_from(cx.size).unwrap_or(u32::MAX);
+        if size > 1 {
+            self.order_by_tree();
+        }
         self.freq[b as usize] = 1;
         self.size[b as usize] = size;
         let priority = match self.entering.take() {
@@ -179,27 +238,45 @@ impl Policy for GdsfPolicy {
     }
 
     fn len(&self) -> usize {
-        self.order.len()
+        match &self.order {
+            Order::Groups(groups) => groups.len(),
+            Order::Tree(tree) => tree.len(),
+        }
     }
 
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        check_same_residents(self.order.values().copied(), frames)?;
-        for (&key, &b) in &self.order {
-            if self.key[b as usize] != Some(key) {
-                return Err(format!("block {b} is ordered under a key it does not hold"));
+        check_same_residents(self.ordered(), frames)?;
+        match &self.order {
+            Order::Groups(groups) => groups.check()?,
+            Order::Tree(tree) => {
+                if let Some((_, b)) = tree.iter().find(|(&k, &b)| self.key[b as usize] != Some(k)) {
+                    return Err(format!("block {b} is ordered under a key it does not hold"));
+                }
+            }
+        }
+        let mut below: Option<Key> = None;
+        for b in self.ordered() {
+            let Some(key) = self.key[b as usize] else {
+                return Err(format!("block {b} is ordered without a key"));
+            };
+            if let Order::Groups(groups) = &self.order {
+                if groups.key_of(b) != key.0 {
+                    return Err(format!("block {b} is grouped under a key it does not hold"));
+                }
+            }
+            if below.is_some_and(|k| k >= key) {
+                return Err(format!("block {b} is ordered before a lower key"));
             }
             if f64::from_bits(key.0) < 0.0 {
                 return Err(format!("block {b} has a negative priority"));
             }
+            below = Some(key);
         }
         Ok(())
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
-        vec![(
-            "by_priority_then_age",
-            self.order.values().copied().collect(),
-        )]
+        vec![("by_priority_then_age", self.ordered().collect())]
     }
 }
 
@@ -262,6 +339,24 @@ mod tests {
         assert_eq!(level.frames().resident_blocks().collect::<Vec<_>>(), [8]);
         assert_eq!(level.policy.inflation(), 26250.0);
         assert_eq!((level.stats().rejected, level.stats().evictions), (1, 7));
+    }
+
+    #[test]
+    fn an_object_of_another_size_keeps_the_order_when_the_groups_become_a_map() {
+        // Unit objects fill the groups (ties among 2, 3, 4 by age); a 2-unit object then moves
+        // the order into the map, which must list the residents as the groups did.
+        let mut level = CacheLevel::weighted(GdsfPolicy::new(16), 6, 16);
+        for b in [1, 2, 3, 1, 4, 1] {
+            level.access_sized(b, 1, NEVER);
+        }
+        let before = level.policy.dump()[0].1.clone();
+        assert_eq!(before, vec![2, 3, 4, 1]);
+        assert!(matches!(level.policy.order, Order::Groups(_)));
+        level.access_sized(5, 2, NEVER);
+        assert!(matches!(level.policy.order, Order::Tree(_)));
+        level.check().unwrap();
+        // 5 enters at L + 10^6 / 2 = 5 x 10^5, below every unit object, so it leads the order.
+        assert_eq!(level.policy.dump()[0].1, [vec![5], before].concat());
     }
 
     #[test]

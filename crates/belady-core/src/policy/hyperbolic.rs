@@ -59,12 +59,26 @@ impl Sampled {
         }
     }
 
-    /// A resident block drawn uniformly, or `None` when there is none.
-    pub(crate) fn draw(&mut self) -> Option<Block> {
+    /// Replaces `out` with `n` resident blocks drawn uniformly (with replacement), calling `touch`
+    /// on each as it is drawn; false (and `out` empty) when none is resident.
+    /// Drawing every candidate before comparing any lets `touch` prefetch what the comparisons
+    /// read, so the candidates' cache misses overlap instead of following one another.
+    pub(crate) fn draw_into(
+        &mut self,
+        n: usize,
+        out: &mut Vec<Block>,
+        mut touch: impl FnMut(Block),
+    ) -> bool {
+        out.clear();
         if self.blocks.is_empty() {
-            return None;
+            return false;
         }
-        Some(self.blocks[self.rng.random_range(0..self.blocks.len())])
+        for _ in 0..n {
+            let b = self.blocks[self.rng.random_range(0..self.blocks.len())];
+            touch(b);
+            out.push(b);
+        }
+        true
     }
 
     /// The stream the draws come from, for a policy's other random choices (LHD's explorers).
@@ -100,12 +114,21 @@ impl Sampled {
     }
 }
 
+/// A block's references since it entered and the tick it entered at, side by side so that a
+/// sampled candidate costs one cache line.
+#[derive(Copy, Clone, Default)]
+struct Entry {
+    count: u64,
+    entered: u64,
+}
+
 /// Sampled eviction of the lowest references-per-time-in-cache.
 pub struct HyperbolicPolicy {
     resident: Sampled,
-    count: Vec<u64>,
-    entered: Vec<u64>,
+    state: Vec<Entry>,
     samples: usize,
+    /// The current eviction's candidates (kept to reuse its allocation).
+    drawn: Vec<Block>,
 }
 
 impl HyperbolicPolicy {
@@ -113,9 +136,9 @@ impl HyperbolicPolicy {
     pub fn new(universe: usize, samples: usize, seed: u64) -> Self {
         HyperbolicPolicy {
             resident: Sampled::new(universe, seed),
-            count: vec![0; universe],
-            entered: vec![0; universe],
+            state: vec![Entry::default(); universe],
             samples: samples.max(1),
+            drawn: Vec::new(),
         }
     }
 
@@ -127,19 +150,19 @@ impl HyperbolicPolicy {
 
     /// References of resident `b` since it entered.
     pub fn count(&self, b: Block) -> u64 {
-        self.count[b as usize]
+        self.state[b as usize].count
     }
 
     /// Whether `a`'s priority is strictly below `b`'s at `now` (n/t compared by cross-multiplying).
     fn lower(&self, a: Block, b: Block, now: u64) -> bool {
-        let (na, ta) = (self.count[a as usize], self.age(a, now));
-        let (nb, tb) = (self.count[b as usize], self.age(b, now));
+        let (na, ta) = (self.state[a as usize].count, self.age(a, now));
+        let (nb, tb) = (self.state[b as usize].count, self.age(b, now));
         (na as u128) * (tb as u128) < (nb as u128) * (ta as u128)
     }
 
     /// Demand references since `b` entered, at least 1 (a block prefetched at this tick).
     fn age(&self, b: Block, now: u64) -> u64 {
-        now.saturating_sub(self.entered[b as usize]).max(1)
+        now.saturating_sub(self.state[b as usize].entered).max(1)
     }
 }
 
@@ -148,18 +171,31 @@ impl Policy for HyperbolicPolicy {
         "hyperbolic"
     }
 
+    #[inline]
+    fn hint(&self, b: Block) {
+        crate::frames::prefetch(self.state.as_ptr().wrapping_add(b as usize) as *const u8);
+    }
+
     fn on_hit(&mut self, b: Block, cx: &Access) {
         if cx.first_use {
-            self.entered[b as usize] = cx.tick;
+            self.state[b as usize].entered = cx.tick;
         } else {
-            self.count[b as usize] += 1;
+            self.state[b as usize].count += 1;
         }
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
+        let mut drawn = std::mem::take(&mut self.drawn);
+        let state = &self.state;
+        if !self.resident.draw_into(self.samples, &mut drawn, |b| {
+            crate::frames::prefetch(state.as_ptr().wrapping_add(b as usize) as *const u8);
+            frames.hint(b);
+        }) {
+            self.drawn = drawn;
+            return None;
+        }
         let mut best: Option<Block> = None;
-        for _ in 0..self.samples {
-            let b = self.resident.draw()?;
+        for &b in &drawn {
             if frames.is_pinned(b) {
                 continue;
             }
@@ -176,6 +212,7 @@ impl Policy for HyperbolicPolicy {
                 });
             }
         }
+        self.drawn = drawn;
         best
     }
 
@@ -185,8 +222,10 @@ impl Policy for HyperbolicPolicy {
 
     fn on_insert(&mut self, b: Block, _kind: InsertKind, cx: &Access) {
         self.resident.insert(b);
-        self.count[b as usize] = 1;
-        self.entered[b as usize] = cx.tick;
+        self.state[b as usize] = Entry {
+            count: 1,
+            entered: cx.tick,
+        };
     }
 
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
@@ -199,7 +238,11 @@ impl Policy for HyperbolicPolicy {
 
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.resident.check()?;
-        if let Some(b) = self.resident.iter().find(|&b| self.count[b as usize] == 0) {
+        if let Some(b) = self
+            .resident
+            .iter()
+            .find(|&b| self.state[b as usize].count == 0)
+        {
             return Err(format!("resident block {b} has no reference counted"));
         }
         check_same_residents(self.resident.iter(), frames)

@@ -184,6 +184,12 @@ impl Policy for LecarPolicy {
         "lecar"
     }
 
+    #[inline]
+    fn hint(&self, b: Block) {
+        self.lists.hint(b);
+        self.counts.hint(b);
+    }
+
     fn on_hit(&mut self, b: Block, cx: &Access) {
         self.lists.move_to_front(RESIDENT, b);
         let count = self.counts.remove(b).expect("a hit block is resident");

@@ -40,6 +40,11 @@ impl Policy for LfuPolicy {
         "lfu"
     }
 
+    #[inline]
+    fn hint(&self, b: Block) {
+        self.counts.hint(b);
+    }
+
     fn on_hit(&mut self, b: Block, cx: &Access) {
         let count = self.counts.remove(b).expect("a hit block is resident");
         let count = if cx.first_use { count } else { count + 1 };

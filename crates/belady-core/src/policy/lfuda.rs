@@ -87,6 +87,11 @@ impl Policy for LfudaPolicy {
         "lfuda"
     }
 
+    #[inline]
+    fn hint(&self, b: Block) {
+        self.groups.hint(b);
+    }
+
     fn on_hit(&mut self, b: Block, cx: &Access) {
         if cx.first_use {
             self.leave(b);

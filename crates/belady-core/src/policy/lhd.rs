@@ -93,6 +93,8 @@ pub struct LhdPolicy {
     coarsening_shift: u32,
     ewma_objects: f32,
     ewma_objects_mass: f32,
+    /// The current eviction's sampled candidates (kept to reuse its allocation).
+    drawn: Vec<Block>,
 }
 
 impl LhdPolicy {
@@ -132,6 +134,7 @@ impl LhdPolicy {
             coarsening_shift: 10,
             ewma_objects: 0.0,
             ewma_objects_mass: 0.0,
+            drawn: Vec::new(),
         }
     }
 
@@ -306,6 +309,11 @@ impl Policy for LhdPolicy {
         "lhd"
     }
 
+    #[inline]
+    fn hint(&self, b: Block) {
+        crate::frames::prefetch(self.tags.as_ptr().wrapping_add(b as usize) as *const u8);
+    }
+
     fn on_hit(&mut self, b: Block, cx: &Access) {
         self.reference(b, !cx.first_use, false);
     }
@@ -323,11 +331,20 @@ impl Policy for LhdPolicy {
             }
         }
         let mut victim: Option<(Block, f32)> = None;
-        for _ in 0..candidates {
-            let b = self.resident.draw()?;
+        let mut drawn = std::mem::take(&mut self.drawn);
+        let tags = &self.tags;
+        let any = self.resident.draw_into(candidates, &mut drawn, |b| {
+            crate::frames::prefetch(tags.as_ptr().wrapping_add(b as usize) as *const u8);
+            frames.hint(b);
+        });
+        for &b in &drawn {
             if !frames.is_pinned(b) {
                 consider(&mut victim, b, self.density(b));
             }
+        }
+        self.drawn = drawn;
+        if !any {
+            return None;
         }
         for &b in self.recent.iter().flatten() {
             if frames.is_resident(b) && !frames.is_pinned(b) {
