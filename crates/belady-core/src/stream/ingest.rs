@@ -14,9 +14,10 @@
 
 use super::{requests, text};
 use crate::error::{Error, Result};
+use crate::trace::dense::NEVER;
 use crate::trace::native::NativeChunks;
 pub use crate::trace::SizeTotals;
-use crate::trace::{input, Format, Op, OpFilter, ReadOptions};
+use crate::trace::{input, BlockTrace, Format, Op, OpFilter, ReadOptions};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
@@ -370,6 +371,17 @@ impl Mapper {
     pub(crate) fn unique(&self) -> usize {
         self.len
     }
+
+    /// The original id of each dense id, in dense order.
+    fn originals(&self) -> Result<Vec<u64>> {
+        let mut originals = crate::error::try_filled(self.len, 0u64, || {
+            format!("the original ids of {} blocks", self.len)
+        })?;
+        for slot in self.slots.iter().filter(|s| s.value != EMPTY) {
+            originals[slot.value as usize] = slot.key;
+        }
+        Ok(originals)
+    }
 }
 
 /// How far ahead of its lookup an id's slot is prefetched: enough misses in flight to cover
@@ -405,6 +417,9 @@ pub(crate) struct Spool {
     bytes: Vec<u8>,
     /// Byte totals of the sizes pushed (a sized spool only).
     totals: SizeTotals,
+    /// Keeps every id in memory (never spills), for a trace loaded whole: the name it is
+    /// reported under when it outgrows memory or the references a [`BlockTrace`] can hold.
+    whole: Option<String>,
 }
 
 impl Spool {
@@ -417,6 +432,16 @@ impl Spool {
             spilled: 0,
             bytes: Vec::new(),
             totals: SizeTotals::default(),
+            whole: None,
+        }
+    }
+
+    /// A spool that keeps every id in memory, for [`load_text`]; `source` names the trace in
+    /// its errors.
+    pub(crate) fn whole(source: String) -> Spool {
+        Spool {
+            whole: Some(source),
+            ..Spool::new()
         }
     }
 
@@ -441,10 +466,7 @@ impl Spool {
     #[inline]
     pub(crate) fn push(&mut self, id: u32) -> Result<()> {
         self.ids.push(id);
-        if self.ids.len() >= MEM_REFS {
-            self.spill()?;
-        }
-        Ok(())
+        self.settle()
     }
 
     /// Pushes one reference of a sized spool; `first` when it is the object's first reference
@@ -457,25 +479,50 @@ impl Spool {
         if first {
             self.totals.footprint += size as u64;
         }
-        if self.ids.len() >= MEM_REFS {
-            self.spill()?;
-        }
-        Ok(())
+        self.settle()
     }
 
-    /// Ids that can be pushed to `ids` directly before [`Spool::settle`] must run (at least 1).
+    /// Ids that can be pushed to `ids` directly before [`Spool::settle`] must run (at least 1:
+    /// a whole spool's settling leaves spare capacity).
     #[inline]
     fn room(&self) -> usize {
-        MEM_REFS - self.ids.len()
+        if self.whole.is_some() {
+            self.ids.capacity() - self.ids.len()
+        } else {
+            MEM_REFS - self.ids.len()
+        }
     }
 
-    /// Spills the memory part once it is full (after direct pushes within [`Spool::room`]).
+    /// Spills the memory part once it is full (after direct pushes within [`Spool::room`]); a
+    /// whole spool grows instead.
     #[inline]
     fn settle(&mut self) -> Result<()> {
-        if self.ids.len() >= MEM_REFS {
+        if self.whole.is_some() {
+            if self.ids.len() == self.ids.capacity() {
+                self.grow_whole()?;
+            }
+        } else if self.ids.len() >= MEM_REFS {
             self.spill()?;
         }
         Ok(())
+    }
+
+    /// Doubles a whole spool's room, or says why it cannot: a failed allocation is an error,
+    /// not an abort, and a [`BlockTrace`] numbers its references in `u32` below [`NEVER`].
+    #[cold]
+    fn grow_whole(&mut self) -> Result<()> {
+        let source = self.whole.as_deref().unwrap_or_default();
+        let held = self.ids.len();
+        if held as u64 >= NEVER as u64 - 1 {
+            return Err(Error::config(
+                "trace",
+                source,
+                format!("more than {} block references are not supported", NEVER - 1),
+            ));
+        }
+        let more = held.max(1 << 16).min(NEVER as usize - 1 - held);
+        let what = || format!("{source}: the references held in memory (past {held})");
+        crate::error::try_reserve(&mut self.ids, more, what)
     }
 
     /// Appends `words` to the spill file `file` (created on first use) through `bytes`.
@@ -595,6 +642,30 @@ fn ingest_with(
         });
     }
     Ok(ingested)
+}
+
+/// Loads a LIRS or ARC trace whole, through the same parser and mapper as streaming (so the
+/// same dense ids, errors and line numbers), keeping the ids in memory: what OPT and the other
+/// whole-trace users get instead of the line-by-line readers.
+pub(crate) fn load_text(
+    path: &Path,
+    format: &Format,
+    opts: &ReadOptions,
+    ops: OpFilter,
+) -> Result<BlockTrace> {
+    let source = path.display().to_string();
+    let mut mapper = Mapper::with_capacity(expected_ids(path));
+    let mut spool = Spool::whole(source.clone());
+    text::parse(path, format, opts, ops, &mut mapper, &mut spool)?;
+    Ok(BlockTrace {
+        originals: mapper.originals()?,
+        refs: spool.ids,
+        source,
+        block_size: opts.block_size,
+        write_mask: None,
+        times: None,
+        sizes: None,
+    })
 }
 
 pub(crate) fn finish(

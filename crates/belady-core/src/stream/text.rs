@@ -518,6 +518,52 @@ mod tests {
         }
     }
 
+    /// Loads `data` whole through [`load_text`] (from a file, as `BlockTrace::load` does) on a
+    /// pool of `threads` workers: the dense ids and each one's original, or the failing line.
+    fn loaded(data: &[u8], format: &Format, threads: usize) -> OutcomeWithOriginals {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        std::fs::write(&path, data).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let opts = ReadOptions::default();
+        pool.install(|| {
+            crate::stream::ingest::load_text(&path, format, &opts, OpFilter::Read)
+                .map(|t| (t.refs, t.originals))
+                .map_err(|e| match e {
+                    Error::Parse { line, .. } => line,
+                    other => panic!("not a parse error: {other}"),
+                })
+        })
+    }
+
+    /// Dense ids and originals, or the failing line.
+    type OutcomeWithOriginals = std::result::Result<(Vec<u32>, Vec<u64>), u64>;
+
+    /// The line-by-line readers' `BlockTrace` (an independent path) for [`loaded`].
+    fn reference_whole(data: &[u8], format: &Format) -> OutcomeWithOriginals {
+        let input = Box::new(std::io::Cursor::new(data.to_vec()));
+        let stream: crate::trace::RequestStream = match format {
+            Format::Arc => Box::new(ArcReader::new(input, "t".into())),
+            _ => Box::new(LirsReader::new(input, "t".into())),
+        };
+        BlockTrace::from_requests(stream, OpFilter::Read, false, "t".into(), 4096)
+            .map(|t| (t.refs, t.originals))
+            .map_err(|e| match e {
+                Error::Parse { line, .. } => line,
+                other => panic!("not a parse error: {other}"),
+            })
+    }
+
+    fn check_whole(data: &[u8], format: &Format) {
+        let want = reference_whole(data, format);
+        for threads in [1, 3] {
+            assert_eq!(loaded(data, format, threads), want, "{threads} thread(s)");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -542,6 +588,36 @@ mod tests {
         ) {
             check(&join(&lines, &crlf, final_break), &Format::Arc, block, piece);
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(60))]
+
+        #[test]
+        fn loading_whole_equals_the_line_readers_trace(
+            lines in prop::collection::vec(lirs_line(), 0..120),
+            arc_lines in prop::collection::vec(arc_line(), 0..120),
+            crlf in prop::collection::vec(any::<bool>(), 120),
+            final_break: bool,
+        ) {
+            check_whole(&join(&lines, &crlf, final_break), &Format::Lirs);
+            check_whole(&join(&arc_lines, &crlf, final_break), &Format::Arc);
+        }
+    }
+
+    #[test]
+    fn loading_whole_keeps_first_reference_order_past_the_spools_memory_part() {
+        // 200,000 lines over 5,000 scattered ids: the whole spool grows past its first
+        // reservation (a streaming spool would spill at 4096 references under test).
+        let mut text = String::new();
+        let mut x: u64 = 7;
+        for _ in 0..200_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            text.push_str(&format!("{}\n", (x >> 40) % 5000 * 1_000_003));
+        }
+        check_whole(text.as_bytes(), &Format::Lirs);
+        let (refs, originals) = loaded(text.as_bytes(), &Format::Lirs, 1).unwrap();
+        assert_eq!((refs.len(), originals.len()), (200_000, 5000));
     }
 
     #[test]
