@@ -200,16 +200,29 @@ impl Ingested {
 
 /// Maps original block ids to dense ids in order of first reference.
 ///
-/// An open-addressing table (linear probing, one 16-byte slot per entry, at most three quarters
-/// full) rather than a general hash map, so that [`Mapper::map_all`] can prefetch each slot a
-/// few lookups ahead: with a million distinct ids the table is far bigger than the caches, and
-/// one memory miss per reference is what mapping costs.
+/// Ids below a bound go through a flat array (4 bytes per id, no hashing): traces numbered from
+/// 0 (generators', converted ones) never hash. The bound grows to cover a new id while the
+/// array stays within [`FLAT_FREE`] entries or [`FLAT_PER_ID`] per distinct id (so it costs no
+/// more memory than the hash table would), up to [`FLAT_MAX`]. Other ids go through an
+/// open-addressing table (linear probing, one 16-byte slot per entry, at most three quarters
+/// full, allocated at the first such id) rather than a general hash map, so that
+/// [`Mapper::map_all`] can prefetch each entry a few lookups ahead: with a million distinct ids
+/// either table is bigger than the caches, and one memory miss per reference is what mapping
+/// costs.
 pub(crate) struct Mapper {
+    /// Dense id of each original below `flat.len()`, or `EMPTY`: every mapped id below the
+    /// bound is here, every other one in `slots`.
+    flat: Vec<u32>,
+    /// The hash table (empty until an id above the flat bound comes).
     slots: Vec<Slot>,
     /// `slots.len() - 1` (a power of two minus one).
     mask: usize,
     /// `64 - log2(slots.len())`: the hash bits that are not the home slot.
     shift: u32,
+    /// Slots the table starts with once needed.
+    first_slots: usize,
+    /// Ids in the hash table.
+    hashed: usize,
     /// Distinct ids mapped so far.
     len: usize,
 }
@@ -227,15 +240,28 @@ const EMPTY_SLOT: Slot = Slot {
     key: 0,
     value: EMPTY,
 };
+/// Flat entries allowed whatever the distinct ids (4 MiB; tiny under test, so that ids are
+/// hashed first and moved when the bound grows).
+const FLAT_FREE: usize = if cfg!(test) { 1 << 10 } else { 1 << 20 };
+/// The flat array's least length once it exists.
+const FLAT_START: usize = if cfg!(test) { 1 << 6 } else { 1 << 16 };
+/// Flat entries allowed per distinct id beyond that (32 bytes, what a hash slot at three
+/// eighths load costs).
+const FLAT_PER_ID: usize = 8;
+/// The flat array's largest bound (64 MiB).
+const FLAT_MAX: usize = if cfg!(test) { 1 << 14 } else { 1 << 24 };
 
 impl Mapper {
-    /// A mapper whose table starts with room for `expected` ids (an estimate; it grows).
+    /// A mapper whose hash table starts with room for `expected` ids (an estimate; it grows)
+    /// once an id too large for the flat array comes.
     pub(crate) fn with_capacity(expected: usize) -> Mapper {
-        let slots = (expected.max(1024) * 4 / 3).next_power_of_two();
         Mapper {
-            slots: vec![EMPTY_SLOT; slots],
-            mask: slots - 1,
-            shift: 64 - slots.trailing_zeros(),
+            flat: Vec::new(),
+            slots: Vec::new(),
+            mask: 0,
+            shift: 64,
+            first_slots: (expected.max(1024) * 4 / 3).next_power_of_two(),
+            hashed: 0,
             len: 0,
         }
     }
@@ -250,6 +276,30 @@ impl Mapper {
     /// The dense id of `original`, numbering it next when it is new.
     #[inline(always)]
     pub(crate) fn map(&mut self, original: u64) -> u32 {
+        if let Some(d) = self.flat.get_mut(flat_index(original)) {
+            if *d == EMPTY {
+                *d = self.len as u32;
+                self.len += 1;
+            }
+            return *d;
+        }
+        self.map_wide(original)
+    }
+
+    /// [`Mapper::map`] of an id at or above the flat bound: the bound grows over it when it
+    /// may, else the id is hashed.
+    #[inline(never)]
+    fn map_wide(&mut self, original: u64) -> u32 {
+        if original < FLAT_MAX as u64 {
+            let bound = (original as usize + 1).next_power_of_two();
+            if bound <= FLAT_FREE.max(FLAT_PER_ID * (self.len + 1)) {
+                self.grow_flat(bound.max(FLAT_START));
+                return self.map(original);
+            }
+        }
+        if self.slots.is_empty() {
+            self.alloc_slots(self.first_slots);
+        }
         let mut i = self.home(original);
         loop {
             let slot = self.slots[i];
@@ -267,10 +317,21 @@ impl Mapper {
             value: id,
         };
         self.len += 1;
-        if self.len * 4 > self.slots.len() * 3 {
-            self.grow();
+        self.hashed += 1;
+        if self.hashed * 4 > self.slots.len() * 3 {
+            self.rehash(self.slots.len() * 2);
         }
         id
+    }
+
+    /// Asks the CPU for the entry `original` will look up (a hint: no effect on results).
+    #[inline(always)]
+    fn prefetch_for(&self, original: u64) {
+        match self.flat.get(flat_index(original)) {
+            Some(entry) => prefetch(entry),
+            None if !self.slots.is_empty() => prefetch(&self.slots[self.home(original)]),
+            None => {}
+        }
     }
 
     /// Maps `originals` in order, pushing each dense id to `spool`. The slot of the id
@@ -278,14 +339,14 @@ impl Mapper {
     /// following one another; the spool's room is checked once per stretch, not per id.
     pub(crate) fn map_all(&mut self, originals: &[u64], spool: &mut Spool) -> Result<()> {
         for &o in originals.iter().take(AHEAD) {
-            prefetch(&self.slots[self.home(o)]);
+            self.prefetch_for(o);
         }
         let mut done = 0;
         while done < originals.len() {
             let end = done + spool.room().min(originals.len() - done);
             for i in done..end {
                 if let Some(&next) = originals.get(i + AHEAD) {
-                    prefetch(&self.slots[self.home(next)]);
+                    self.prefetch_for(next);
                 }
                 let id = self.map(originals[i]);
                 spool.ids.push(id);
@@ -307,7 +368,7 @@ impl Mapper {
     ) -> Result<()> {
         debug_assert_eq!(originals.len(), sizes.len());
         for &o in originals.iter().take(AHEAD) {
-            prefetch(&self.slots[self.home(o)]);
+            self.prefetch_for(o);
         }
         let mut done = 0;
         while done < originals.len() {
@@ -315,7 +376,7 @@ impl Mapper {
             let spool_sizes = spool.sizes.as_mut().expect("a sized spool");
             for i in done..end {
                 if let Some(&next) = originals.get(i + AHEAD) {
-                    prefetch(&self.slots[self.home(next)]);
+                    self.prefetch_for(next);
                 }
                 let before = self.len;
                 let id = self.map(originals[i]);
@@ -354,17 +415,41 @@ impl Mapper {
         self.map_all(&batch, spool)
     }
 
-    fn grow(&mut self) {
-        let bigger = vec![EMPTY_SLOT; self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, bigger);
-        self.mask = self.slots.len() - 1;
-        self.shift = 64 - self.slots.len().trailing_zeros();
+    /// An empty hash table of `slots` slots (a power of two).
+    fn alloc_slots(&mut self, slots: usize) {
+        self.slots = vec![EMPTY_SLOT; slots];
+        self.mask = slots - 1;
+        self.shift = 64 - slots.trailing_zeros();
+    }
+
+    /// Rebuilds the hash table with `slots` slots, moving the ids now below the flat bound
+    /// into the flat array; the table is dropped when none is left.
+    fn rehash(&mut self, slots: usize) {
+        let old = std::mem::take(&mut self.slots);
+        self.alloc_slots(slots);
+        self.hashed = 0;
         for slot in old.into_iter().filter(|s| s.value != EMPTY) {
+            if let Some(d) = self.flat.get_mut(flat_index(slot.key)) {
+                *d = slot.value;
+                continue;
+            }
             let mut i = self.home(slot.key);
             while self.slots[i].value != EMPTY {
                 i = (i + 1) & self.mask;
             }
             self.slots[i] = slot;
+            self.hashed += 1;
+        }
+        if self.hashed == 0 {
+            self.slots = Vec::new();
+        }
+    }
+
+    /// Extends the flat array to `bound` ids, moving the hashed ids below it there.
+    fn grow_flat(&mut self, bound: usize) {
+        self.flat.resize(bound, EMPTY);
+        if self.hashed > 0 {
+            self.rehash(self.slots.len());
         }
     }
 
@@ -380,6 +465,11 @@ impl Mapper {
         for slot in self.slots.iter().filter(|s| s.value != EMPTY) {
             originals[slot.value as usize] = slot.key;
         }
+        for (original, &d) in self.flat.iter().enumerate() {
+            if d != EMPTY {
+                originals[d as usize] = original as u64;
+            }
+        }
         Ok(originals)
     }
 }
@@ -390,14 +480,20 @@ const AHEAD: usize = 16;
 /// Block ids of ARC ranges expanded at a time.
 const BATCH: usize = 1024;
 
+/// An original id as an index of the flat array (out of range when it does not fit a `usize`).
+#[inline(always)]
+fn flat_index(original: u64) -> usize {
+    usize::try_from(original).unwrap_or(usize::MAX)
+}
+
 /// Asks the CPU to bring `slot`'s cache line in (a hint: no effect on results).
 #[inline]
-fn prefetch(slot: &Slot) {
+fn prefetch<T>(slot: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is a hint that never faults, and SSE is part of every x86_64 target.
     unsafe {
         std::arch::x86_64::_mm_prefetch(
-            slot as *const Slot as *const i8,
+            slot as *const T as *const i8,
             std::arch::x86_64::_MM_HINT_T0,
         );
     }
@@ -816,5 +912,55 @@ mod tests {
         assert_eq!(ids, want);
         assert_eq!(unique, 3001);
         assert_eq!(feed.refs, 5003);
+    }
+
+    #[test]
+    fn mapper_moves_hashed_ids_into_the_flat_array_as_it_grows_and_keeps_the_numbering() {
+        // Scattered ids below 20,000 (the flat array stops at 16,384 under test), first few
+        // (so ids above 1,024 are hashed), then many (the array grows over them), and a few
+        // huge ones; every id is looked up again after the moves.
+        let mut x: u64 = 99;
+        let mut keys: Vec<u64> = (0..30_000)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let limit = if i < 2000 { 40 } else { 20_000 };
+                (x >> 33) % limit * if i < 2000 { 499 } else { 1 }
+            })
+            .collect();
+        keys.extend([u64::MAX, 1 << 40, 5, u64::MAX]);
+        keys.extend(keys.clone());
+        let mut m = Mapper::with_capacity(0);
+        let mut spool = Spool::whole("t".into());
+        for batch in keys.chunks(999) {
+            m.map_all(batch, &mut spool).unwrap();
+        }
+        let mut first = std::collections::HashMap::new();
+        let want: Vec<u32> = keys
+            .iter()
+            .map(|&k| {
+                let n = first.len() as u32;
+                *first.entry(k).or_insert(n)
+            })
+            .collect();
+        assert_eq!(spool.ids, want);
+        // Both tables were used, and the flat one grew past its free size.
+        assert!(
+            m.flat.len() > FLAT_FREE && m.flat.len() <= FLAT_MAX,
+            "{}",
+            m.flat.len()
+        );
+        assert!(
+            m.hashed > 0 && m.hashed < m.unique(),
+            "{} of {}",
+            m.hashed,
+            m.unique()
+        );
+        let originals = m.originals().unwrap();
+        assert_eq!(originals.len(), first.len());
+        for (k, d) in first {
+            assert_eq!(originals[d as usize], k);
+        }
     }
 }
