@@ -3,7 +3,8 @@
 //! A native file with a dense id table and nothing to filter streams as it is stored. Every
 //! other trace is read once, its ids mapped to dense ids in order of first reference (as
 //! [`crate::trace::BlockTrace`] numbers them, so results are the same) and the dense ids spooled:
-//! in memory up to [`MEM_REFS`] references, then to an anonymous temporary file. The spool makes
+//! in memory up to [`MEM_REFS`] references (more while the id table leaves room in
+//! [`INGEST_BUDGET`]), then to an anonymous temporary file. The spool makes
 //! the unique blocks known before the first run starts (percent sizes and the policies' tables
 //! need it) without holding the trace in memory; reading it back costs little next to parsing.
 //!
@@ -27,8 +28,13 @@ pub const CHUNK: usize = 1 << 15;
 /// Largest id bound of a native file with original ids that is renumbered through a flat
 /// array (4 bytes per id below the bound: 64 MiB at most) rather than a hash table.
 const FLAT_BOUND: u32 = 1 << 24;
-/// References a spool keeps in memory before it moves to a temporary file.
+/// References a spool keeps in memory before it moves to a temporary file, at least.
 pub const MEM_REFS: usize = if cfg!(test) { 1 << 12 } else { 1 << 20 };
+/// Bytes the id table and the spool's memory part may hold together (48 MiB) when ids are mapped
+/// in batches: a trace whose ids map through a small table keeps more references in memory and
+/// so spills less or not at all (a 10 M-reference trace numbered from 0 not at all). The
+/// memory part never falls below [`MEM_REFS`]. Zero under test: tests spill as before.
+const INGEST_BUDGET: usize = if cfg!(test) { 0 } else { 48 << 20 };
 
 /// A trace's dense ids, ready to be read chunk by chunk.
 pub struct Ingested {
@@ -338,6 +344,7 @@ impl Mapper {
     /// [`AHEAD`] places on is prefetched before each lookup, so memory misses overlap instead of
     /// following one another; the spool's room is checked once per stretch, not per id.
     pub(crate) fn map_all(&mut self, originals: &[u64], spool: &mut Spool) -> Result<()> {
+        spool.fit_to(self.table_bytes())?;
         for &o in originals.iter().take(AHEAD) {
             self.prefetch_for(o);
         }
@@ -367,6 +374,7 @@ impl Mapper {
         spool: &mut Spool,
     ) -> Result<()> {
         debug_assert_eq!(originals.len(), sizes.len());
+        spool.fit_to(self.table_bytes())?;
         for &o in originals.iter().take(AHEAD) {
             self.prefetch_for(o);
         }
@@ -457,6 +465,12 @@ impl Mapper {
         self.len
     }
 
+    /// Bytes the flat array and the hash table hold.
+    fn table_bytes(&self) -> usize {
+        self.flat.capacity() * std::mem::size_of::<u32>()
+            + self.slots.capacity() * std::mem::size_of::<Slot>()
+    }
+
     /// The original id of each dense id, in dense order.
     fn originals(&self) -> Result<Vec<u64>> {
         let mut originals = crate::error::try_filled(self.len, 0u64, || {
@@ -516,6 +530,10 @@ pub(crate) struct Spool {
     /// Keeps every id in memory (never spills), for a trace loaded whole: the name it is
     /// reported under when it outgrows memory or the references a [`BlockTrace`] can hold.
     whole: Option<String>,
+    /// References the memory part holds before spilling (see [`Spool::fit_to`]).
+    mem_refs: usize,
+    /// [`INGEST_BUDGET`], a field so that tests can give one.
+    budget: usize,
 }
 
 impl Spool {
@@ -529,7 +547,17 @@ impl Spool {
             bytes: Vec::new(),
             totals: SizeTotals::default(),
             whole: None,
+            mem_refs: MEM_REFS,
+            budget: INGEST_BUDGET,
         }
+    }
+
+    /// Sizes the memory part to what the budget leaves beside an id table of `table_bytes`
+    /// (at least [`MEM_REFS`] references), spilling at once if it already holds more.
+    pub(crate) fn fit_to(&mut self, table_bytes: usize) -> Result<()> {
+        let per_ref = if self.sizes.is_some() { 8 } else { 4 };
+        self.mem_refs = (self.budget.saturating_sub(table_bytes) / per_ref).max(MEM_REFS);
+        self.settle()
     }
 
     /// A spool that keeps every id in memory, for [`load_text`]; `source` names the trace in
@@ -585,7 +613,7 @@ impl Spool {
         if self.whole.is_some() {
             self.ids.capacity() - self.ids.len()
         } else {
-            MEM_REFS - self.ids.len()
+            self.mem_refs - self.ids.len()
         }
     }
 
@@ -597,7 +625,7 @@ impl Spool {
             if self.ids.len() == self.ids.capacity() {
                 self.grow_whole()?;
             }
-        } else if self.ids.len() >= MEM_REFS {
+        } else if self.ids.len() >= self.mem_refs {
             self.spill()?;
         }
         Ok(())
@@ -962,5 +990,45 @@ mod tests {
         for (k, d) in first {
             assert_eq!(originals[d as usize], k);
         }
+    }
+
+    #[test]
+    fn a_budget_keeps_more_in_memory_beside_a_small_table_and_spills_when_the_table_grows() {
+        let read_all = |m: Mapper, spool: Spool| {
+            let mut feed = finish("t".into(), 4096, m, spool).unwrap();
+            let spilled = matches!(feed.feed, Feed::Spill(_));
+            let mut ids = Vec::new();
+            while let Some(chunk) = feed.next_chunk().unwrap() {
+                ids.extend_from_slice(chunk);
+            }
+            (ids, spilled)
+        };
+        // 20,000 references to ids below 1,000 (a 4 KiB flat array): with a 1 MiB budget
+        // nothing spills, though the memory part's floor is 4,096 references under test.
+        let small: Vec<u64> = (0..20_000u64).map(|i| i * 7 % 1000).collect();
+        let mut m = Mapper::with_capacity(0);
+        let mut spool = Spool::new();
+        spool.budget = 1 << 20;
+        for batch in small.chunks(500) {
+            m.map_all(batch, &mut spool).unwrap();
+        }
+        let (ids, spilled) = read_all(m, spool);
+        assert!(!spilled);
+        // i * 7 % 1000 walks every id below 1000 once per 1000 references (7 is prime to
+        // 1000): the dense id is the position within the walk.
+        assert_eq!(ids, (0..20_000u32).map(|i| i % 1000).collect::<Vec<_>>());
+        // Then hashed ids: the table (16-byte slots) outgrows the budget and the spool spills
+        // what it holds; every id still comes back in order.
+        let mut m = Mapper::with_capacity(0);
+        let mut spool = Spool::new();
+        spool.budget = 1 << 20;
+        let wide: Vec<u64> = (0..100_000u64).map(|i| (i % 50_000) << 40).collect();
+        for batch in wide.chunks(500) {
+            m.map_all(batch, &mut spool).unwrap();
+        }
+        assert!(m.table_bytes() > 1 << 20);
+        let (ids, spilled) = read_all(m, spool);
+        assert!(spilled);
+        assert_eq!(ids, (0..100_000u32).map(|i| i % 50_000).collect::<Vec<_>>());
     }
 }
