@@ -430,15 +430,14 @@ impl Mapper {
         self.shift = 64 - slots.trailing_zeros();
     }
 
-    /// Rebuilds the hash table with `slots` slots, moving the ids now below the flat bound
-    /// into the flat array; the table is dropped when none is left.
+    /// Rebuilds the hash table with `slots` slots, leaving out the ids below the flat bound
+    /// (copied to the flat array when it grew over them).
     fn rehash(&mut self, slots: usize) {
         let old = std::mem::take(&mut self.slots);
         self.alloc_slots(slots);
         self.hashed = 0;
         for slot in old.into_iter().filter(|s| s.value != EMPTY) {
-            if let Some(d) = self.flat.get_mut(flat_index(slot.key)) {
-                *d = slot.value;
+            if flat_index(slot.key) < self.flat.len() {
                 continue;
             }
             let mut i = self.home(slot.key);
@@ -448,16 +447,18 @@ impl Mapper {
             self.slots[i] = slot;
             self.hashed += 1;
         }
-        if self.hashed == 0 {
-            self.slots = Vec::new();
-        }
     }
 
-    /// Extends the flat array to `bound` ids, moving the hashed ids below it there.
+    /// Extends the flat array to `bound` ids, copying the hashed ids below it there. Their
+    /// slots stay (ids below the bound are never looked up in the table, and the next rehash
+    /// drops them): a second table beside the first, even for a moment, would double its
+    /// memory.
     fn grow_flat(&mut self, bound: usize) {
         self.flat.resize(bound, EMPTY);
-        if self.hashed > 0 {
-            self.rehash(self.slots.len());
+        for slot in self.slots.iter().filter(|s| s.value != EMPTY) {
+            if let Some(d) = self.flat.get_mut(flat_index(slot.key)) {
+                *d = slot.value;
+            }
         }
     }
 
@@ -663,13 +664,17 @@ impl Spool {
                 tempfile::tempfile().map_err(spool_err)?,
             ));
         }
-        // Element-wise into a sized buffer: this compiles to a plain copy on little-endian.
-        bytes.resize(words.len() * 4, 0);
-        for (b, w) in bytes.chunks_exact_mut(4).zip(words) {
-            b.copy_from_slice(&w.to_le_bytes());
-        }
         let file = file.as_mut().expect("created above");
-        file.write_all(bytes).map_err(spool_err)
+        // Element-wise into a sized buffer (a plain copy on little-endian), a bounded part at a
+        // time: a copy of a large memory part would double its memory.
+        for part in words.chunks(1 << 16) {
+            bytes.resize(part.len() * 4, 0);
+            for (b, w) in bytes.chunks_exact_mut(4).zip(part) {
+                b.copy_from_slice(&w.to_le_bytes());
+            }
+            file.write_all(bytes).map_err(spool_err)?;
+        }
+        Ok(())
     }
 
     fn spill(&mut self) -> Result<()> {
@@ -963,7 +968,15 @@ mod tests {
         keys.extend(keys.clone());
         let mut m = Mapper::with_capacity(0);
         let mut spool = Spool::whole("t".into());
-        for batch in keys.chunks(999) {
+        m.map_all(&keys[..2000], &mut spool).unwrap();
+        // The ids hashed while few were known, with their dense ids.
+        let hashed_early: Vec<(u64, u32)> = m
+            .slots
+            .iter()
+            .filter(|s| s.value != EMPTY)
+            .map(|s| (s.key, s.value))
+            .collect();
+        for batch in keys[2000..].chunks(999) {
             m.map_all(batch, &mut spool).unwrap();
         }
         let mut first = std::collections::HashMap::new();
@@ -975,18 +988,25 @@ mod tests {
             })
             .collect();
         assert_eq!(spool.ids, want);
-        // Both tables were used, and the flat one grew past its free size.
+        // The flat array grew past its free size over ids first hashed, which it now holds
+        // with their dense ids; larger ids are still hashed.
         assert!(
             m.flat.len() > FLAT_FREE && m.flat.len() <= FLAT_MAX,
             "{}",
             m.flat.len()
         );
-        assert!(
-            m.hashed > 0 && m.hashed < m.unique(),
-            "{} of {}",
-            m.hashed,
-            m.unique()
-        );
+        let moved: Vec<_> = hashed_early
+            .iter()
+            .filter(|&&(k, _)| flat_index(k) < m.flat.len())
+            .collect();
+        assert!(!moved.is_empty() && moved.len() < hashed_early.len());
+        for &&(k, d) in &moved {
+            assert_eq!(m.flat[k as usize], d);
+        }
+        assert!(m
+            .slots
+            .iter()
+            .any(|s| s.value != EMPTY && flat_index(s.key) >= m.flat.len()));
         let originals = m.originals().unwrap();
         assert_eq!(originals.len(), first.len());
         for (k, d) in first {
