@@ -695,7 +695,7 @@ mod tests {
                 *b = alphabet[(x >> 33) as usize % alphabet.len()];
             }
             let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
-            let want = (digits >= 1 && digits <= 7 && bytes[digits] == b'\n').then(|| {
+            let want = ((1..=7).contains(&digits) && bytes[digits] == b'\n').then(|| {
                 let text = std::str::from_utf8(&bytes[..digits]).unwrap();
                 (text.parse::<u64>().unwrap(), digits)
             });
