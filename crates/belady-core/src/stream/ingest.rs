@@ -3,7 +3,8 @@
 //! A native file with a dense id table and nothing to filter streams as it is stored. Every
 //! other trace is read once, its ids mapped to dense ids in order of first reference (as
 //! [`crate::trace::BlockTrace`] numbers them, so results are the same) and the dense ids spooled:
-//! in memory up to [`MEM_REFS`] references, then to an anonymous temporary file. The spool makes
+//! in memory up to [`MEM_REFS`] references (more while the id table leaves room in
+//! [`INGEST_BUDGET`]), then to an anonymous temporary file. The spool makes
 //! the unique blocks known before the first run starts (percent sizes and the policies' tables
 //! need it) without holding the trace in memory; reading it back costs little next to parsing.
 //!
@@ -12,11 +13,13 @@
 //! counts the bytes requested and the byte footprint on the way; [`ingest`] reads ids alone,
 //! exactly as before sizes were kept.
 
+pub(crate) use super::mapper::Mapper;
 use super::{requests, text};
 use crate::error::{Error, Result};
+use crate::trace::dense::NEVER;
 use crate::trace::native::NativeChunks;
 pub use crate::trace::SizeTotals;
-use crate::trace::{input, Format, Op, OpFilter, ReadOptions};
+use crate::trace::{input, BlockTrace, Format, Op, OpFilter, ReadOptions};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
@@ -26,8 +29,13 @@ pub const CHUNK: usize = 1 << 15;
 /// Largest id bound of a native file with original ids that is renumbered through a flat
 /// array (4 bytes per id below the bound: 64 MiB at most) rather than a hash table.
 const FLAT_BOUND: u32 = 1 << 24;
-/// References a spool keeps in memory before it moves to a temporary file.
+/// References a spool keeps in memory before it moves to a temporary file, at least.
 pub const MEM_REFS: usize = if cfg!(test) { 1 << 12 } else { 1 << 20 };
+/// Bytes the id table and the spool's memory part may hold together (48 MiB) when ids are mapped
+/// in batches: a trace whose ids map through a small table keeps more references in memory and
+/// so spills less or not at all (a 10 M-reference trace numbered from 0 not at all). The
+/// memory part never falls below [`MEM_REFS`]. Zero under test: tests spill as before.
+const INGEST_BUDGET: usize = if cfg!(test) { 0 } else { 48 << 20 };
 
 /// A trace's dense ids, ready to be read chunk by chunk.
 pub struct Ingested {
@@ -197,214 +205,25 @@ impl Ingested {
     }
 }
 
-/// Maps original block ids to dense ids in order of first reference.
-///
-/// An open-addressing table (linear probing, one 16-byte slot per entry, at most three quarters
-/// full) rather than a general hash map, so that [`Mapper::map_all`] can prefetch each slot a
-/// few lookups ahead: with a million distinct ids the table is far bigger than the caches, and
-/// one memory miss per reference is what mapping costs.
-pub(crate) struct Mapper {
-    slots: Vec<Slot>,
-    /// `slots.len() - 1` (a power of two minus one).
-    mask: usize,
-    /// `64 - log2(slots.len())`: the hash bits that are not the home slot.
-    shift: u32,
-    /// Distinct ids mapped so far.
-    len: usize,
-}
-
-#[derive(Copy, Clone)]
-#[repr(C, align(16))]
-struct Slot {
-    key: u64,
-    /// Dense id, or `EMPTY`.
-    value: u32,
-}
-
-const EMPTY: u32 = u32::MAX;
-const EMPTY_SLOT: Slot = Slot {
-    key: 0,
-    value: EMPTY,
-};
-
-impl Mapper {
-    /// A mapper whose table starts with room for `expected` ids (an estimate; it grows).
-    pub(crate) fn with_capacity(expected: usize) -> Mapper {
-        let slots = (expected.max(1024) * 4 / 3).next_power_of_two();
-        Mapper {
-            slots: vec![EMPTY_SLOT; slots],
-            mask: slots - 1,
-            shift: 64 - slots.trailing_zeros(),
-            len: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn home(&self, key: u64) -> usize {
-        // Fibonacci hashing: the high bits of a multiplicative hash.
-        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> self.shift) as usize
-    }
-
-    /// The dense id of `original`, numbering it next when it is new.
-    #[inline(always)]
-    pub(crate) fn map(&mut self, original: u64) -> u32 {
-        let mut i = self.home(original);
-        loop {
-            let slot = self.slots[i];
-            if slot.value == EMPTY {
-                break;
-            }
-            if slot.key == original {
-                return slot.value;
-            }
-            i = (i + 1) & self.mask;
-        }
-        let id = self.len as u32;
-        self.slots[i] = Slot {
-            key: original,
-            value: id,
-        };
-        self.len += 1;
-        if self.len * 4 > self.slots.len() * 3 {
-            self.grow();
-        }
-        id
-    }
-
-    /// Maps `originals` in order, pushing each dense id to `spool`. The slot of the id
-    /// [`AHEAD`] places on is prefetched before each lookup, so memory misses overlap instead of
-    /// following one another; the spool's room is checked once per stretch, not per id.
-    pub(crate) fn map_all(&mut self, originals: &[u64], spool: &mut Spool) -> Result<()> {
-        for &o in originals.iter().take(AHEAD) {
-            prefetch(&self.slots[self.home(o)]);
-        }
-        let mut done = 0;
-        while done < originals.len() {
-            let end = done + spool.room().min(originals.len() - done);
-            for i in done..end {
-                if let Some(&next) = originals.get(i + AHEAD) {
-                    prefetch(&self.slots[self.home(next)]);
-                }
-                let id = self.map(originals[i]);
-                spool.ids.push(id);
-            }
-            spool.settle()?;
-            done = end;
-        }
-        Ok(())
-    }
-
-    /// Maps `originals` in order as [`Mapper::map_all`] does, pushing each dense id and its
-    /// object's size (`sizes[i]`, bytes) to a sized `spool`, which also adds up the bytes
-    /// requested and the footprint (an object's size at its first reference).
-    pub(crate) fn map_all_sized(
-        &mut self,
-        originals: &[u64],
-        sizes: &[u32],
-        spool: &mut Spool,
-    ) -> Result<()> {
-        debug_assert_eq!(originals.len(), sizes.len());
-        for &o in originals.iter().take(AHEAD) {
-            prefetch(&self.slots[self.home(o)]);
-        }
-        let mut done = 0;
-        while done < originals.len() {
-            let end = done + spool.room().min(originals.len() - done);
-            let spool_sizes = spool.sizes.as_mut().expect("a sized spool");
-            for i in done..end {
-                if let Some(&next) = originals.get(i + AHEAD) {
-                    prefetch(&self.slots[self.home(next)]);
-                }
-                let before = self.len;
-                let id = self.map(originals[i]);
-                let size = sizes[i];
-                if self.len > before {
-                    spool.totals.footprint += size as u64;
-                }
-                spool.totals.requested += size as u64;
-                spool.ids.push(id);
-                spool_sizes.push(size);
-            }
-            spool.settle()?;
-            done = end;
-        }
-        Ok(())
-    }
-
-    /// Maps the blocks `starts[i] .. starts[i] + counts[i]` of every request in order (ARC's
-    /// ranges), a batch of consecutive blocks at a time through [`Mapper::map_all`].
-    pub(crate) fn map_ranges(
-        &mut self,
-        starts: &[u64],
-        counts: &[u32],
-        spool: &mut Spool,
-    ) -> Result<()> {
-        let mut batch: Vec<u64> = Vec::with_capacity(BATCH);
-        for (&start, &count) in starts.iter().zip(counts) {
-            for k in 0..count as u64 {
-                batch.push(start + k);
-                if batch.len() == BATCH {
-                    self.map_all(&batch, spool)?;
-                    batch.clear();
-                }
-            }
-        }
-        self.map_all(&batch, spool)
-    }
-
-    fn grow(&mut self) {
-        let bigger = vec![EMPTY_SLOT; self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, bigger);
-        self.mask = self.slots.len() - 1;
-        self.shift = 64 - self.slots.len().trailing_zeros();
-        for slot in old.into_iter().filter(|s| s.value != EMPTY) {
-            let mut i = self.home(slot.key);
-            while self.slots[i].value != EMPTY {
-                i = (i + 1) & self.mask;
-            }
-            self.slots[i] = slot;
-        }
-    }
-
-    pub(crate) fn unique(&self) -> usize {
-        self.len
-    }
-}
-
-/// How far ahead of its lookup an id's slot is prefetched: enough misses in flight to cover
-/// memory latency, few enough that the lines are still cached when used.
-const AHEAD: usize = 16;
-/// Block ids of ARC ranges expanded at a time.
-const BATCH: usize = 1024;
-
-/// Asks the CPU to bring `slot`'s cache line in (a hint: no effect on results).
-#[inline]
-fn prefetch(slot: &Slot) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint that never faults, and SSE is part of every x86_64 target.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(
-            slot as *const Slot as *const i8,
-            std::arch::x86_64::_MM_HINT_T0,
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = slot;
-}
-
 /// Dense ids collected in memory and, past [`MEM_REFS`], in an anonymous temporary file; for a
 /// sized trace, each reference's object size likewise in a second one.
 pub(crate) struct Spool {
-    ids: Vec<u32>,
+    pub(super) ids: Vec<u32>,
     /// Object sizes beside `ids` (a sized spool only).
-    sizes: Option<Vec<u32>>,
+    pub(super) sizes: Option<Vec<u32>>,
     file: Option<BufWriter<File>>,
     size_file: Option<BufWriter<File>>,
     spilled: u64,
     bytes: Vec<u8>,
     /// Byte totals of the sizes pushed (a sized spool only).
-    totals: SizeTotals,
+    pub(super) totals: SizeTotals,
+    /// Keeps every id in memory (never spills), for a trace loaded whole: the name it is
+    /// reported under when it outgrows memory or the references a [`BlockTrace`] can hold.
+    whole: Option<String>,
+    /// References the memory part holds before spilling (see [`Spool::fit_to`]).
+    mem_refs: usize,
+    /// [`INGEST_BUDGET`], a field so that tests can give one.
+    budget: usize,
 }
 
 impl Spool {
@@ -417,6 +236,26 @@ impl Spool {
             spilled: 0,
             bytes: Vec::new(),
             totals: SizeTotals::default(),
+            whole: None,
+            mem_refs: MEM_REFS,
+            budget: INGEST_BUDGET,
+        }
+    }
+
+    /// Sizes the memory part to what the budget leaves beside an id table of `table_bytes`
+    /// (at least [`MEM_REFS`] references), spilling at once if it already holds more.
+    pub(crate) fn fit_to(&mut self, table_bytes: usize) -> Result<()> {
+        let per_ref = if self.sizes.is_some() { 8 } else { 4 };
+        self.mem_refs = (self.budget.saturating_sub(table_bytes) / per_ref).max(MEM_REFS);
+        self.settle()
+    }
+
+    /// A spool that keeps every id in memory, for [`load_text`]; `source` names the trace in
+    /// its errors.
+    pub(crate) fn whole(source: String) -> Spool {
+        Spool {
+            whole: Some(source),
+            ..Spool::new()
         }
     }
 
@@ -441,10 +280,7 @@ impl Spool {
     #[inline]
     pub(crate) fn push(&mut self, id: u32) -> Result<()> {
         self.ids.push(id);
-        if self.ids.len() >= MEM_REFS {
-            self.spill()?;
-        }
-        Ok(())
+        self.settle()
     }
 
     /// Pushes one reference of a sized spool; `first` when it is the object's first reference
@@ -457,25 +293,50 @@ impl Spool {
         if first {
             self.totals.footprint += size as u64;
         }
-        if self.ids.len() >= MEM_REFS {
+        self.settle()
+    }
+
+    /// Ids that can be pushed to `ids` directly before [`Spool::settle`] must run (at least 1:
+    /// a whole spool's settling leaves spare capacity).
+    #[inline]
+    pub(super) fn room(&self) -> usize {
+        if self.whole.is_some() {
+            self.ids.capacity() - self.ids.len()
+        } else {
+            self.mem_refs - self.ids.len()
+        }
+    }
+
+    /// Spills the memory part once it is full (after direct pushes within [`Spool::room`]); a
+    /// whole spool grows instead.
+    #[inline]
+    pub(super) fn settle(&mut self) -> Result<()> {
+        if self.whole.is_some() {
+            if self.ids.len() == self.ids.capacity() {
+                self.grow_whole()?;
+            }
+        } else if self.ids.len() >= self.mem_refs {
             self.spill()?;
         }
         Ok(())
     }
 
-    /// Ids that can be pushed to `ids` directly before [`Spool::settle`] must run (at least 1).
-    #[inline]
-    fn room(&self) -> usize {
-        MEM_REFS - self.ids.len()
-    }
-
-    /// Spills the memory part once it is full (after direct pushes within [`Spool::room`]).
-    #[inline]
-    fn settle(&mut self) -> Result<()> {
-        if self.ids.len() >= MEM_REFS {
-            self.spill()?;
+    /// Doubles a whole spool's room, or says why it cannot: a failed allocation is an error,
+    /// not an abort, and a [`BlockTrace`] numbers its references in `u32` below [`NEVER`].
+    #[cold]
+    fn grow_whole(&mut self) -> Result<()> {
+        let source = self.whole.as_deref().unwrap_or_default();
+        let held = self.ids.len();
+        if held as u64 >= NEVER as u64 - 1 {
+            return Err(Error::config(
+                "trace",
+                source,
+                format!("more than {} block references are not supported", NEVER - 1),
+            ));
         }
-        Ok(())
+        let more = held.max(1 << 16).min(NEVER as usize - 1 - held);
+        let what = || format!("{source}: the references held in memory (past {held})");
+        crate::error::try_reserve(&mut self.ids, more, what)
     }
 
     /// Appends `words` to the spill file `file` (created on first use) through `bytes`.
@@ -490,13 +351,17 @@ impl Spool {
                 tempfile::tempfile().map_err(spool_err)?,
             ));
         }
-        // Element-wise into a sized buffer: this compiles to a plain copy on little-endian.
-        bytes.resize(words.len() * 4, 0);
-        for (b, w) in bytes.chunks_exact_mut(4).zip(words) {
-            b.copy_from_slice(&w.to_le_bytes());
-        }
         let file = file.as_mut().expect("created above");
-        file.write_all(bytes).map_err(spool_err)
+        // Element-wise into a sized buffer (a plain copy on little-endian), a bounded part at a
+        // time: a copy of a large memory part would double its memory.
+        for part in words.chunks(1 << 16) {
+            bytes.resize(part.len() * 4, 0);
+            for (b, w) in bytes.chunks_exact_mut(4).zip(part) {
+                b.copy_from_slice(&w.to_le_bytes());
+            }
+            file.write_all(bytes).map_err(spool_err)?;
+        }
+        Ok(())
     }
 
     fn spill(&mut self) -> Result<()> {
@@ -595,6 +460,30 @@ fn ingest_with(
         });
     }
     Ok(ingested)
+}
+
+/// Loads a LIRS or ARC trace whole, through the same parser and mapper as streaming (so the
+/// same dense ids, errors and line numbers), keeping the ids in memory: what OPT and the other
+/// whole-trace users get instead of the line-by-line readers.
+pub(crate) fn load_text(
+    path: &Path,
+    format: &Format,
+    opts: &ReadOptions,
+    ops: OpFilter,
+) -> Result<BlockTrace> {
+    let source = path.display().to_string();
+    let mut mapper = Mapper::with_capacity(expected_ids(path));
+    let mut spool = Spool::whole(source.clone());
+    text::parse(path, format, opts, ops, &mut mapper, &mut spool)?;
+    Ok(BlockTrace {
+        originals: mapper.originals()?,
+        refs: spool.ids,
+        source,
+        block_size: opts.block_size,
+        write_mask: None,
+        times: None,
+        sizes: None,
+    })
 }
 
 pub(crate) fn finish(
@@ -745,5 +634,45 @@ mod tests {
         assert_eq!(ids, want);
         assert_eq!(unique, 3001);
         assert_eq!(feed.refs, 5003);
+    }
+
+    #[test]
+    fn a_budget_keeps_more_in_memory_beside_a_small_table_and_spills_when_the_table_grows() {
+        let read_all = |m: Mapper, spool: Spool| {
+            let mut feed = finish("t".into(), 4096, m, spool).unwrap();
+            let spilled = matches!(feed.feed, Feed::Spill(_));
+            let mut ids = Vec::new();
+            while let Some(chunk) = feed.next_chunk().unwrap() {
+                ids.extend_from_slice(chunk);
+            }
+            (ids, spilled)
+        };
+        // 20,000 references to ids below 1,000 (a 4 KiB flat array): with a 1 MiB budget
+        // nothing spills, though the memory part's floor is 4,096 references under test.
+        let small: Vec<u64> = (0..20_000u64).map(|i| i * 7 % 1000).collect();
+        let mut m = Mapper::with_capacity(0);
+        let mut spool = Spool::new();
+        spool.budget = 1 << 20;
+        for batch in small.chunks(500) {
+            m.map_all(batch, &mut spool).unwrap();
+        }
+        let (ids, spilled) = read_all(m, spool);
+        assert!(!spilled);
+        // i * 7 % 1000 walks every id below 1000 once per 1000 references (7 is prime to
+        // 1000): the dense id is the position within the walk.
+        assert_eq!(ids, (0..20_000u32).map(|i| i % 1000).collect::<Vec<_>>());
+        // Then hashed ids: the table (16-byte slots) outgrows the budget and the spool spills
+        // what it holds; every id still comes back in order.
+        let mut m = Mapper::with_capacity(0);
+        let mut spool = Spool::new();
+        spool.budget = 1 << 20;
+        let wide: Vec<u64> = (0..100_000u64).map(|i| (i % 50_000) << 40).collect();
+        for batch in wide.chunks(500) {
+            m.map_all(batch, &mut spool).unwrap();
+        }
+        assert!(m.table_bytes() > 1 << 20);
+        let (ids, spilled) = read_all(m, spool);
+        assert!(spilled);
+        assert_eq!(ids, (0..100_000u32).map(|i| i % 50_000).collect::<Vec<_>>());
     }
 }

@@ -14,6 +14,7 @@
 
 pub mod file_spool;
 pub mod ingest;
+mod mapper;
 mod requests;
 mod text;
 

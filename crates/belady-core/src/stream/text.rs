@@ -278,6 +278,15 @@ fn parse_lirs(data: &[u8], out: &mut Piece) {
     let n = data.len();
     let mut i = 0;
     while i < n {
+        // Most lines are short: 1 to 7 digits and `\n` read as one word.
+        if let Some(word) = data.get(i..i + 8) {
+            if let Some((value, len)) = short_line(u64::from_le_bytes(word.try_into().unwrap())) {
+                ids.push(value);
+                lines += 1;
+                i += len + 1;
+                continue;
+            }
+        }
         let start = i;
         let mut value: u64 = 0;
         while i < n {
@@ -316,6 +325,34 @@ fn parse_lirs(data: &[u8], out: &mut Piece) {
     }
     out.ids = ids;
     out.lines = lines;
+}
+
+/// The value and digit count of a line of 1 to 7 ASCII digits and `\n` at the start of the
+/// little-endian `word` (eight bytes of input); `None` for anything else. Branch-free over the
+/// word's bytes (SWAR): which are digits, where the first non-digit is, then the digits'
+/// value by three multiplications.
+#[inline(always)]
+fn short_line(word: u64) -> Option<(u64, usize)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // A byte is a digit when its high nibble is 3 both as it is and with 6 added (0x3A-0x3F
+    // become 0x40-0x45). A carry out of a byte of 0xFA or more reaches only later bytes, and
+    // such a byte is not a digit, so the first non-digit is still found.
+    let high = (word & (0xF0 * ONES)) ^ (0x30 * ONES);
+    let plus6 = (word.wrapping_add(0x06 * ONES) & (0xF0 * ONES)) ^ (0x30 * ONES);
+    let odd = high | plus6;
+    // Bit 7 of each byte of `odd` that is not zero.
+    let flags = (((odd & (0x7F * ONES)) + (0x7F * ONES)) | odd) & (0x80 * ONES);
+    let len = (flags.trailing_zeros() / 8) as usize;
+    if len == 0 || len == 8 || (word >> (8 * len)) as u8 != b'\n' {
+        return None;
+    }
+    // The digits moved to the word's top (the first digit the most significant of eight,
+    // zeros before it), then pairs, quads and the eight combined.
+    let v = (word << (8 * (8 - len))) & (0x0F * ONES);
+    let v = (v.wrapping_mul(10 * 256 + 1) >> 8) & 0x00FF_00FF_00FF_00FF;
+    let v = (v.wrapping_mul(100 * 65536 + 1) >> 16) & 0x0000_FFFF_0000_FFFF;
+    let v = v.wrapping_mul(10000 * (1 << 32) + 1) >> 32;
+    Some((v, len))
 }
 
 /// ARC: `start_block num_blocks ignore request_no` lines become (start, count) pairs.
@@ -518,6 +555,52 @@ mod tests {
         }
     }
 
+    /// Loads `data` whole through [`load_text`] (from a file, as `BlockTrace::load` does) on a
+    /// pool of `threads` workers: the dense ids and each one's original, or the failing line.
+    fn loaded(data: &[u8], format: &Format, threads: usize) -> OutcomeWithOriginals {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        std::fs::write(&path, data).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let opts = ReadOptions::default();
+        pool.install(|| {
+            crate::stream::ingest::load_text(&path, format, &opts, OpFilter::Read)
+                .map(|t| (t.refs, t.originals))
+                .map_err(|e| match e {
+                    Error::Parse { line, .. } => line,
+                    other => panic!("not a parse error: {other}"),
+                })
+        })
+    }
+
+    /// Dense ids and originals, or the failing line.
+    type OutcomeWithOriginals = std::result::Result<(Vec<u32>, Vec<u64>), u64>;
+
+    /// The line-by-line readers' `BlockTrace` (an independent path) for [`loaded`].
+    fn reference_whole(data: &[u8], format: &Format) -> OutcomeWithOriginals {
+        let input = Box::new(std::io::Cursor::new(data.to_vec()));
+        let stream: crate::trace::RequestStream = match format {
+            Format::Arc => Box::new(ArcReader::new(input, "t".into())),
+            _ => Box::new(LirsReader::new(input, "t".into())),
+        };
+        BlockTrace::from_requests(stream, OpFilter::Read, false, "t".into(), 4096)
+            .map(|t| (t.refs, t.originals))
+            .map_err(|e| match e {
+                Error::Parse { line, .. } => line,
+                other => panic!("not a parse error: {other}"),
+            })
+    }
+
+    fn check_whole(data: &[u8], format: &Format) {
+        let want = reference_whole(data, format);
+        for threads in [1, 3] {
+            assert_eq!(loaded(data, format, threads), want, "{threads} thread(s)");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -544,6 +627,36 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(60))]
+
+        #[test]
+        fn loading_whole_equals_the_line_readers_trace(
+            lines in prop::collection::vec(lirs_line(), 0..120),
+            arc_lines in prop::collection::vec(arc_line(), 0..120),
+            crlf in prop::collection::vec(any::<bool>(), 120),
+            final_break: bool,
+        ) {
+            check_whole(&join(&lines, &crlf, final_break), &Format::Lirs);
+            check_whole(&join(&arc_lines, &crlf, final_break), &Format::Arc);
+        }
+    }
+
+    #[test]
+    fn loading_whole_keeps_first_reference_order_past_the_spools_memory_part() {
+        // 200,000 lines over 5,000 scattered ids: the whole spool grows past its first
+        // reservation (a streaming spool would spill at 4096 references under test).
+        let mut text = String::new();
+        let mut x: u64 = 7;
+        for _ in 0..200_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            text.push_str(&format!("{}\n", (x >> 40) % 5000 * 1_000_003));
+        }
+        check_whole(text.as_bytes(), &Format::Lirs);
+        let (refs, originals) = loaded(text.as_bytes(), &Format::Lirs, 1).unwrap();
+        assert_eq!((refs.len(), originals.len()), (200_000, 5000));
+    }
+
     #[test]
     fn a_long_trace_spills_and_keeps_first_reference_order_at_real_sizes() {
         // 200,000 lines over 5,000 blocks: several blocks of 64 KiB pieces, and the spool
@@ -563,6 +676,37 @@ mod tests {
             assert_eq!(one, streamed(text.as_bytes(), &Format::Lirs, 2, tuning));
             assert_eq!(one, reference(text.as_bytes(), &Format::Lirs));
         }
+    }
+
+    #[test]
+    fn short_lines_read_as_words_equal_the_bytewise_reading() {
+        // Every word of digits, breaks, CR, spaces, `*`, and the bytes around the digit range
+        // and the carry edge, in every position.
+        let alphabet = [
+            b'0', b'1', b'5', b'9', b'\n', b'\r', b' ', b'*', b'/', b':', 0xFA, 0xFF, 0,
+        ];
+        let mut x: u64 = 3;
+        for _ in 0..300_000 {
+            let mut bytes = [0u8; 8];
+            for b in &mut bytes {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                *b = alphabet[(x >> 33) as usize % alphabet.len()];
+            }
+            let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+            let want = ((1..=7).contains(&digits) && bytes[digits] == b'\n').then(|| {
+                let text = std::str::from_utf8(&bytes[..digits]).unwrap();
+                (text.parse::<u64>().unwrap(), digits)
+            });
+            assert_eq!(short_line(u64::from_le_bytes(bytes)), want, "{bytes:?}");
+        }
+        assert_eq!(
+            short_line(u64::from_le_bytes(*b"9999999\n")),
+            Some((9_999_999, 7))
+        );
+        assert_eq!(short_line(u64::from_le_bytes(*b"0\n123456")), Some((0, 1)));
+        assert_eq!(short_line(u64::from_le_bytes(*b"12345678")), None);
     }
 
     #[test]

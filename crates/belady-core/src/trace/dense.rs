@@ -61,6 +61,9 @@ impl BlockTrace {
     ) -> Result<BlockTrace> {
         let trace = if *format == Format::Native {
             native::load(path)?.filtered(filter)
+        } else if matches!(format, Format::Lirs | Format::Arc) {
+            // Text carries no times or writes: the streaming parser, kept whole, is the fast way.
+            crate::stream::ingest::load_text(path, format, opts, filter)?
         } else {
             let stream = open_requests(path, format, opts)?;
             let source = path.display().to_string();
