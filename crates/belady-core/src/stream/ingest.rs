@@ -4,7 +4,7 @@
 //! other trace is read once, its ids mapped to dense ids in order of first reference (as
 //! [`crate::trace::BlockTrace`] numbers them, so results are the same) and the dense ids spooled:
 //! in memory up to [`MEM_REFS`] references (more while the id table leaves room in
-//! [`INGEST_BUDGET`]), then to an anonymous temporary file. The spool makes
+//! `INGEST_BUDGET`), then to an anonymous temporary file. The spool makes
 //! the unique blocks known before the first run starts (percent sizes and the policies' tables
 //! need it) without holding the trace in memory; reading it back costs little next to parsing.
 //!
