@@ -16,7 +16,7 @@ use rayon::prelude::*;
 /// What a finished run reports.
 type Finished = (LevelStats, IoStats, Option<PrefetchStore>);
 
-use crate::stream::GROUP_PER_THREAD;
+use crate::engine::grid::{in_groups, step_all, GROUP_PER_THREAD};
 
 /// Runs every event of `trace` through `policy` with `capacity` blocks.
 pub fn simulate_file<P: Policy>(
@@ -215,34 +215,26 @@ pub fn run_file_grid(
             .collect();
     }
     let group = GROUP_PER_THREAD * rayon::current_num_threads().max(1);
-    let mut results = Vec::with_capacity(cells.len());
-    for part in cells.chunks(group) {
-        let mut runs = part
-            .iter()
-            .map(|&(spec, capacity)| {
-                let make = MakeRunner {
-                    trace,
-                    capacity,
-                    cfg,
-                    store: None,
-                    report_launch: false,
-                };
-                crate::builder::build(spec, capacity, trace.layout.universe(), make)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        trace.for_each_chunk(|events| {
-            if runs.len() == 1 {
-                runs[0].feed(events);
-            } else {
-                runs.par_iter_mut().for_each(|r| r.feed(events));
-            }
-        })?;
-        let finished: Vec<Finished> = runs.into_par_iter().map(|r| r.finish()).collect();
-        results.extend(
-            part.iter()
-                .zip(finished)
-                .map(|(&(spec, c), (stats, io, _))| result(spec, c, trace, cfg, stats, io)),
-        );
-    }
-    Ok(results)
+    let build = |&(spec, capacity): &(&PolicySpec, usize)| {
+        let make = MakeRunner {
+            trace,
+            capacity,
+            cfg,
+            store: None,
+            report_launch: false,
+        };
+        crate::builder::build(spec, capacity, trace.layout.universe(), make)
+    };
+    let finished = in_groups(
+        &cells,
+        group,
+        build,
+        |_, runs| trace.for_each_chunk(|events| step_all(runs, events, |r, e| r.feed(e))),
+        |run| run.finish(),
+    )?;
+    Ok(cells
+        .iter()
+        .zip(finished)
+        .map(|(&(spec, c), (stats, io, _))| result(spec, c, trace, cfg, stats, io))
+        .collect())
 }

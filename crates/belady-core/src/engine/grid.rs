@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use std::path::Path;
 use std::sync::mpsc;
 
-/// Runs per worker thread alive at once in a streamed grid, sharing one pass over the trace:
+/// Runs per worker thread alive at once in a streamed grid ([`in_groups`]), sharing one pass over the trace:
 /// each holds tables sized by the trace's blocks, so a grid's memory is a group's runs, whatever
 /// the number of cells (the block grid and the file engine's grid alike).
 pub(crate) const GROUP_PER_THREAD: usize = 4;
@@ -93,16 +93,54 @@ pub(crate) fn run_cells(source: Source, cells: &[Cell], levels: Levels) -> Resul
     };
     // A finished group keeps only its counters: its runs' caches are dropped before the next
     // group is built.
-    let mut stats = Vec::with_capacity(cells.len());
+    in_groups(
+        cells,
+        group,
+        build,
+        |k, runs| {
+            if k > 0 {
+                feed.rewind(path)?;
+            }
+            feed_all(feed, runs, sized)
+        },
+        |run| run.finish(),
+    )
+}
+
+/// Performs `cells` a group of `group` runs at a time, the way every streamed grid runs (the
+/// block grid above and the file engine's, `filesim::run_file_grid`): builds a group's runs,
+/// lets `pass(k, runs)` replay the trace once to them (`k` counts the groups, so a pass after
+/// the first can rewind its input), then finishes them (in parallel) before the next group is
+/// built, so only a group's caches are alive at once. Results come in cell order.
+pub(crate) fn in_groups<C, R: Send, T: Send>(
+    cells: &[C],
+    group: usize,
+    build: impl Fn(&C) -> Result<R>,
+    mut pass: impl FnMut(usize, &mut [R]) -> Result<()>,
+    finish: impl Fn(R) -> T + Sync + Send,
+) -> Result<Vec<T>> {
+    let mut out = Vec::with_capacity(cells.len());
     for (k, part) in cells.chunks(group.max(1)).enumerate() {
-        if k > 0 {
-            feed.rewind(path)?;
-        }
-        let mut runs = part.iter().map(build).collect::<Result<Vec<_>>>()?;
-        feed_all(feed, &mut runs, sized)?;
-        stats.extend(runs.into_iter().map(|r| r.finish()));
+        let mut runs = part.iter().map(&build).collect::<Result<Vec<_>>>()?;
+        pass(k, &mut runs)?;
+        let finished: Vec<T> = runs.into_par_iter().map(&finish).collect();
+        out.extend(finished);
     }
-    Ok(stats)
+    Ok(out)
+}
+
+/// Hands one chunk to every run of a group: in place when the group is one run, else in
+/// parallel over the current rayon pool.
+pub(crate) fn step_all<R: Send, X: Copy + Send + Sync>(
+    runs: &mut [R],
+    chunk: X,
+    step: impl Fn(&mut R, X) + Sync + Send,
+) {
+    if let [run] = runs {
+        step(run, chunk);
+    } else {
+        runs.par_iter_mut().for_each(|r| step(r, chunk));
+    }
 }
 
 /// One run fed chunk by chunk (the one dynamic call per chunk).
@@ -167,11 +205,7 @@ fn feed_all(feed: &mut Ingested, runs: &mut [Box<dyn Runner>], sized: bool) -> R
             sizes,
             next_uses: None,
         };
-        if runs.len() == 1 {
-            runs[0].feed(requests);
-        } else {
-            runs.par_iter_mut().for_each(|r| r.feed(requests));
-        }
+        step_all(runs, requests, |r, requests| r.feed(requests));
     };
     if rayon::current_num_threads() < 2 {
         if sized {

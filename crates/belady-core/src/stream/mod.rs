@@ -27,9 +27,6 @@ use crate::size::CacheSize;
 use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
 use std::path::Path;
 
-/// Runs per worker thread alive at once, in the block grid and the file engine's grid alike.
-pub(crate) use crate::engine::grid::GROUP_PER_THREAD;
-
 /// Where a block trace comes from and how to read it.
 #[derive(Clone, Copy, Debug)]
 pub struct BlockSource<'a> {
