@@ -184,6 +184,19 @@ pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
     })
 }
 
+/// A visitor that names the concrete type the builder made, for tests of which variant (the
+/// paper's policy or a compat model) a spec selects.
+#[cfg(test)]
+pub(crate) struct TypeName;
+
+#[cfg(test)]
+impl PolicyVisitor for TypeName {
+    type Output = &'static str;
+    fn visit<P: Policy + 'static>(self, _: P) -> &'static str {
+        std::any::type_name::<P>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

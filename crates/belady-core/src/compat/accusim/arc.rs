@@ -320,14 +320,8 @@ mod tests {
     #[test]
     fn the_paper_type_refuses_accusims_values_and_the_preset_builds_this_one() {
         use crate::builder::build;
-        use crate::policy::registry::{PolicyVisitor, Preset};
-        struct TypeName;
-        impl PolicyVisitor for TypeName {
-            type Output = &'static str;
-            fn visit<P: Policy + 'static>(self, _: P) -> &'static str {
-                std::any::type_name::<P>()
-            }
-        }
+        use crate::builder::TypeName;
+        use crate::policy::registry::Preset;
         for (k, v) in [
             ("ghost_prefetch", "unmarked"),
             ("directory", "accusim"),

@@ -286,14 +286,8 @@ mod tests {
     #[test]
     fn the_paper_type_refuses_accusims_values_and_the_preset_builds_this_one() {
         use crate::builder::build;
-        use crate::policy::registry::{PolicyVisitor, Preset};
-        struct TypeName;
-        impl PolicyVisitor for TypeName {
-            type Output = &'static str;
-            fn visit<P: Policy + 'static>(self, _: P) -> &'static str {
-                std::any::type_name::<P>()
-            }
-        }
+        use crate::builder::TypeName;
+        use crate::policy::registry::Preset;
         let mut spec = PolicySpec::parse("mq").unwrap();
         assert!(build(&spec, 4, 4, TypeName)
             .unwrap()
