@@ -44,6 +44,7 @@ use twox_hash::XxHash64;
 
 use crate::frames::Frames;
 use crate::policy::list::Lists;
+use crate::policy::lru::last_unpinned;
 use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
 
 const WINDOW: usize = 0;
@@ -228,18 +229,6 @@ impl LibcachesimWTinyLfu {
             self.filter.decay();
         }
     }
-}
-
-/// The LRU-most block of `list` that is not pinned.
-fn last_unpinned(lists: &Lists, list: usize, frames: &Frames) -> Option<Block> {
-    let mut cur = lists.back(list);
-    while let Some(b) = cur {
-        if !frames.is_pinned(b) {
-            return Some(b);
-        }
-        cur = lists.toward_front(b);
-    }
-    None
 }
 
 impl Policy for LibcachesimWTinyLfu {
