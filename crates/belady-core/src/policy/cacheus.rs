@@ -290,13 +290,8 @@ impl CacheusPolicy {
         } else {
             0.0
         };
-        let d_hit = hit_rate - self.hit_rate_before;
-        let d_lr = self.lr - self.lr_before;
-        self.lr_before = self.lr;
-        self.hit_rate_before = hit_rate;
-        if d_lr != 0.0 {
-            let sign = if d_hit / d_lr > 0.0 { 1.0 } else { -1.0 };
-            let next = self.lr + sign * (self.lr * d_lr).abs();
+        let (next, d_hit) = self.gradient_step(hit_rate);
+        if let Some(next) = next {
             self.lr = if next > 0.001 { next } else { 0.0001 };
             self.unlearn = 0;
         } else if hit_rate == 0.0 || d_hit <= 0.0 {
@@ -307,17 +302,27 @@ impl CacheusPolicy {
         }
     }
 
-    /// The paper's learning-rate step: along the hit rate's gradient, or a random restart after 10
-    /// intervals without improvement.
-    fn adapt_rate(&mut self) {
-        let hit_rate = self.interval_hits as f64 / self.capacity as f64;
+    /// Closes a learning-rate interval with `hit_rate`: returns the next rate one step along the
+    /// hit rate's gradient (unbounded; each variant bounds it its own way) when the rate moved in
+    /// the interval, else `None`, and the interval's change in hit rate.
+    fn gradient_step(&mut self, hit_rate: f64) -> (Option<f64>, f64) {
         let d_hit = hit_rate - self.hit_rate_before;
         let d_lr = self.lr - self.lr_before;
         self.lr_before = self.lr;
         self.hit_rate_before = hit_rate;
-        if d_lr != 0.0 {
-            let sign = if d_hit / d_lr > 0.0 { 1.0 } else { -1.0 };
-            let next = self.lr + sign * (self.lr * d_lr).abs();
+        if d_lr == 0.0 {
+            return (None, d_hit);
+        }
+        let sign = if d_hit / d_lr > 0.0 { 1.0 } else { -1.0 };
+        (Some(self.lr + sign * (self.lr * d_lr).abs()), d_hit)
+    }
+
+    /// The paper's learning-rate step: along the hit rate's gradient, or a random restart after 10
+    /// intervals without improvement.
+    fn adapt_rate(&mut self) {
+        let hit_rate = self.interval_hits as f64 / self.capacity as f64;
+        let (next, d_hit) = self.gradient_step(hit_rate);
+        if let Some(next) = next {
             // The authors' code keeps the rate inside (0.001, 1): a rate that grows past 1 drives a
             // weight to exactly 0, where no regret can move it again.
             self.lr = if next >= 1.0 {
