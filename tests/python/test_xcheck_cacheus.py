@@ -13,19 +13,11 @@ from __future__ import annotations
 
 import subprocess
 
-from conftest import block_ids
-from xcheck_learned import footprint_sizes
-from xcheck_today import belady_misses, cases, generated_traces, lcs_first_cache_misses, write_lirs
+from xcheck_learned import assert_first_cache_misses_equal
+from xcheck_today import generated_traces, write_lirs
 
 def test_equal_misses_with_libcachesims_variant_and_draws(belady_bin, traces, lcs, tmp_path):
-    for name, path, _, _ in cases(belady_bin, traces, tmp_path):
-        sizes = footprint_sizes(belady_bin, path, tmp_path)
-        ids_path = tmp_path / f"{name}.ids"
-        ids_path.write_text("\n".join(map(str, block_ids(belady_bin, path, "lirs", tmp_path))))
-        ours = belady_misses(belady_bin, path, "lirs", "cacheus", sizes, "--preset", "libcachesim",
-                             "--seed", "0")
-        for size in sizes:
-            assert ours[size][0] == lcs_first_cache_misses("Cacheus", ids_path, size), (name, size)
+    assert_first_cache_misses_equal(belady_bin, traces, tmp_path, "cacheus", "Cacheus")
 
 
 def test_the_seed_decides_and_threads_do_not(belady_bin, tmp_path):

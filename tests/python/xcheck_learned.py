@@ -10,7 +10,7 @@ same whole number of blocks.
 from __future__ import annotations
 
 from conftest import block_ids
-from xcheck_today import belady_misses, cases, lcs_misses
+from xcheck_today import belady_misses, cases, lcs_first_cache_misses, lcs_misses
 
 # Shares of the footprint the issue names.
 SHARES = (0.01, 0.10, 0.30)
@@ -45,3 +45,20 @@ def gaps(belady_bin, lcs, traces_root, tmp_path, policy, make_cache, *extra, dra
                          for _ in range(draws)) / draws
             out.append((name, size, misses, theirs, 100 * abs(misses - theirs) / requests))
     return out
+
+
+def assert_first_cache_misses_equal(belady_bin, traces_root, tmp_path, policy, policy_class) -> int:
+    """belady's `policy` under `--preset libcachesim --seed 0` misses exactly as often as the first
+    `policy_class` cache of a fresh libcachesim process, on every case at each footprint share;
+    returns the cells compared."""
+    cells = 0
+    for name, path, _, _ in cases(belady_bin, traces_root, tmp_path):
+        sizes = footprint_sizes(belady_bin, path, tmp_path)
+        ids_path = tmp_path / f"{name}.ids"
+        ids_path.write_text("\n".join(map(str, block_ids(belady_bin, path, "lirs", tmp_path))))
+        ours = belady_misses(belady_bin, path, "lirs", policy, sizes, "--preset", "libcachesim",
+                             "--seed", "0")
+        for size in sizes:
+            assert ours[size][0] == lcs_first_cache_misses(policy_class, ids_path, size), (name, size)
+            cells += 1
+    return cells
