@@ -2,7 +2,8 @@
 
 use crate::{emit, FormatArgs, Ops};
 use anyhow::{bail, Context, Result};
-use belady_core::mrc::{profile, Mrc, MrcOptions, MrcRow, Sizes};
+use belady_core::mrc::{profile, profile_dense, Mrc, MrcOptions, MrcRow, Sizes};
+use belady_core::stream::ingest::ingest;
 use belady_core::{parse_policies, OpFilter, Preset};
 use clap::Args;
 use std::path::PathBuf;
@@ -135,10 +136,17 @@ pub fn run(args: MrcArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
     // The trace as given names it (a native file's recorded name is provenance, not its name).
-    let (stream, block_size, _) = crate::open_stream(&trace, &format, &args.how)?;
     let source = trace.display().to_string();
     crate::progress::start("mrc", Some(&trace), args.quiet);
-    let mrc = pool.install(|| profile(stream, ops, &specs, &sizes, &opts, &source, block_size))?;
+    let mrc = if args.sample_rate.is_none() {
+        // Without sampling the curves do not depend on the ids: read the dense ids a run reads,
+        // in chunks (the sample's hash needs the trace's own ids, so sampling reads requests).
+        let mut feed = ingest(&trace, &format, &args.how.read_options(), ops)?;
+        pool.install(|| profile_dense(&mut feed, &specs, &sizes, &opts, &source))?
+    } else {
+        let (stream, block_size, _) = crate::open_stream(&trace, &format, &args.how)?;
+        pool.install(|| profile(stream, ops, &specs, &sizes, &opts, &source, block_size))?
+    };
     crate::progress::finish();
     // A sample of a few blocks gives curves that look precise and are not: say so, and what
     // rate this trace needs, before any output (after the progress line is cleared).

@@ -111,6 +111,11 @@ impl SampleCollector {
         }
     }
 
+    /// Whether every block is kept (rate 1): then the sample does not depend on the ids.
+    pub fn keeps_all(&self) -> bool {
+        self.sampler.keeps_all()
+    }
+
     /// Offers one reference; keeps it when its block is sampled.
     #[inline]
     pub fn reference(&mut self, block: u64) -> Result<()> {

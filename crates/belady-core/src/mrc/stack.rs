@@ -13,6 +13,7 @@
 //! takes over the hash map's entries below its new end) only while that bound allows, so its
 //! memory stays proportional to the distinct blocks whatever the ids.
 
+use crate::frames::prefetch;
 use rustc_hash::FxHashMap;
 
 /// No reference yet, in [`StackDistances`]'s flat array.
@@ -31,6 +32,8 @@ const BLOCK_BITS: usize = 512;
 /// bitmap and a short walk of the small tree.
 struct Marks {
     bits: Vec<u64>,
+    /// Marks set.
+    live: u64,
     /// Fenwick tree (1-based) over the mark counts of each block.
     blocks: Vec<u32>,
 }
@@ -39,6 +42,7 @@ impl Marks {
     fn new(n: usize) -> Self {
         let n = n.div_ceil(BLOCK_BITS) * BLOCK_BITS;
         Marks {
+            live: 0,
             bits: vec![0; n / 64],
             blocks: vec![0; n / BLOCK_BITS + 1],
         }
@@ -47,6 +51,7 @@ impl Marks {
     /// Room for `n` positions with marks at `0..live`.
     fn filled(n: usize, live: usize) -> Self {
         let mut marks = Marks::new(n.max(live));
+        marks.live = live as u64;
         marks.bits[..live / 64].fill(u64::MAX);
         if live % 64 != 0 {
             marks.bits[live / 64] = (1u64 << (live % 64)) - 1;
@@ -70,8 +75,36 @@ impl Marks {
         self.bits.len() * 64
     }
 
+    /// Sets the mark at `pos` (which must be clear).
+    #[inline(always)]
+    fn set(&mut self, pos: usize) {
+        self.add(pos, 1);
+        self.live += 1;
+    }
+
+    /// Clears the mark at `pos` (which must be set).
+    #[inline(always)]
+    fn clear(&mut self, pos: usize) {
+        self.add(pos, -1);
+        self.live -= 1;
+    }
+
+    /// Marks at positions after `pos`.
+    #[inline(always)]
+    fn after(&self, pos: usize) -> u64 {
+        self.live - self.prefix(pos)
+    }
+
+    /// Asks for the bitmap word holding `pos` (a hint: no effect on results).
+    #[inline(always)]
+    fn hint(&self, pos: usize) {
+        if let Some(w) = self.bits.get(pos / 64) {
+            prefetch(w as *const u64 as *const u8);
+        }
+    }
+
     /// Sets (`delta` 1) or clears (`delta` -1) the mark at `pos`.
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, pos: usize, delta: i32) {
         self.bits[pos / 64] ^= 1 << (pos % 64);
         let mut i = pos / BLOCK_BITS + 1;
@@ -82,7 +115,7 @@ impl Marks {
     }
 
     /// Marks at positions `0..=pos`.
-    #[inline]
+    #[inline(always)]
     fn prefix(&self, pos: usize) -> u64 {
         let block = pos / BLOCK_BITS;
         let mut sum = 0u64;
@@ -130,7 +163,7 @@ impl StackDistances {
     }
 
     /// Sets `block`'s last reference to `now`; returns the previous one.
-    #[inline]
+    #[inline(always)]
     fn swap_last(&mut self, block: u64, now: u32) -> Option<u32> {
         if block as usize >= self.flat.len() {
             self.grow_flat(block);
@@ -167,7 +200,9 @@ impl StackDistances {
     }
 
     /// References `block`; returns its stack distance, or `None` on its first reference.
-    #[inline]
+    /// Always inlined, so that a caller compiled for more of the processor (a population-count
+    /// instruction) counts the bitmap with it.
+    #[inline(always)]
     pub fn access(&mut self, block: u64) -> Option<u64> {
         if self.now == self.marks.len() {
             self.renumber();
@@ -175,16 +210,36 @@ impl StackDistances {
         let now = self.now;
         self.now += 1;
         let previous = self.swap_last(block, now as u32);
-        self.marks.add(now, 1);
         let Some(t) = previous else {
+            self.marks.set(now);
             self.unique += 1;
             return None;
         };
-        // Marks after the previous reference, before now: every block seen (`unique`) less
-        // those whose last reference is at or before `t` (its own mark included).
-        let between = self.unique - self.marks.prefix(t as usize);
-        self.marks.add(t as usize, -1);
+        // The distinct blocks referenced since `t`: the marks after it (`now`'s is not set yet).
+        let between = self.marks.after(t as usize);
+        self.marks.clear(t as usize);
+        self.marks.set(now);
         Some(between)
+    }
+
+    /// Asks the processor for `block`'s last-reference time, a few references before it is
+    /// accessed (a hint: no effect on results).
+    #[inline]
+    pub fn hint(&self, block: u64) {
+        if let Some(t) = self.flat.get(block as usize) {
+            prefetch(t as *const u32 as *const u8);
+        }
+    }
+
+    /// Asks for the bitmap word of `block`'s last reference, once its time is cached (a hint:
+    /// no effect on results).
+    #[inline]
+    pub fn hint_mark(&self, block: u64) {
+        if let Some(&t) = self.flat.get(block as usize) {
+            if t != UNSEEN {
+                self.marks.hint(t as usize);
+            }
+        }
     }
 
     /// Distinct blocks referenced so far.
@@ -221,6 +276,7 @@ impl StackDistances {
         self.sparse.values_mut().for_each(rank);
         let live = self.unique as usize;
         debug_assert_eq!(count as usize, live);
+        debug_assert_eq!(self.marks.live, self.unique);
         // At least three quarters of the bitmap are free afterwards, so renumbering costs O(1)
         // per reference amortised.
         let size = (live * 4).max(self.marks.len()).max(1024);

@@ -199,6 +199,35 @@ fn writes_are_filtered_like_sim() {
     assert_eq!(hits, vec![0, 1, 1]);
 }
 
+#[test]
+fn dense_ids_give_the_curves_of_the_requests() {
+    // The trace's own ids are scattered; its dense ids number them in order of first reference.
+    let refs: Vec<u64> = skewed(6000, 500).iter().map(|b| b * 7919 + 3).collect();
+    let dense = prepared(&refs).trace.refs;
+    let list = "lru,arc";
+    let opts = MrcOptions::default();
+    let want = run(&refs, list, "auto", &opts);
+    let mut p = Profiler::new(&specs(list), &opts).unwrap();
+    for chunk in dense.chunks(1000) {
+        p.dense_ids(chunk).unwrap();
+    }
+    let got = p.finish(&Sizes::Auto, "t", 4096).unwrap();
+    assert_eq!(got, want);
+    assert!(got.rows.iter().any(|r| r.policy == "arc"));
+}
+
+#[test]
+fn dense_ids_refuse_a_sample() {
+    // A sample is chosen by hashing the trace's own ids: dense ids would choose other blocks.
+    let opts = MrcOptions {
+        sample_rate: Some(0.5),
+        ..MrcOptions::default()
+    };
+    let mut p = Profiler::new(&specs("lru"), &opts).unwrap();
+    let e = p.dense_ids(&[0, 1, 0]).unwrap_err().to_string();
+    assert!(e.contains("--sample-rate"), "{e}");
+}
+
 proptest::proptest! {
     /// The exact curve equals a separate LRU simulation at every size, on random small traces.
     #[test]
