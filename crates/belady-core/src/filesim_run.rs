@@ -53,7 +53,7 @@ pub fn simulate_file_with_store<P: Policy>(
 impl<P: Policy> Stepper<FileEvent> for FileSim<'_, P> {
     /// Prefetches the frame-table and policy state of a read's first block.
     #[inline]
-    fn hint(&mut self, ev: &FileEvent) {
+    fn hint(&mut self, _at: usize, ev: &FileEvent) {
         if let FileEventKind::Read { offset, len } = ev.kind {
             if len > 0 {
                 let index = offset / self.cfg.block_size as u64;

@@ -23,8 +23,9 @@ pub(crate) const HINT_AHEAD: usize = 8;
 /// What the one loop steps through a stream of `Item`s: a cache level, the file engine, the
 /// levels below a recorded client.
 pub trait Stepper<Item> {
-    /// Asks the CPU for the state `item` will touch (a hint: no effect on results).
-    fn hint(&mut self, item: &Item);
+    /// Asks the CPU for the state `item`, the `at`-th of the slice being driven, will touch (a
+    /// hint: no effect on results).
+    fn hint(&mut self, at: usize, item: &Item);
     /// Processes `item`, the `at`-th of the slice being driven.
     fn step(&mut self, at: usize, item: &Item);
 }
@@ -35,7 +36,7 @@ pub trait Stepper<Item> {
 pub fn drive<Item, S: Stepper<Item> + ?Sized>(stepper: &mut S, items: &[Item]) {
     for (at, item) in items.iter().enumerate() {
         if let Some(ahead) = items.get(at + HINT_AHEAD) {
-            stepper.hint(ahead);
+            stepper.hint(at + HINT_AHEAD, ahead);
         }
         stepper.step(at, item);
     }
@@ -117,8 +118,14 @@ where
     O: FnMut(&CacheLevel<P>, Block, Outcome),
 {
     #[inline(always)]
-    fn hint(&mut self, &b: &u32) {
+    fn hint(&mut self, at: usize, &b: &u32) {
         self.level.hint(b);
+        if ORACLE {
+            let next_use = self.next_uses[at];
+            if next_use != dense::NEVER {
+                self.level.policy.hint_next_use(next_use as u64);
+            }
+        }
     }
 
     #[inline(always)]

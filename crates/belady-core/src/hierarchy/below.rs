@@ -69,7 +69,7 @@ struct Replay<'a> {
 impl Stepper<(Block, Block, bool)> for Replay<'_> {
     /// Prefetches the lower levels' state of a read's block.
     #[inline]
-    fn hint(&mut self, &(b, _, _): &(Block, Block, bool)) {
+    fn hint(&mut self, _at: usize, &(b, _, _): &(Block, Block, bool)) {
         if b != u32::MAX {
             self.below.h.hint_below_client(b);
         }

@@ -160,6 +160,11 @@ pub trait Policy: Send {
     #[inline]
     fn hint(&self, _b: Block) {}
 
+    /// A hint that a block referenced soon will next be used at `next_use` (oracle policies:
+    /// the policy may prefetch where it will record it; no effect on results).
+    #[inline]
+    fn hint_next_use(&self, _next_use: u64) {}
+
     /// Demand access to resident block `b`.
     fn on_hit(&mut self, b: Block, cx: &Access);
 
@@ -259,6 +264,10 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     #[inline]
     fn hint(&self, b: Block) {
         (**self).hint(b)
+    }
+    #[inline]
+    fn hint_next_use(&self, next_use: u64) {
+        (**self).hint_next_use(next_use)
     }
     #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {

@@ -136,6 +136,14 @@ impl PositionBits {
         Some(i as u32)
     }
 
+    /// Asks the CPU for the leaf word of `pos` (a hint; no effect on results).
+    #[inline]
+    pub(crate) fn hint(&self, pos: u32) {
+        if let Some(w) = self.levels[0].get(pos as usize >> 6) {
+            crate::frames::prefetch(w as *const u64 as *const u8);
+        }
+    }
+
     /// Whether `pos` is a member.
     #[cfg(test)]
     pub(crate) fn contains(&self, pos: u32) -> bool {

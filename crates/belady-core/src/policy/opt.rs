@@ -17,29 +17,30 @@
 //! next use. Next uses are positions of references, so two resident blocks share one only when
 //! the caller repeats it; such blocks wait in a chain in the order they were recorded. The table
 //! costs four bytes per position up to the farthest next use seen (as much as the next-use array
-//! the engine hands OPT), the tree one bit.
+//! the engine hands OPT), the tree one bit. The loop tells OPT the next use of the reference eight
+//! ahead ([`Policy::hint_next_use`]), so that position's table entry and bit are in the caches
+//! by the time the block is recorded there.
 //!
 //! AccuSim's tie order (`ties=heap`, `--compat accusim`) is a variant built by the builder:
 //! `compat/accusim/opt.rs`.
 
 use super::next_use_index::PositionBits;
 use super::registry::PolicySpec;
-use super::{Access, Block, Evicted, InsertKind, Policy, NEVER};
+use super::{Access, Block, Evicted, InsertKind, Policy};
 use crate::error::Result;
 use crate::frames::Frames;
 
-/// `key` of a block that is not resident.
-const NOT_QUEUED: u64 = u64::MAX;
 /// The key shared by blocks not referenced again (and next uses at or past `u32::MAX`).
-const NEVER_KEY: u64 = u32::MAX as u64;
+const NEVER_KEY: u32 = u32::MAX;
 /// No block: the end of a chain or list.
 const NONE: u32 = u32::MAX;
 
-/// A block's place in the index.
+/// A resident block's place in the index (stale for a block that is not resident). Twelve
+/// bytes, so a large universe's table keeps more of itself in the caches.
 #[derive(Copy, Clone)]
 struct Node {
-    /// Next use, [`NEVER_KEY`] for never again, [`NOT_QUEUED`] when not resident.
-    key: u64,
+    /// Next use, [`NEVER_KEY`] for never again.
+    key: u32,
     /// The block recorded before this one in the never-again list.
     earlier: u32,
     /// The block recorded after this one with the same key (never-again list or chain).
@@ -68,7 +69,7 @@ impl OptPolicy {
         OptPolicy {
             nodes: vec![
                 Node {
-                    key: NOT_QUEUED,
+                    key: NEVER_KEY,
                     earlier: NONE,
                     later: NONE,
                 };
@@ -99,7 +100,7 @@ impl OptPolicy {
     /// Records `b` as waiting for `next_use`, after every block already waiting for it.
     #[inline]
     fn enqueue(&mut self, b: Block, next_use: u64) {
-        let key = next_use.min(NEVER_KEY);
+        let key = next_use.min(NEVER_KEY as u64) as u32;
         self.nodes[b as usize] = Node {
             key,
             earlier: NONE,
@@ -114,7 +115,7 @@ impl OptPolicy {
             self.never_last = b;
             return;
         }
-        let pos = key as u32;
+        let pos = key;
         if pos as usize >= self.first_at.len() {
             self.grow_table(pos);
         }
@@ -157,7 +158,7 @@ impl OptPolicy {
             }
             return;
         }
-        let pos = key as u32;
+        let pos = key;
         let first = self.first_at[pos as usize];
         if first == b {
             match later {
@@ -203,11 +204,11 @@ impl OptPolicy {
     }
 
     /// Next-use tick recorded for resident `b` ([`NEVER`] if it is not referenced again).
-    pub fn next_use_of(&self, b: Block) -> Option<u64> {
+    #[cfg(test)]
+    fn next_use_of(&self, b: Block) -> u64 {
         match self.nodes[b as usize].key {
-            NOT_QUEUED => None,
-            NEVER_KEY => Some(NEVER),
-            n => Some(n),
+            NEVER_KEY => super::NEVER,
+            n => n as u64,
         }
     }
 }
@@ -224,6 +225,15 @@ impl Policy for OptPolicy {
     #[inline]
     fn hint(&self, b: Block) {
         crate::frames::prefetch(self.nodes.as_ptr().wrapping_add(b as usize) as *const u8);
+    }
+
+    #[inline]
+    fn hint_next_use(&self, next_use: u64) {
+        // Where the block will be recorded: its position's table entry and bit.
+        if let Some(first) = self.first_at.get(next_use as usize) {
+            crate::frames::prefetch(first as *const u32 as *const u8);
+            self.positions.hint(next_use as u32);
+        }
     }
 
     #[inline]
@@ -249,7 +259,6 @@ impl Policy for OptPolicy {
     #[inline]
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
         self.dequeue(b);
-        self.nodes[b as usize].key = NOT_QUEUED;
         self.resident -= 1;
     }
 
@@ -269,10 +278,9 @@ impl Policy for OptPolicy {
 
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.positions.check()?;
-        let queued = self.nodes.iter().filter(|n| n.key != NOT_QUEUED).count();
-        if queued != self.resident || self.resident != frames.len() {
+        if self.resident != frames.len() {
             return Err(format!(
-                "{queued} blocks keyed, {} counted, {} resident in frames",
+                "{} blocks counted, {} resident in frames",
                 self.resident,
                 frames.len()
             ));
@@ -305,6 +313,7 @@ impl Policy for OptPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::pattern;
+    use crate::policy::NEVER;
     use proptest::prelude::*;
 
     #[test]
@@ -328,8 +337,8 @@ mod tests {
         }
         // Block 1 is never used again and goes before block 2, which waits for tick 6.
         assert_eq!(level.policy.dump()[0].1, vec![1, 2]);
-        assert_eq!(level.policy.next_use_of(2), Some(6));
-        assert_eq!(level.policy.next_use_of(1), Some(NEVER));
+        assert_eq!(level.policy.next_use_of(2), 6);
+        assert_eq!(level.policy.next_use_of(1), NEVER);
         // Never-again blocks: the one recorded first goes first.
         let mut level = crate::level::CacheLevel::new(OptPolicy::new(3, 4), 3, 4);
         for b in [2, 3, 1] {
