@@ -4,6 +4,11 @@
   python3 bench/mrc_bench.py error TRACE [--rate R] [--policies P] [-- extra mrc args]
       mean absolute miss-ratio error of `mrc --sample-rate R` against `belady sim` at 10
       log-spaced sizes from 1% to 50% of the unique blocks.
+  python3 bench/mrc_bench.py ratio --work DIR [--repeat N] [--requests N] [--alpha A]
+      issue #29's two bars on one trace: the exact LRU curve (auto sizes) and OPT at 10%
+      against one LRU run at 10%, whole process, single-threaded, the three alternating N
+      times on a Zipf trace written by `belady gen` and made dense by `belady convert`;
+      prints fastest and median wall and CPU seconds, peak RSS and the ratios.
   python3 bench/mrc_bench.py bench --work DIR [--repeat N] [--big-requests N]
       generates Zipf(0.9) traces into DIR (never into the repository) and times, with peak
       memory (max RSS of the child) and CPU time, the exact LRU curve of a 10 M-reference trace and the
@@ -110,6 +115,44 @@ def bench(ns):
           f"{t * len(sizes):.0f} CPU s", flush=True)
 
 
+def ratio(ns):
+    os.makedirs(ns.work, exist_ok=True)
+    stem = os.path.join(ns.work, f"zipf-{ns.requests}-a{ns.alpha}")
+    if not os.path.exists(stem + ".bldy"):
+        run(["gen", "zipf", "--blocks", str(ns.requests // 10), "--alpha", str(ns.alpha),
+             "--requests", str(ns.requests), "--seed", "1", "-o", stem + ".gen.bldy"])
+        # gen keeps its own ids (no table while generating); convert numbers them densely, as
+        # a converted real trace is.
+        run(["convert", "-t", stem + ".gen.bldy", "-o", stem + ".bldy"])
+        os.remove(stem + ".gen.bldy")
+    trace = stem + ".bldy"
+    cases = {
+        "lru": ["sim", "-t", trace, "-f", "native", "-p", "lru", "-c", "10%", "--threads", "1"],
+        "opt": ["sim", "-t", trace, "-f", "native", "-p", "opt", "-c", "10%", "--threads", "1"],
+        "mrc": ["mrc", "-t", trace, "-f", "native", "--threads", "1"],
+    }
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()}", flush=True)
+    got = {k: [] for k in cases}
+    for _ in range(ns.repeat):
+        for name, args in cases.items():
+            _, wall, rss, cpu = run(args)
+            got[name].append((wall, cpu, rss))
+    summary = {}
+    for name, runs in got.items():
+        walls = sorted(r[0] for r in runs)
+        cpus = sorted(r[1] for r in runs)
+        summary[name] = (walls[0], statistics.median(walls), cpus[0], statistics.median(cpus))
+        print(f"{name}: wall fastest {walls[0]:.3f} s, median {statistics.median(walls):.3f} s; "
+              f"CPU fastest {cpus[0]:.3f} s, median {statistics.median(cpus):.3f} s; "
+              f"peak RSS {max(r[2] for r in runs):.1f} MiB", flush=True)
+    lru = summary["lru"]
+    for name, bar in [("mrc", "at most 3x"), ("opt", "at most 2x: OPT at least half LRU's speed")]:
+        s = summary[name]
+        print(f"{name} / lru ({bar}): wall {s[0] / lru[0]:.2f} fastest, {s[1] / lru[1]:.2f} median; "
+              f"CPU {s[2] / lru[2]:.2f} fastest, {s[3] / lru[3]:.2f} median", flush=True)
+    print(f"load average after: {os.getloadavg()}", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -124,8 +167,13 @@ def main():
     b.add_argument("--big-repeat", type=int, default=1)
     b.add_argument("--big-requests", type=int, default=100_000_000)
     b.add_argument("--big-blocks", type=int, default=10_000_000)
+    r = sub.add_parser("ratio")
+    r.add_argument("--work", required=True)
+    r.add_argument("--repeat", type=int, default=7)
+    r.add_argument("--requests", type=int, default=10_000_000)
+    r.add_argument("--alpha", type=float, default=0.9)
     ns = p.parse_args()
-    (error if ns.cmd == "error" else bench)(ns)
+    {"error": error, "bench": bench, "ratio": ratio}[ns.cmd](ns)
 
 
 if __name__ == "__main__":
