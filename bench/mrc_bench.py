@@ -4,7 +4,7 @@
   python3 bench/mrc_bench.py error TRACE [--rate R] [--policies P] [-- extra mrc args]
       mean absolute miss-ratio error of `mrc --sample-rate R` against `belady sim` at 10
       log-spaced sizes from 1% to 50% of the unique blocks.
-  python3 bench/mrc_bench.py ratio --work DIR [--repeat N] [--requests N] [--alpha A]
+  python3 bench/mrc_bench.py ratio --work DIR [--repeat N] [--requests N] [--blocks N] [--alpha A]
       issue #29's two bars on one trace: the exact LRU curve (auto sizes) and OPT at 10%
       against one LRU run at 10%, whole process, single-threaded, the three alternating N
       times on a Zipf trace written by `belady gen` and made dense by `belady convert`;
@@ -117,9 +117,10 @@ def bench(ns):
 
 def ratio(ns):
     os.makedirs(ns.work, exist_ok=True)
-    stem = os.path.join(ns.work, f"zipf-{ns.requests}-a{ns.alpha}")
+    blocks = ns.blocks or ns.requests // 10
+    stem = os.path.join(ns.work, f"zipf-{ns.requests}-b{blocks}-a{ns.alpha}")
     if not os.path.exists(stem + ".bldy"):
-        run(["gen", "zipf", "--blocks", str(ns.requests // 10), "--alpha", str(ns.alpha),
+        run(["gen", "zipf", "--blocks", str(blocks), "--alpha", str(ns.alpha),
              "--requests", str(ns.requests), "--seed", "1", "-o", stem + ".gen.bldy"])
         # gen keeps its own ids (no table while generating); convert numbers them densely, as
         # a converted real trace is.
@@ -172,6 +173,7 @@ def main():
     r.add_argument("--repeat", type=int, default=7)
     r.add_argument("--requests", type=int, default=10_000_000)
     r.add_argument("--alpha", type=float, default=0.9)
+    r.add_argument("--blocks", type=int, default=0, help="Zipf universe (default: requests / 10)")
     ns = p.parse_args()
     {"error": error, "bench": bench, "ratio": ratio}[ns.cmd](ns)
 
