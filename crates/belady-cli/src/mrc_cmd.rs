@@ -142,6 +142,9 @@ pub fn run(args: MrcArgs) -> Result<()> {
         // Without sampling the curves do not depend on the ids: read the dense ids a run reads,
         // in chunks (the sample's hash needs the trace's own ids, so sampling reads requests).
         let mut feed = ingest(&trace, &format, &args.how.read_options(), ops)?;
+        // A text trace is read whole by now; the pass over its ids is what remains, which the
+        // bytes-read figure no longer shows moving.
+        crate::progress::stage(format!("counting {} references", feed.refs));
         pool.install(|| profile_dense(&mut feed, &specs, &sizes, &opts, &source))?
     } else {
         let (stream, block_size, _) = crate::open_stream(&trace, &format, &args.how)?;
