@@ -188,7 +188,7 @@ fn mrc_json(
     header: Option<bool>,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    use belady_core::mrc::{profile, MrcOptions, Sizes};
+    use belady_core::mrc::{profile, profile_dense, MrcOptions, Sizes};
     let (rows, warning) = py
         .allow_threads(|| -> belady_core::Result<(String, Option<String>)> {
             if let Some(n) = threads {
@@ -215,18 +215,22 @@ fn mrc_json(
                 adjust,
                 control_rate: (control_rate > 0.0).then_some(control_rate),
             };
-            let stream = belady_core::trace::open_requests(
-                &trace,
-                &format,
-                &belady_core::ReadOptions::with_block_size(block_size),
-            )?;
+            let read = belady_core::ReadOptions::with_block_size(block_size);
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads.unwrap_or(0))
                 .build()
                 .map_err(|e| Error::config("threads", threads.unwrap_or(0), e.to_string()))?;
             let source = trace.display().to_string();
-            let mrc = pool
-                .install(|| profile(stream, filter, &specs, &sizes, &opts, &source, block_size))?;
+            let mrc = if sample_rate.is_none() {
+                // As `belady mrc`: without sampling the curves read the dense ids a run reads.
+                let mut feed = belady_core::stream::ingest::ingest(&trace, &format, &read, filter)?;
+                pool.install(|| profile_dense(&mut feed, &specs, &sizes, &opts, &source))?
+            } else {
+                let stream = belady_core::trace::open_requests(&trace, &format, &read)?;
+                pool.install(|| {
+                    profile(stream, filter, &specs, &sizes, &opts, &source, block_size)
+                })?
+            };
             // The CLI's stderr line about a too small sample, raised below as a Python warning.
             let warning = sample_rate.and_then(|r| mrc.small_sample_warning(r, &source));
             Ok((
