@@ -270,10 +270,16 @@ impl Profiler {
     /// are not (the exact stack and a whole-trace "sample" give the same curves for any
     /// numbering).
     pub fn dense_ids(&mut self, ids: &[u32]) -> Result<()> {
-        if self.control.is_some() || self.sample.as_ref().is_some_and(|s| !s.keeps_all()) {
+        let partial = self
+            .sample
+            .as_ref()
+            .map(|s| s.sampler())
+            .filter(|s| !s.keeps_all());
+        if let Some(sampler) = partial.or(self.control.as_ref().map(|(s, _)| s)) {
+            let rate = sampler.rate();
             return Err(Error::config(
                 "--sample-rate",
-                "",
+                rate,
                 "a sample must be drawn from the trace's own block ids, not dense ids",
             ));
         }

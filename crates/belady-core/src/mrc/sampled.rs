@@ -111,9 +111,9 @@ impl SampleCollector {
         }
     }
 
-    /// Whether every block is kept (rate 1): then the sample does not depend on the ids.
-    pub fn keeps_all(&self) -> bool {
-        self.sampler.keeps_all()
+    /// The sampler choosing the blocks (its rate, whether it keeps every block).
+    pub fn sampler(&self) -> &Sampler {
+        &self.sampler
     }
 
     /// Offers one reference; keeps it when its block is sampled.

@@ -225,7 +225,7 @@ fn dense_ids_refuse_a_sample() {
     };
     let mut p = Profiler::new(&specs("lru"), &opts).unwrap();
     let e = p.dense_ids(&[0, 1, 0]).unwrap_err().to_string();
-    assert!(e.contains("--sample-rate"), "{e}");
+    assert!(e.contains("--sample-rate '0.5'"), "{e}");
 }
 
 proptest::proptest! {
