@@ -32,8 +32,6 @@ const BLOCK_BITS: usize = 512;
 /// bitmap and a short walk of the small tree.
 struct Marks {
     bits: Vec<u64>,
-    /// Marks set.
-    live: u64,
     /// Fenwick tree (1-based) over the mark counts of each block.
     blocks: Vec<u32>,
 }
@@ -42,7 +40,6 @@ impl Marks {
     fn new(n: usize) -> Self {
         let n = n.div_ceil(BLOCK_BITS) * BLOCK_BITS;
         Marks {
-            live: 0,
             bits: vec![0; n / 64],
             blocks: vec![0; n / BLOCK_BITS + 1],
         }
@@ -51,7 +48,6 @@ impl Marks {
     /// Room for `n` positions with marks at `0..live`.
     fn filled(n: usize, live: usize) -> Self {
         let mut marks = Marks::new(n.max(live));
-        marks.live = live as u64;
         marks.bits[..live / 64].fill(u64::MAX);
         if live % 64 != 0 {
             marks.bits[live / 64] = (1u64 << (live % 64)) - 1;
@@ -73,26 +69,6 @@ impl Marks {
 
     fn len(&self) -> usize {
         self.bits.len() * 64
-    }
-
-    /// Sets the mark at `pos` (which must be clear).
-    #[inline(always)]
-    fn set(&mut self, pos: usize) {
-        self.add(pos, 1);
-        self.live += 1;
-    }
-
-    /// Clears the mark at `pos` (which must be set).
-    #[inline(always)]
-    fn clear(&mut self, pos: usize) {
-        self.add(pos, -1);
-        self.live -= 1;
-    }
-
-    /// Marks at positions after `pos`.
-    #[inline(always)]
-    fn after(&self, pos: usize) -> u64 {
-        self.live - self.prefix(pos)
     }
 
     /// Asks for the bitmap word holding `pos` (a hint: no effect on results).
@@ -210,15 +186,15 @@ impl StackDistances {
         let now = self.now;
         self.now += 1;
         let previous = self.swap_last(block, now as u32);
+        self.marks.add(now, 1);
         let Some(t) = previous else {
-            self.marks.set(now);
             self.unique += 1;
             return None;
         };
-        // The distinct blocks referenced since `t`: the marks after it (`now`'s is not set yet).
-        let between = self.marks.after(t as usize);
-        self.marks.clear(t as usize);
-        self.marks.set(now);
+        // Marks after the previous reference, before now: every block seen (`unique`) less
+        // those whose last reference is at or before `t` (its own mark included).
+        let between = self.unique - self.marks.prefix(t as usize);
+        self.marks.add(t as usize, -1);
         Some(between)
     }
 
@@ -276,7 +252,6 @@ impl StackDistances {
         self.sparse.values_mut().for_each(rank);
         let live = self.unique as usize;
         debug_assert_eq!(count as usize, live);
-        debug_assert_eq!(self.marks.live, self.unique);
         // At least three quarters of the bitmap are free afterwards, so renumbering costs O(1)
         // per reference amortised.
         let size = (live * 4).max(self.marks.len()).max(1024);
