@@ -12,7 +12,7 @@
 //! pinned while its read is in flight, so it is usually near the newest end).
 
 use super::ring::Ring;
-use super::Block;
+use super::{check_same_residents, Block};
 use crate::frames::Frames;
 use std::collections::VecDeque;
 
@@ -238,6 +238,20 @@ impl S3Queues {
         passed.extend(ahead);
         self.rings[MAIN].set_order(passed);
         victim
+    }
+
+    /// Blocks on the small and main queues: the resident ones (the ghost queue holds ids only).
+    #[inline]
+    pub fn resident_len(&self) -> usize {
+        self.len(SMALL) + self.len(MAIN)
+    }
+
+    /// [`S3Queues::check`], and that the small and main queues hold exactly `frames`'
+    /// resident blocks.
+    pub fn check_residents(&self, frames: &Frames) -> Result<(), String> {
+        self.check()?;
+        let small = self.new_to_old(SMALL);
+        check_same_residents(small.into_iter().chain(self.new_to_old(MAIN)), frames)
     }
 
     /// Checks the rings and that every id's recorded queue is the queue that holds it.

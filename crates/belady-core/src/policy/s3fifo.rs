@@ -35,7 +35,7 @@
 
 use super::registry::PolicySpec;
 use super::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, Policy};
 use crate::error::Result as CoreResult;
 use crate::frames::Frames;
 
@@ -162,16 +162,11 @@ impl Policy for S3FifoPolicy {
     }
 
     fn len(&self) -> usize {
-        self.queues.len(SMALL) + self.queues.len(MAIN)
+        self.queues.resident_len()
     }
 
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        self.queues.check()?;
-        let resident = self.queues.new_to_old(SMALL);
-        check_same_residents(
-            resident.into_iter().chain(self.queues.new_to_old(MAIN)),
-            frames,
-        )?;
+        self.queues.check_residents(frames)?;
         if self.queues.len(GHOST) > self.ghost_cap {
             return Err(format!(
                 "ghost queue holds {} ids, more than {}",
@@ -199,6 +194,7 @@ impl Policy for S3FifoPolicy {
 mod tests {
     use super::*;
     use crate::level::CacheLevel;
+    use crate::policy::check_same_residents;
     use crate::policy::list::Lists;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;

@@ -29,7 +29,7 @@
 
 use super::registry::PolicySpec;
 use super::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use super::{Access, Block, Evicted, InsertKind, Pending, Policy};
 use crate::error::Result as CoreResult;
 use crate::frames::Frames;
 
@@ -216,16 +216,11 @@ impl Policy for S3FifoSizedPolicy {
     }
 
     fn len(&self) -> usize {
-        self.queues.len(SMALL) + self.queues.len(MAIN)
+        self.queues.resident_len()
     }
 
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        self.queues.check()?;
-        let resident = self.queues.new_to_old(SMALL);
-        check_same_residents(
-            resident.into_iter().chain(self.queues.new_to_old(MAIN)),
-            frames,
-        )?;
+        self.queues.check_residents(frames)?;
         for list in [SMALL, MAIN, GHOST] {
             let sum: u64 = self
                 .queues
