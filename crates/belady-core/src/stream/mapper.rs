@@ -144,24 +144,7 @@ impl Mapper {
     /// [`AHEAD`] places on is prefetched before each lookup, so memory misses overlap instead of
     /// following one another; the spool's room is checked once per stretch, not per id.
     pub(crate) fn map_all(&mut self, originals: &[u64], spool: &mut Spool) -> Result<()> {
-        spool.fit_to(self.table_bytes())?;
-        for &o in originals.iter().take(AHEAD) {
-            self.prefetch_for(o);
-        }
-        let mut done = 0;
-        while done < originals.len() {
-            let end = done + spool.room().min(originals.len() - done);
-            for i in done..end {
-                if let Some(&next) = originals.get(i + AHEAD) {
-                    self.prefetch_for(next);
-                }
-                let id = self.map(originals[i]);
-                spool.ids.push(id);
-            }
-            spool.settle()?;
-            done = end;
-        }
-        Ok(())
+        self.map_each(originals, spool, |spool, _, id, _| spool.ids.push(id))
     }
 
     /// Maps `originals` in order as [`Mapper::map_all`] does, pushing each dense id and its
@@ -174,6 +157,27 @@ impl Mapper {
         spool: &mut Spool,
     ) -> Result<()> {
         debug_assert_eq!(originals.len(), sizes.len());
+        self.map_each(originals, spool, |spool, i, id, first| {
+            let size = sizes[i];
+            if first {
+                spool.totals.footprint += size as u64;
+            }
+            spool.totals.requested += size as u64;
+            spool.ids.push(id);
+            spool.sizes.as_mut().expect("a sized spool").push(size);
+        })
+    }
+
+    /// The loop of [`Mapper::map_all`] and [`Mapper::map_all_sized`]: maps each of `originals`
+    /// with the slot [`AHEAD`] places on prefetched, and hands `record` the spool, the index,
+    /// the dense id and whether the id is new; the spool settles once per stretch of its room.
+    #[inline(always)]
+    fn map_each(
+        &mut self,
+        originals: &[u64],
+        spool: &mut Spool,
+        mut record: impl FnMut(&mut Spool, usize, u32, bool),
+    ) -> Result<()> {
         spool.fit_to(self.table_bytes())?;
         for &o in originals.iter().take(AHEAD) {
             self.prefetch_for(o);
@@ -181,20 +185,13 @@ impl Mapper {
         let mut done = 0;
         while done < originals.len() {
             let end = done + spool.room().min(originals.len() - done);
-            let spool_sizes = spool.sizes.as_mut().expect("a sized spool");
             for i in done..end {
                 if let Some(&next) = originals.get(i + AHEAD) {
                     self.prefetch_for(next);
                 }
                 let before = self.len;
                 let id = self.map(originals[i]);
-                let size = sizes[i];
-                if self.len > before {
-                    spool.totals.footprint += size as u64;
-                }
-                spool.totals.requested += size as u64;
-                spool.ids.push(id);
-                spool_sizes.push(size);
+                record(spool, i, id, self.len > before);
             }
             spool.settle()?;
             done = end;
