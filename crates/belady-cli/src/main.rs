@@ -393,7 +393,7 @@ fn config_file(path: &Path, matches: &clap::ArgMatches) -> Result<RunConfig> {
         })
         .map(|id| match id {
             "trace_file" => "TRACE".to_string(),
-            id => belady_core::config::flag_name(id),
+            id => belady_core::run::config::flag_name(id),
         })
         .collect();
     if !given.is_empty() {
@@ -621,7 +621,7 @@ fn main() {
             .map(|c| match c.downcast_ref::<belady_core::Error>() {
                 Some(belady_core::Error::Config { field, value, msg }) => format!(
                     "invalid {} '{value}': {msg}",
-                    belady_core::config::flag_name(field)
+                    belady_core::run::config::flag_name(field)
                 ),
                 _ => c.to_string(),
             })

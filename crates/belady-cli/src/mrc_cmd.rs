@@ -2,8 +2,8 @@
 
 use crate::{emit, FormatArgs, Ops};
 use anyhow::{bail, Context, Result};
-use belady_core::mrc::{profile, profile_dense, Mrc, MrcOptions, MrcRow, Sizes};
-use belady_core::stream::ingest::ingest;
+use belady_core::analysis::mrc::{profile, profile_dense, Mrc, MrcOptions, MrcRow, Sizes};
+use belady_core::trace::ingest::ingest;
 use belady_core::{parse_policies, OpFilter, Preset};
 use clap::Args;
 use std::path::PathBuf;
@@ -118,7 +118,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
         .into());
     }
     if let Some(r) = args.sample_rate {
-        belady_core::mrc::Sampler::new(r, args.seed)?;
+        belady_core::analysis::mrc::Sampler::new(r, args.seed)?;
     }
     // Neither output may be the trace, nor the other output.
     for out in [&args.output, &args.html].into_iter().flatten() {

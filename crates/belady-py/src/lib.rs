@@ -35,7 +35,7 @@ fn to_py(e: Error) -> PyErr {
     match e {
         Error::Config { field, value, msg } => ConfigError::new_err(format!(
             "invalid {} '{value}': {msg}",
-            belady_core::config::keyword_name(&field)
+            belady_core::run::config::keyword_name(&field)
         )),
         // Memory an input asked for: Python's own exception for it, the interpreter lives on.
         Error::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(e.to_string()),
@@ -188,7 +188,7 @@ fn mrc_json(
     header: Option<bool>,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    use belady_core::mrc::{profile, profile_dense, MrcOptions, Sizes};
+    use belady_core::analysis::mrc::{profile, profile_dense, MrcOptions, Sizes};
     let (rows, warning) = py
         .allow_threads(|| -> belady_core::Result<(String, Option<String>)> {
             if let Some(n) = threads {
@@ -223,7 +223,7 @@ fn mrc_json(
             let source = trace.display().to_string();
             let mrc = if sample_rate.is_none() {
                 // As `belady mrc`: without sampling the curves read the dense ids a run reads.
-                let mut feed = belady_core::stream::ingest::ingest(&trace, &format, &read, filter)?;
+                let mut feed = belady_core::trace::ingest::ingest(&trace, &format, &read, filter)?;
                 pool.install(|| profile_dense(&mut feed, &specs, &sizes, &opts, &source))?
             } else {
                 let stream = belady_core::trace::open_requests(&trace, &format, &read)?;

@@ -5,19 +5,22 @@
 //! A [`PreparedTrace`] is parsed once and shared by every run; the oracle OPT needs is computed
 //! at most once, on first use. [`run_grid`] runs a grid over it in the rayon pool and returns
 //! results in grid order, so output is the same for any thread count; streamed traces go
-//! through the same runner from [`crate::stream::run_block_grid`].
+//! through the same runner from [`crate::engine::block::run_block_grid`].
 
+pub mod block;
+pub mod file;
 pub(crate) mod grid;
+pub mod hierarchy;
 pub mod run_loop;
 
-use crate::cache_model::{CacheModel, Capacity, LevelSetup};
+use crate::cache::cache_model::{CacheModel, Capacity, LevelSetup};
+use crate::cache::level::{CacheLevel, LevelStats};
+use crate::cache::size::CacheSize;
 use crate::error::Result;
-use crate::level::{CacheLevel, LevelStats};
 use crate::policy::registry::PolicySpec;
 use crate::policy::Policy;
-use crate::report::ByteCounts;
-pub use crate::report::RunResult;
-use crate::size::CacheSize;
+use crate::run::rows::ByteCounts;
+pub use crate::run::rows::RunResult;
 use crate::trace::dense::BlockTrace;
 use grid::{Cell, Levels, Source};
 pub use run_loop::Requests;
@@ -194,8 +197,8 @@ fn trace_footprint(trace: &BlockTrace) -> Option<u64> {
 
 /// The I/O counters of a run without read-ahead or clustering: each miss is one synchronous
 /// one-block disk read, so every row carries the same `disk_requests` and sync/async keys.
-pub fn demand_io(misses: u64) -> crate::report::IoStats {
-    crate::report::IoStats {
+pub fn demand_io(misses: u64) -> crate::run::rows::IoStats {
+    crate::run::rows::IoStats {
         disk_requests: misses,
         sync_requests: misses,
         sync_blocks: misses,
@@ -229,7 +232,9 @@ pub fn run_grid_with(
         .map(|s| Capacity::resolve(s, model, trace.unique(), trace.trace.block_size, footprint))
         .collect::<Result<_>>()?;
     if capacities.iter().any(|c| c.weighted) {
-        specs.iter().try_for_each(crate::builder::check_weighs)?;
+        specs
+            .iter()
+            .try_for_each(crate::cache::builder::check_weighs)?;
     }
     let grid: Vec<Cell> = specs
         .iter()

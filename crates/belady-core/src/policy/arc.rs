@@ -47,12 +47,12 @@
 //! Pinned blocks are passed over: REPLACE takes the LRU-most unpinned block of the list it
 //! chose, else of the other list, else reports that every block is pinned.
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::{Error, Result};
-use crate::frames::Frames;
 
 pub(crate) const T1: usize = 0;
 pub(crate) const T2: usize = 1;
@@ -404,7 +404,7 @@ impl Policy for ArcPolicy {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
     use crate::policy::NEVER;
     use proptest::prelude::*;
@@ -646,7 +646,7 @@ pub(crate) mod tests {
             let mut level = CacheLevel::new(arc(&params, cap, 14), cap, 14);
             for &b in &refs {
                 let hit = model.access(b);
-                prop_assert_eq!(level.access(b, NEVER) == crate::level::Outcome::Hit, hit);
+                prop_assert_eq!(level.access(b, NEVER) == crate::cache::level::Outcome::Hit, hit);
                 level.check().unwrap();
                 let want: Vec<Vec<u32>> = [&model.t1, &model.t2, &model.b1, &model.b2]
                     .iter()

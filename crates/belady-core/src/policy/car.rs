@@ -41,12 +41,12 @@
 //! the head-most unpinned page of T1, else of T2, is taken; with every page pinned, none is.
 
 use super::arc::{trim_ghosts, Delta};
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 
 const T1: usize = 0;
 const T2: usize = 1;
@@ -281,7 +281,7 @@ impl Policy for CarPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::{CacheLevel, Outcome};
+    use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::testutil::{pattern, run};
     use crate::policy::NEVER;
     use proptest::prelude::*;

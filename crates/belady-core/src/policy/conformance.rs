@@ -7,8 +7,8 @@ use super::registry::{PolicySpec, PolicyVisitor, Preset, POLICIES};
 // The suite builds every policy as the engine does, variants included (the builder is outside
 // `policy/` because it also picks `compat/`'s variants).
 use super::{Policy, NEVER};
-use crate::builder::{build, build_for, check_weighs};
-use crate::level::{CacheLevel, Outcome};
+use crate::cache::builder::{build, build_for, check_weighs};
+use crate::cache::level::{CacheLevel, Outcome};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -215,7 +215,7 @@ proptest! {
             if check_weighs(&spec).is_err() {
                 continue;
             }
-            let cap = crate::cache_model::Capacity { units: capacity, weighted: true, entries: capacity / 20 };
+            let cap = crate::cache::cache_model::Capacity { units: capacity, weighted: true, entries: capacity / 20 };
             let verdict = build_for(&spec, &cap, 12, ConformSized { refs: &refs, capacity, universe: 12 }).unwrap();
             prop_assert!(verdict.is_ok(), "{:?}: {}", preset, verdict.unwrap_err());
         }

@@ -37,12 +37,12 @@
 //! statistics here. Blocks evicted as unused prefetches leave no shadow (the kernel keeps one:
 //! belady's policy contract forbids ghost entries for blocks never used).
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 use std::collections::VecDeque;
 
 const INACTIVE: usize = 0;
@@ -246,7 +246,7 @@ impl Policy for LinuxPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::lru::LruPolicy;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;

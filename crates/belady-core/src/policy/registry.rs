@@ -1,8 +1,8 @@
 //! Every built-in policy's name and parameters: parsing a policy list, presets and overrides into
-//! [`PolicySpec`]s. [`crate::builder::build`] (`builder.rs`) turns a spec into the policy.
+//! [`PolicySpec`]s. [`crate::cache::builder::build`] (`cache/builder.rs`) turns a spec into the policy.
 //!
 //! Adding a policy: its file under `policy/`, an entry in [`POLICIES`] (`policy/catalog.rs`), and
-//! an arm in [`crate::builder::build`] (`builder.rs`).
+//! an arm in [`crate::cache::builder::build`] (`cache/builder.rs`).
 //! The conformance suite, the CLI and the Python bindings pick it up from here.
 
 use super::Policy;
@@ -306,7 +306,7 @@ mod tests {
                 type Output = ();
                 fn visit<P: Policy + 'static>(self, _: P) {}
             }
-            crate::builder::build(spec, 10, 10, Builds).unwrap();
+            crate::cache::builder::build(spec, 10, 10, Builds).unwrap();
         }
         let lirs = &parse_policies("lirs", &[], Preset::Libcachesim).unwrap()[0];
         assert_eq!(

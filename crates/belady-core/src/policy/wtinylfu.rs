@@ -39,12 +39,12 @@
 //! pinned, main's victim is evicted; when main's victim is pinned, the next unpinned block towards
 //! its MRU end (then protected's, then the window's) is taken.
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 
 const WINDOW: usize = 0;
 const PROBATION: usize = 1;
@@ -327,7 +327,7 @@ impl Policy for WTinyLfuPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::NEVER;
 
     #[test]

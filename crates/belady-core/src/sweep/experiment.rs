@@ -3,8 +3,8 @@
 //! meaning; a list is an axis of the grid (`policies`, `cache_sizes`, `prefetch`, `disk`,
 //! `levels`, `placement`), and each cell of the grid is a [`RunConfig`] with one value per list.
 
-use crate::config::{canonical_path, RunConfig};
 use crate::error::{Error, Result};
+use crate::run::config::{canonical_path, RunConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};

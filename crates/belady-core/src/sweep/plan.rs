@@ -4,11 +4,11 @@
 use super::cell::{params_for, sha256_file, split_entry, CellConfig, PlannedTrace};
 use super::store;
 use super::Experiment;
-use crate::config::RunConfig;
+use crate::cache::size::CacheSize;
+use crate::engine::hierarchy::{HierarchySpec, Placement};
 use crate::error::{Error, Result};
-use crate::hierarchy::{HierarchySpec, Placement};
 use crate::policy::registry::{param_policy, parse_policies};
-use crate::size::CacheSize;
+use crate::run::config::RunConfig;
 use crate::trace::{detect_format, Format};
 use std::path::Path;
 
@@ -218,7 +218,7 @@ impl Plan {
             let blocks = usize::try_from(blocks).unwrap_or(usize::MAX);
             config
                 .spec()
-                .and_then(|spec| crate::builder::build(&spec, blocks, 1, CheckBuild))
+                .and_then(|spec| crate::cache::builder::build(&spec, blocks, 1, CheckBuild))
                 .map_err(|e| {
                     Error::config(
                         "run",

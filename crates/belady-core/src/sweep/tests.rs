@@ -1,10 +1,10 @@
 //! The sweep's planning and execution, against direct runs.
 
 use super::*;
-use crate::config::RunConfig;
+use crate::engine::file::run_file_hierarchy;
 use crate::engine::{run_one, PreparedTrace, RunResult};
-use crate::filesim::run_file_hierarchy;
 use crate::policy::registry::{PolicySpec, Preset};
+use crate::run::config::RunConfig;
 use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
 use std::path::{Path, PathBuf};
 
@@ -228,14 +228,15 @@ fn experiments_sweep_hierarchies_too() {
     );
     for (i, (_, config)) in plan.runs.iter().enumerate() {
         let got = plan.result(i).unwrap();
-        let spec = crate::hierarchy::HierarchySpec::parse(
+        let spec = crate::engine::hierarchy::HierarchySpec::parse(
             &config.run.levels[0],
             &[],
             Preset::Paper,
-            crate::hierarchy::Placement::parse(&config.run.placement).unwrap(),
+            crate::engine::hierarchy::Placement::parse(&config.run.placement).unwrap(),
         )
         .unwrap();
-        let direct = crate::hierarchy::reference::run_hierarchy(&spec, &trace, None).unwrap();
+        let direct =
+            crate::engine::hierarchy::reference::run_hierarchy(&spec, &trace, None).unwrap();
         assert_eq!(got.levels.as_ref(), Some(&direct.levels));
         assert_eq!((got.hits, got.requests), (direct.hits, direct.requests));
         assert_eq!(got, result(run_config(config).unwrap()));
@@ -253,12 +254,12 @@ fn experiments_sweep_hierarchies_too() {
     let with_ra = plan.result(1).unwrap();
     assert_eq!(with_ra.prefetch.as_deref(), Some("linux24"));
     assert_eq!(with_ra.levels.as_ref().map(Vec::len), Some(2));
-    let files = crate::filesim::PreparedFileTrace::from_block_trace(&trace.trace).unwrap();
-    let spec = crate::hierarchy::HierarchySpec::parse(
+    let files = crate::engine::file::PreparedFileTrace::from_block_trace(&trace.trace).unwrap();
+    let spec = crate::engine::hierarchy::HierarchySpec::parse(
         "client:lru:40,storage:lru:80",
         &[],
         Preset::Paper,
-        crate::hierarchy::Placement::Access,
+        crate::engine::hierarchy::Placement::Access,
     )
     .unwrap();
     let cfg = RunConfig {

@@ -305,7 +305,7 @@ fn sizes_round_trip_and_stream_back_with_the_headers_totals() {
     // Unfiltered: streamed as stored, totals from the header; filtered: renumbered.
     for ops in [OpFilter::All, OpFilter::Read] {
         let mut feed =
-            crate::stream::ingest::ingest_sized(&path, &Format::Native, &opts, ops).unwrap();
+            crate::trace::ingest::ingest_sized(&path, &Format::Native, &opts, ops).unwrap();
         let (mut ids, mut sizes) = (Vec::new(), Vec::new());
         while let Some((i, z)) = feed.next_sized_chunk().unwrap() {
             ids.extend_from_slice(i);
@@ -346,13 +346,13 @@ fn sized_original_ids_load_like_the_sized_table_and_sizes_must_be_all_or_none() 
     std::fs::write(&path, &bytes).unwrap();
     let opts = crate::trace::ReadOptions::default();
     let feed =
-        crate::stream::ingest::ingest_sized(&path, &Format::Native, &opts, OpFilter::All).unwrap();
+        crate::trace::ingest::ingest_sized(&path, &Format::Native, &opts, OpFilter::All).unwrap();
     assert_eq!(feed.size_totals(), size_totals(&whole));
     // A file without sizes streams without them, whichever ingest reads it.
     let plain = dir.path().join("p.bldy");
     std::fs::write(&plain, encode(&sample(100))).unwrap();
     let feed =
-        crate::stream::ingest::ingest_sized(&plain, &Format::Native, &opts, OpFilter::All).unwrap();
+        crate::trace::ingest::ingest_sized(&plain, &Format::Native, &opts, OpFilter::All).unwrap();
     assert!(!feed.has_sizes());
     let mut w = StreamWriter::new(dir.path(), "s".into(), 4096).unwrap();
     w.push_sized(1, Op::Read, None, 10).unwrap();
