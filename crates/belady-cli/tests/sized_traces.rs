@@ -430,3 +430,51 @@ fn merge_keeps_object_sizes_when_both_traces_have_them() {
         "{err}"
     );
 }
+
+/// `opt` weighing objects by size is Belady's rule, which is no longer the optimum: on heavy-tailed
+/// sizes GDSF beats it, and its rows say so (a footer line once, a `note` key per row).
+#[test]
+fn sized_opt_rows_say_belady_is_a_heuristic_once_sizes_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = path_in(dir.path(), "z.bldy");
+    ok(&belady(&[
+        "gen",
+        "zipf",
+        "--alpha",
+        "0.9",
+        "--blocks",
+        "3000",
+        "--requests",
+        "40000",
+        "--seed",
+        "3",
+        "--sizes",
+        "pareto:512,1.2,1MiB",
+        "--to",
+        "native",
+        "-o",
+        &trace,
+    ]));
+    let rows = json_rows(&belady(&[
+        "sim", &trace, "-p", "opt,gdsf", "-c", "30%", "--json",
+    ]));
+    let (opt, gdsf) = (&rows[0], &rows[1]);
+    // What the note explains happens here: the size-aware policy hits more often than `opt`.
+    assert!(
+        gdsf["hit_ratio"].as_f64() > opt["hit_ratio"].as_f64(),
+        "{opt} {gdsf}"
+    );
+    let note = opt["note"].as_str().expect("the opt row has a note");
+    assert!(
+        note.contains("heuristic") && note.contains("docs/policies.md"),
+        "{note}"
+    );
+    assert!(gdsf.get("note").is_none(), "{gdsf}");
+    let text = ok(&belady(&["sim", &trace, "-p", "opt,lru", "-c", "1%,30%"]));
+    assert_eq!(text.matches(note).count(), 1, "{text}");
+    // Counted in objects, Belady's rule is the optimum again: no note.
+    let rows = json_rows(&belady(&[
+        "sim", &trace, "-p", "opt", "-c", "500", "--json",
+    ]));
+    assert!(rows[0].get("note").is_none(), "{}", rows[0]);
+}

@@ -25,6 +25,7 @@ pub mod outfile;
 pub mod policy;
 pub mod prefetch;
 pub mod report;
+pub mod row_notes;
 pub mod run;
 pub mod simulate;
 pub mod size;

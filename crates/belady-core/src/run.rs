@@ -90,6 +90,9 @@ struct Row<'a> {
     run: &'a RunResult,
     format: &'a str,
     ops: OpFilter,
+    /// Why a number surprises, when it would (`row_notes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'static str>,
 }
 
 impl Outcome {
@@ -126,6 +129,7 @@ impl Outcome {
                     run,
                     format: &self.format,
                     ops: self.ops,
+                    note: crate::row_notes::row_note(run),
                 })
                 .expect("rows serialise")
             })
