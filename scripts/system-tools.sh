@@ -64,7 +64,7 @@ fi
 # What the suite leaves out without tool $1.
 skipped_because() {
     case "$1" in
-        strace) echo "the record tests (tests/python/test_record.py, test_recorded_findings.py, test_readme.py's record example; the strace cases of crates/belady-cli/tests/defects.rs)" ;;
+        strace) echo "the record tests (tests/python/test_record.py, test_recorded_findings.py, test_readme.py's Quick start, which records a program; the strace cases of crates/belady-cli/tests/defects.rs)" ;;
         chromium) echo "the headless-browser render tests (tests/python/test_report.py)" ;;
         zstd) echo "the zstd-compressed libCacheSim trace tests (tests/python/test_oracle_general.py)" ;;
         python3-venv) echo "the Python tests (the suite stops where it creates target/venv)" ;;
