@@ -113,11 +113,16 @@ pub fn run(args: SweepArgs) -> Result<()> {
     } else {
         String::new()
     };
+    let reused = plan.runs.len() - todo.len();
+    let how = if reused > 0 {
+        " (reused, not recomputed: --store NEW.sqlite, or deleting the store, computes them again)"
+    } else {
+        ""
+    };
     eprintln!(
-        "{} runs{duplicates}: {} done now{others}, {} already in {}",
+        "{} runs{duplicates}: {} done now{others}, {reused} already in {}{how}",
         plan.runs.len(),
         done.computed,
-        plan.runs.len() - todo.len(),
         store_path.display()
     );
     Ok(())

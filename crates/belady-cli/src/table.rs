@@ -19,6 +19,8 @@ pub fn runs(results: &[RunResult]) -> String {
         .any(|r| r.prefetch != results.first().and_then(|f| f.prefetch.clone()));
     // Object caches name their model and byte capacity (a plain count has none: `-`).
     let objects = results.iter().any(|r| r.cache_model == "objects");
+    // The disk's own read cache, named where it served requests (its hits take no seek).
+    let drive_cache = results.iter().any(|r| disk_cache_hits(r) > 0);
     let admission = results.iter().any(|r| r.admission != "none");
     let mut header = vec!["policy"];
     if prefetch_varies {
@@ -38,6 +40,9 @@ pub fn runs(results: &[RunResult]) -> String {
     }
     if timed {
         header.extend(["exec_s", "io_wait_s"]);
+    }
+    if drive_cache {
+        header.push("disk_cache_hits");
     }
     header.extend(["bytes_requested", "byte_misses", "byte_miss_%"]);
     let rows: Vec<Vec<String>> = results
@@ -80,6 +85,9 @@ pub fn runs(results: &[RunResult]) -> String {
                 let secs = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
                 row.extend([secs(io.exec_time_s), secs(io.io_wait_s)]);
             }
+            if drive_cache {
+                row.push(disk_cache_hits(r).to_string());
+            }
             row.extend([
                 r.bytes_requested.to_string(),
                 r.byte_misses.to_string(),
@@ -93,7 +101,33 @@ pub fn runs(results: &[RunResult]) -> String {
         out.push_str(UNTIMED_NOTE);
         out.push('\n');
     }
+    if drive_cache {
+        out.push_str(DRIVE_CACHE_NOTE);
+        out.push('\n');
+    }
+    // Each row note once, in the order the rows first carry it.
+    let mut notes: Vec<&str> = Vec::new();
+    for note in results.iter().filter_map(belady_core::run::notes::row_note) {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    for note in notes {
+        out.push_str(note);
+        out.push('\n');
+    }
     out
+}
+
+/// The footer of a table where the disk's own read cache served requests.
+pub const DRIVE_CACHE_NOTE: &str =
+    "disk_cache_hits: disk reads the drive served from its own read \
+cache (segments filled by its read-ahead), with no seek or rotational wait, which is why the mean \
+response time can be far below a seek (docs/disk.md, \"Drive cache\")";
+
+/// Reads a run's disk served from its own read cache (0 without a disk or its cache).
+fn disk_cache_hits(r: &RunResult) -> u64 {
+    r.io.as_ref().and_then(|io| io.disk_cache_hits).unwrap_or(0)
 }
 
 /// The footer of a table holding untimed runs with read-ahead.

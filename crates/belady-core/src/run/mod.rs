@@ -5,6 +5,7 @@
 //! `calibrate` and the ClusterFetch demo all come here with a [`RunConfig`].
 
 pub mod config;
+pub mod notes;
 pub mod rows;
 
 use crate::cache::cache_model::CacheModel;
@@ -93,6 +94,9 @@ struct Row<'a> {
     run: &'a RunResult,
     format: &'a str,
     ops: OpFilter,
+    /// Why a number surprises, when it would (`run::notes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'static str>,
 }
 
 impl Outcome {
@@ -129,6 +133,7 @@ impl Outcome {
                     run,
                     format: &self.format,
                     ops: self.ops,
+                    note: crate::run::notes::row_note(run),
                 })
                 .expect("rows serialise")
             })

@@ -208,6 +208,10 @@ pub struct IoStats {
     /// With a disk model: busy time over run time (the device may stay busy after the program ends).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub disk_utilization: Option<f64>,
+    /// With a disk model that has a read cache (`hdd`, `cheetah9lp`): disk requests it served
+    /// whole from that cache, with no seek or rotational wait.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub disk_cache_hits: Option<u64>,
     /// With a disk model: mean time from issue to completion of a request, ms.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub mean_response_ms: Option<f64>,

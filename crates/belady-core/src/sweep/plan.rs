@@ -117,7 +117,11 @@ impl Plan {
         let mut traces = Vec::new();
         let mut spools = Vec::new();
         for t in &exp.traces {
-            let mut path = base.join(&t.path);
+            // Checked when the experiment was read; the environment may have changed since.
+            let expanded = t
+                .expanded_path()
+                .map_err(|msg| Error::config("experiment", name, msg))?;
+            let mut path = base.join(expanded);
             if let Some(spool) = crate::trace::input::spool_read_once(&path)? {
                 path = spool.to_path_buf();
                 spools.push(spool);

@@ -400,3 +400,16 @@ fn every_key_of_sim_is_an_experiment_key_and_old_names_still_work() {
     );
     assert!(!err.contains('\n'), "{err}");
 }
+
+#[test]
+fn the_variable_a_trace_path_starts_with_is_found() {
+    use super::experiment::leading_variable;
+    assert_eq!(
+        leading_variable("${BELADY_TRACES}/lirs/x"),
+        Some("BELADY_TRACES")
+    );
+    assert_eq!(leading_variable("${T:-../t}/x"), Some("T"));
+    assert_eq!(leading_variable("$T/x"), Some("T"));
+    assert_eq!(leading_variable("traces/${T}/x"), None);
+    assert_eq!(leading_variable("$/x"), None);
+}

@@ -263,6 +263,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             self.io.io_time_s = Some(s(exec_ns.saturating_sub(self.proc_ns)));
             self.io.io_wait_s = self.io.io_time_s;
             self.io.disk_busy_s = Some(s(busy_ns));
+            self.io.disk_cache_hits = disk.cache_read_hits();
             // Read-ahead issued near the end may finish after the last reference: the device's
             // busy time is then measured over the span until it goes idle, so it stays <= 1.
             let span_ns = exec_ns.max(disk.free_ns());
