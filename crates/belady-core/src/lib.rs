@@ -6,6 +6,7 @@
 //! victims. Only the engine calls across components.
 
 pub mod admission;
+pub mod analysis;
 pub mod bounds;
 pub mod builder;
 pub mod cache_model;

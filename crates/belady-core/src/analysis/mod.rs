@@ -1,0 +1,3 @@
+//! Analyses of a trace beyond simulating policies over it.
+
+pub mod opt_bounds;
