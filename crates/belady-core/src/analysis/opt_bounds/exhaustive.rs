@@ -1,7 +1,7 @@
 //! The optimum by exhaustive search over cache contents, for tiny traces (tests only): after
 //! each request the cache holds any set of objects, drawn from what it held and the object just
-//! requested, that fits its capacity. A request hits when its object is held at the size it
-//! was last requested with (a changed size is a new version, as in the model).
+//! requested, that fits its capacity. A request hits when its object is held; an object weighs
+//! its size at its first request, as in the model.
 
 use super::model::Objective;
 use std::collections::HashMap;
@@ -18,20 +18,20 @@ pub(crate) fn optimum(pairs: &[(u64, u32)], capacity: u64, objective: Objective)
         })
         .collect();
     assert!(index.len() <= 16, "too many objects for exhaustive search");
-    // Each object's size as last requested.
+    // Each object's size at its first request.
     let mut size = vec![0u64; index.len()];
     let mut best: HashMap<u32, u64> = HashMap::from([(0u32, 0u64)]);
     for (&o, &(_, s)) in ids.iter().zip(pairs) {
-        let s = s.max(1) as u64;
+        if size[o] == 0 {
+            size[o] = s.max(1) as u64;
+        }
         let cost = match objective {
             Objective::Misses => 1,
-            Objective::Bytes => s,
+            Objective::Bytes => size[o],
         };
-        let same_version = size[o] == s;
-        size[o] = s;
         let mut next: HashMap<u32, u64> = HashMap::new();
         for (&held, &c) in &best {
-            let hit = held & (1 << o) != 0 && same_version;
+            let hit = held & (1 << o) != 0;
             let c = c + if hit { 0 } else { cost };
             // Keep any subset of what was held and the object just requested that fits.
             let pool = held | (1 << o);

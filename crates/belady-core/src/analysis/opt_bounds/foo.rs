@@ -35,12 +35,99 @@ pub(crate) fn solve(arcs: &[Arc], room: impl Fn(u32) -> i64) -> Vec<i64> {
         .iter()
         .map(|&p| room(p).max(0))
         .collect();
+    let ends: Vec<(u32, u32)> = arcs.iter().map(|a| (node(a.0), node(a.1))).collect();
+    let cached = greedy(arcs, &ends, &chain);
     let mut g = ChainFlow::new(&chain, arcs.len());
-    for &(a, b, units, cost) in arcs {
-        g.add_interval(node(a), node(b), units, cost);
+    for ((&(_, _, units, cost), &(a, b)), &c) in arcs.iter().zip(&ends).zip(&cached) {
+        g.add_interval(a, b, units, cost, c);
     }
     g.solve();
     (0..arcs.len()).map(|k| g.flow(k)).collect()
+}
+
+/// A starting schedule for the simplex: intervals in order of cost per unit per gap spanned
+/// (PFOO-L's order: the most valuable use of the cache first), each kept whole where the chain
+/// still has room for it all. Most of FOO's decisions follow that order, so the simplex starts
+/// near the optimum and pivots only around the boundary.
+fn greedy(arcs: &[Arc], ends: &[(u32, u32)], chain: &[i64]) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..arcs.len()).collect();
+    let value = |k: usize| arcs[k].3 as f64 / (ends[k].1 - ends[k].0) as f64;
+    order.sort_by(|&x, &y| value(y).total_cmp(&value(x)).then(x.cmp(&y)));
+    let mut room = RoomTree::new(chain);
+    let mut cached = vec![false; arcs.len()];
+    for k in order {
+        let (a, b) = (ends[k].0 as usize, ends[k].1 as usize);
+        if room.min(a, b) >= arcs[k].2 {
+            room.add(a, b, -arcs[k].2);
+            cached[k] = true;
+        }
+    }
+    cached
+}
+
+/// The chain's room per arc, with the least over a range and an addition over a range in
+/// logarithmic time (a segment tree with pending additions).
+struct RoomTree {
+    size: usize,
+    min: Vec<i64>,
+    pending: Vec<i64>,
+}
+
+impl RoomTree {
+    fn new(values: &[i64]) -> RoomTree {
+        let size = values.len().next_power_of_two().max(1);
+        let mut min = vec![i64::MAX; 2 * size];
+        min[size..size + values.len()].copy_from_slice(values);
+        for i in (1..size).rev() {
+            min[i] = min[2 * i].min(min[2 * i + 1]);
+        }
+        RoomTree {
+            size,
+            min,
+            pending: vec![0; 2 * size],
+        }
+    }
+
+    /// The least room over arcs `[a, b)`.
+    fn min(&self, a: usize, b: usize) -> i64 {
+        self.query(1, 0, self.size, a, b)
+    }
+
+    fn query(&self, node: usize, lo: usize, hi: usize, a: usize, b: usize) -> i64 {
+        if b <= lo || hi <= a {
+            return i64::MAX;
+        }
+        if a <= lo && hi <= b {
+            return self.min[node];
+        }
+        let mid = (lo + hi) / 2;
+        let below =
+            self.query(2 * node, lo, mid, a, b)
+                .min(self.query(2 * node + 1, mid, hi, a, b));
+        below.saturating_add(self.pending[node])
+    }
+
+    /// Adds `delta` to the room of arcs `[a, b)`.
+    fn add(&mut self, a: usize, b: usize, delta: i64) {
+        self.update(1, 0, self.size, a, b, delta);
+    }
+
+    fn update(&mut self, node: usize, lo: usize, hi: usize, a: usize, b: usize, delta: i64) {
+        if b <= lo || hi <= a {
+            return;
+        }
+        if a <= lo && hi <= b {
+            self.min[node] = self.min[node].saturating_add(delta);
+            self.pending[node] += delta;
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        self.update(2 * node, lo, mid, a, b, delta);
+        self.update(2 * node + 1, mid, hi, a, b, delta);
+        self.min[node] = self.min[2 * node]
+            .min(self.min[2 * node + 1])
+            .saturating_add(self.pending[node]);
+    }
 }
 
 /// The largest cost per unit an arc may have among `arcs` arcs: every path stays within

@@ -35,9 +35,9 @@ use model::Objective;
 /// about a minute at this length (docs/bounds.md).
 pub const FOO_AUTO_LIMIT: usize = 1_000_000;
 
-/// Requests beyond which FOO is refused: its flow takes about 100 bytes a request and time that
-/// grows faster than the trace; PFOO bounds longer traces.
-pub const FOO_MAX: usize = 20_000_000;
+/// Requests beyond which FOO is refused: its flows take about 400 bytes a request (both
+/// objectives at once) and time that grows faster than the trace; PFOO bounds longer traces.
+pub const FOO_MAX: usize = 10_000_000;
 
 /// A pair of bounds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -106,38 +106,39 @@ pub struct Bounds {
     pub bytes: Bound,
 }
 
+/// What a long computation says it is doing (it may be called from several threads).
+pub type Progress<'a> = &'a (dyn Fn(String) + Sync);
+
 /// `method`'s bounds for a cache of `capacity` bytes; PFOO-U solves segments of `segment`
-/// requests; `progress` hears what is being solved.
+/// requests; `progress` hears what is being solved. The two objectives are solved in parallel
+/// (rayon); the result does not depend on the threads.
 pub fn bounds(
     trace: &SizedTrace,
     capacity: u64,
     method: Method,
     segment: usize,
-    progress: &mut dyn FnMut(String),
+    progress: Progress,
 ) -> Bounds {
-    match method {
+    let one = |objective: Objective, what: &str| match method {
         Method::Foo => {
-            progress("FOO, misses".into());
-            let misses = foo::foo(trace, capacity, Objective::Misses);
-            progress("FOO, missed bytes".into());
-            let bytes = foo::foo(trace, capacity, Objective::Bytes);
-            Bounds { misses, bytes }
+            progress(format!("FOO, {what}"));
+            foo::foo(trace, capacity, objective)
         }
         Method::Pfoo => {
-            let mut one = |objective: Objective, what: &str| {
-                progress(format!("PFOO-L, {what}"));
-                let lower = pfoo_lower::pfoo_lower(trace, capacity, objective);
-                let upper =
-                    pfoo_upper::pfoo_upper(trace, capacity, objective, segment, &mut |k, of| {
-                        progress(format!("PFOO-U, {what}: segment {} of {of}", k + 1))
-                    });
-                Bound { lower, upper }
-            };
-            let misses = one(Objective::Misses, "misses");
-            let bytes = one(Objective::Bytes, "missed bytes");
-            Bounds { misses, bytes }
+            progress(format!("PFOO-L, {what}"));
+            let lower = pfoo_lower::pfoo_lower(trace, capacity, objective);
+            let upper =
+                pfoo_upper::pfoo_upper(trace, capacity, objective, segment, &mut |k, of| {
+                    progress(format!("PFOO-U, {what}: segment {} of {of}", k + 1))
+                });
+            Bound { lower, upper }
         }
-    }
+    };
+    let (misses, bytes) = rayon::join(
+        || one(Objective::Misses, "misses"),
+        || one(Objective::Bytes, "missed bytes"),
+    );
+    Bounds { misses, bytes }
 }
 
 /// One row of `belady bounds`: one method at one cache size.
@@ -189,26 +190,33 @@ pub fn capacity_bytes(size: &CacheSize, trace: &SizedTrace) -> Result<u64> {
     Ok(c.units as u64)
 }
 
-/// Every method's row at every size, capacity-major.
+/// Every method's row at every size, capacity-major; the rows are computed in parallel
+/// (rayon), in the same order for any number of threads.
 pub fn rows(
     trace: &SizedTrace,
     source: &str,
     sizes: &[CacheSize],
     methods: &[Method],
     segment: usize,
-    progress: &mut dyn FnMut(String),
+    progress: Progress,
 ) -> Result<Vec<BoundsRow>> {
+    use rayon::prelude::*;
     let capacities: Vec<u64> = sizes
         .iter()
         .map(|s| capacity_bytes(s, trace))
         .collect::<Result<_>>()?;
-    let mut rows = Vec::new();
-    for (size, &capacity) in sizes.iter().zip(&capacities) {
-        for &method in methods {
-            let b = bounds(trace, capacity, method, segment, &mut |stage| {
+    let jobs: Vec<(&CacheSize, u64, Method)> = sizes
+        .iter()
+        .zip(&capacities)
+        .flat_map(|(size, &capacity)| methods.iter().map(move |&m| (size, capacity, m)))
+        .collect();
+    let rows = jobs
+        .par_iter()
+        .map(|&(size, capacity, method)| {
+            let b = bounds(trace, capacity, method, segment, &|stage| {
                 progress(format!("{size}: {stage}"))
             });
-            rows.push(BoundsRow {
+            BoundsRow {
                 trace: source.to_string(),
                 method: method.name().to_string(),
                 cache_size: size.to_string(),
@@ -220,8 +228,8 @@ pub fn rows(
                 upper_misses: b.misses.upper,
                 lower_byte_misses: b.bytes.lower,
                 upper_byte_misses: b.bytes.upper,
-            });
-        }
-    }
+            }
+        })
+        .collect();
     Ok(rows)
 }

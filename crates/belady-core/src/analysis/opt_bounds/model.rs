@@ -5,9 +5,10 @@
 //! any time, so a schedule is a choice of intervals (from one request of an object to its next)
 //! to keep, such that the bytes kept across every gap between two requests fit the cache.
 //!
-//! An object whose size changes between two requests is a new version: that request misses and
-//! no interval joins it to the old one (a web object updated in place). Objects larger than the
-//! cache are never kept.
+//! An object has one size: its size at its first request (as the byte footprint counts it).
+//! Later requests of it with another recorded size count that size too, as belady's and
+//! libCacheSim's caches keep the size an object entered with when it hits. Objects larger than
+//! the cache are never kept.
 
 /// No next request.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -18,11 +19,11 @@ pub(crate) const NONE: u32 = u32::MAX;
 pub struct SizedTrace {
     /// Each request's object size in bytes.
     pub(crate) sizes: Vec<u32>,
-    /// Each request's next request of the same object and size, or [`NONE`].
+    /// Each request's next request of the same object, or [`NONE`].
     pub(crate) next: Vec<u32>,
     /// Distinct object ids.
     pub(crate) objects: usize,
-    /// The sum of the requests' sizes.
+    /// The sum of the requests' sizes (each its object's).
     pub(crate) bytes_requested: u64,
     /// The sum of each object's size at its first request (libCacheSim's working set size).
     pub(crate) footprint: u64,
@@ -33,6 +34,8 @@ pub(crate) struct Linker {
     trace: SizedTrace,
     /// Each object id's latest request.
     last: Vec<u32>,
+    /// Each object id's size (at its first request).
+    size: Vec<u32>,
 }
 
 impl Linker {
@@ -41,6 +44,7 @@ impl Linker {
         Linker {
             trace: SizedTrace::default(),
             last: vec![NONE; objects],
+            size: vec![0; objects],
         }
     }
 
@@ -59,20 +63,25 @@ impl Linker {
     pub(crate) fn grow(&mut self, objects: usize) {
         if self.last.len() < objects {
             self.last.resize(objects, NONE);
+            self.size.resize(objects, 0);
         }
     }
 
-    /// Appends one request of object `id` (dense) of `size` bytes.
+    /// Appends one request of object `id` (dense) recorded with `size` bytes (the object keeps
+    /// the size of its first request).
     #[inline]
     pub(crate) fn push(&mut self, id: u32, size: u32) {
         let t = self.trace.sizes.len() as u32;
-        let last = &mut self.last[id as usize];
+        let i = id as usize;
+        let last = &mut self.last[i];
         if *last == NONE {
+            self.size[i] = size;
             self.trace.footprint += size as u64;
-        } else if self.trace.sizes[*last as usize] == size {
+        } else {
             self.trace.next[*last as usize] = t;
         }
         *last = t;
+        let size = self.size[i];
         self.trace.sizes.push(size);
         self.trace.next.push(NONE);
         self.trace.bytes_requested += size as u64;

@@ -1,7 +1,8 @@
 //! Reading a trace into a [`SizedTrace`]: its requests as objects with sizes.
 //!
 //! - Object traces (oracleGeneral, lcs, a native file that kept their sizes): each request is
-//!   its object, of the record's size (records of size 0 are skipped, as everywhere in belady).
+//!   its object (records of size 0 are skipped, as everywhere in belady); an object keeps the size
+//!   of its first request ([`super::model`]).
 //! - Block traces (csv presets such as msr, systor, tencent, cloudphysics; lirs, arc, u32): each
 //!   request is one object, named by its first block (and device) and sized by the bytes it
 //!   asks for, as libCacheSim reads a block trace (object id = offset, size = the request's

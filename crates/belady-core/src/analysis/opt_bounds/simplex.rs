@@ -91,14 +91,28 @@ impl ChainFlow {
     }
 
     /// Adds an interval arc `a → b` (`a < b`) of capacity `cap` and cost `cost` per unit,
-    /// saturated (the interval missed); returns its index, for [`ChainFlow::flow`].
-    pub(crate) fn add_interval(&mut self, a: u32, b: u32, cap: i64, cost: i64) -> usize {
+    /// saturated (the interval missed) or, when `cached`, empty (its units on the chain: the
+    /// caller vouches that the cached intervals fit the chain); returns its index, for
+    /// [`ChainFlow::flow`].
+    pub(crate) fn add_interval(
+        &mut self,
+        a: u32,
+        b: u32,
+        cap: i64,
+        cost: i64,
+        cached: bool,
+    ) -> usize {
         debug_assert!(a < b && (b as usize) < self.nodes && cap > 0 && cost >= 0);
         self.tail.push(a);
         self.head.push(b);
         self.cost.push(cost);
-        self.flow.push(cap);
-        self.state.push(UPPER);
+        if cached {
+            self.flow.push(0);
+            self.state.push(LOWER);
+        } else {
+            self.flow.push(cap);
+            self.state.push(UPPER);
+        }
         self.cap.push(cap);
         self.intervals += 1;
         self.intervals - 1
@@ -108,14 +122,30 @@ impl ChainFlow {
     fn build(&mut self) {
         let chain = std::mem::take(&mut self.chain);
         let root = self.nodes as u32;
+        // The cached intervals' units on each chain arc.
+        let mut on_chain = vec![0i64; chain.len() + 1];
+        for k in 0..self.intervals {
+            if self.state[k] == LOWER {
+                on_chain[self.tail[k] as usize] += self.cap[k];
+                on_chain[self.head[k] as usize] -= self.cap[k];
+            }
+        }
         let first_chain = self.tail.len();
+        let mut carried = 0i64;
         for (t, &c) in chain.iter().enumerate() {
+            carried += on_chain[t];
+            debug_assert!(
+                carried <= c,
+                "the cached intervals overfill the chain at {t}"
+            );
             self.tail.push(t as u32);
             self.head.push(t as u32 + 1);
             self.cap.push(c);
             self.cost.push(0);
-            self.flow.push(0);
-            self.state.push(LOWER);
+            self.flow.push(carried);
+            // A full chain arc cannot carry more toward the root: it stays out of the tree.
+            self.state
+                .push(if carried == c && c > 0 { UPPER } else { LOWER });
         }
         let first_link = self.tail.len();
         self.first_link = first_link;
@@ -129,9 +159,10 @@ impl ChainFlow {
         }
         self.depth[root as usize] = 0;
         // Walk the nodes from the last: a node hangs from its successor through the chain arc
-        // when that arc has room, else from the root.
+        // when that arc has room (so that every node can send flow to the root: a strongly
+        // feasible tree), else from the root.
         for v in (0..self.nodes).rev() {
-            let (p, arc) = if v + 1 < self.nodes && chain[v] > 0 {
+            let (p, arc) = if v + 1 < self.nodes && self.flow[first_chain + v] < chain[v] {
                 (v as u32 + 1, first_chain + v)
             } else {
                 (root, first_link + v)
@@ -425,7 +456,7 @@ impl ChainFlow {
                 _ => assert!(f == self.cap[e] && rc <= 0, "arc {e}"),
             }
         }
-        // Interval arcs start saturated: their supplies at the tail, demands at the head.
+        // Each interval's units leave its tail and reach its head, by its arc or the chain.
         let mut want = vec![0i64; self.nodes + 1];
         for k in 0..self.intervals {
             want[self.tail[k] as usize] -= self.cap[k];
@@ -541,10 +572,17 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(400))]
         #[test]
-        fn simplex_finds_the_least_cost((chain, arcs) in graph()) {
+        fn simplex_finds_the_least_cost((chain, arcs) in graph(), warm in any::<bool>()) {
             let mut g = ChainFlow::new(&chain, arcs.len());
+            // A warm start: the arcs that fit, in the order given, start cached.
+            let mut room = chain.clone();
             for &(a, b, cap, cost) in &arcs {
-                g.add_interval(a, b, cap, cost);
+                let span = a as usize..b as usize;
+                let fits = warm && room[span.clone()].iter().all(|&r| r >= cap);
+                if fits {
+                    room[span].iter_mut().for_each(|r| *r -= cap);
+                }
+                g.add_interval(a, b, cap, cost, fits);
             }
             g.solve();
             g.check_optimal();
@@ -557,8 +595,8 @@ mod tests {
     fn a_cached_interval_leaves_its_arc_for_the_chain() {
         // Two overlapping intervals of 3 units over a chain of room 4: the dearer is cached.
         let mut g = ChainFlow::new(&[4, 4, 4], 2);
-        let cheap = g.add_interval(0, 2, 3, 1);
-        let dear = g.add_interval(1, 3, 3, 5);
+        let cheap = g.add_interval(0, 2, 3, 1, false);
+        let dear = g.add_interval(1, 3, 3, 5, false);
         g.solve();
         g.check_optimal();
         assert_eq!(g.flow(dear), 0);
