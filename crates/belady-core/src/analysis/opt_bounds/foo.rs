@@ -10,7 +10,7 @@
 //! capacity): FOO-U, an upper bound.
 //!
 //! Bounds stay exact in integers. Sizes are counted in units of their greatest common divisor
-//! ([`SizedTrace::units`]). The miss objective's cost `1 / s` is scaled by an integer `M` and
+//! (`SizedTrace::units`). The miss objective's cost `1 / s` is scaled by an integer `M` and
 //! rounded down, so the flow's least cost over `M` never exceeds the relaxation's optimum: the
 //! lower bound stays a lower bound, and with equal sizes (every cost equal) it is exact.
 
