@@ -1,6 +1,7 @@
 //! `belady`: the command-line front end of the belady simulator.
 
 mod args;
+mod bounds_cmd;
 mod calibrate;
 mod calibrate_patterns;
 mod chart;
@@ -66,6 +67,9 @@ enum Command {
     Sim(Box<SimArgs>),
     /// Convert a trace between formats: any readable one to native, native to the others.
     Convert(ConvertArgs),
+    /// Lower and upper bounds on the optimal misses and missed bytes of a cache of sized
+    /// objects (FOO and PFOO).
+    Bounds(bounds_cmd::BoundsArgs),
     /// List the replacement policies and their parameters.
     Policies {
         /// Print JSON instead of a table.
@@ -285,6 +289,10 @@ struct SimArgs {
     /// No progress line on stderr (it shows only on a terminal, after two seconds).
     #[arg(long)]
     quiet: bool,
+    /// Add rows of the optimum's lower and upper bounds (FOO, or PFOO past 1,000,000 requests)
+    /// beside the policies, for each byte capacity of an object trace (`belady help bounds`).
+    #[arg(long)]
+    bounds: bool,
     /// Run the configuration in FILE (JSON, or TOML when the name ends in .toml), as
     /// --print-config prints it; paths in it are relative to the working directory, as on the
     /// command line. It holds the whole run: other run options are refused with it.
@@ -376,6 +384,7 @@ const CONFIG_COMPANIONS: &[&str] = &[
     "json",
     "threads",
     "quiet",
+    "bounds",
 ];
 
 /// `sim --config FILE`: the file holds the whole run, so run options given with it are refused
@@ -423,7 +432,11 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
     progress::start("sim", Some(&config.trace), args.quiet);
-    let out = pool.install(|| belady_core::run(&config))?;
+    let mut out = pool.install(|| belady_core::run(&config))?;
+    if args.bounds {
+        let rows = bounds_cmd::sim_rows(&config, &out.runs)?;
+        out.runs.extend(rows);
+    }
     progress::finish();
     if let Some(s) = &out.saved_store {
         eprintln!(
@@ -592,6 +605,7 @@ fn main() {
             sim(*args, sub)
         }
         Command::Convert(args) => convert(args),
+        Command::Bounds(args) => bounds_cmd::run(args),
         Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),
         Command::Gen(args) => gen_cmd::run(args),

@@ -8,7 +8,7 @@
 //! [`cache::level::CacheLevel`], whose [`cache::frames::Frames`] table owns all block state while
 //! a [`policy::Policy`] decides order and victims; rows leave as [`run::rows::RunResult`].
 //! Reference simulators' departures from the papers live in [`compat`]; [`analysis`] holds what
-//! runs beside simulation (statistics, distances, miss-ratio curves). Only the engine calls
+//! runs beside simulation (statistics, distances, miss-ratio curves, bounds on the optimum). Only the engine calls
 //! across components.
 
 pub mod analysis;
