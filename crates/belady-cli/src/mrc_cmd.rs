@@ -121,8 +121,10 @@ pub fn run(args: MrcArgs) -> Result<()> {
         belady_core::analysis::mrc::Sampler::new(r, args.seed)?;
     }
     // Neither output may be the trace, nor the other output.
-    for out in [&args.output, &args.html].into_iter().flatten() {
-        belady_core::outfile::refuse_overwrite(out, &[&trace])?;
+    for (option, out) in [("--output", &args.output), ("--html", &args.html)] {
+        if let Some(out) = out {
+            belady_core::outfile::refuse_overwrite_as(option, out, &[&trace])?;
+        }
     }
     if let (Some(o), Some(h)) = (&args.output, &args.html) {
         if belady_core::outfile::same_target(o, h) {
