@@ -80,7 +80,7 @@ impl std::fmt::Display for AdmissionSpec {
         match self {
             AdmissionSpec::TinyLfu => write!(f, "tinylfu"),
             AdmissionSpec::MaxBytes(b) => write!(f, "size:{b}"),
-            AdmissionSpec::Probability(p) => write!(f, "prob:{p}"),
+            AdmissionSpec::Probability(p) => write!(f, "prob:{}", crate::error::show_f64(*p)),
         }
     }
 }
@@ -251,6 +251,10 @@ mod tests {
             AdmissionSpec::parse("prob:0.25").unwrap(),
             Some(AdmissionSpec::Probability(0.25))
         );
+        // Issue 37 probe: a tiny probability was labelled with 320 zeros in every row.
+        let tiny = AdmissionSpec::parse("prob:1e-320").unwrap().unwrap();
+        assert_eq!(tiny.to_string(), "prob:1e-320");
+        assert_eq!(AdmissionSpec::Probability(0.25).to_string(), "prob:0.25");
         for bad in ["lfu", "prob:2", "size:1%", "size", "prob:x"] {
             let e = AdmissionSpec::parse(bad).unwrap_err().to_string();
             assert!(e.contains("admission"), "{bad}: {e}");

@@ -41,7 +41,7 @@ impl Sampler {
         if !(rate > 0.0 && rate <= 1.0) {
             return Err(Error::config(
                 "--sample-rate",
-                rate,
+                crate::error::show_f64(rate),
                 "must be above 0 and at most 1",
             ));
         }
