@@ -11,8 +11,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// `belady ARGS` with its address space capped at `bytes` (RLIMIT_AS), in `dir`.
-fn belady_capped(dir: &Path, bytes: u64, args: &[&str]) -> std::process::Output {
+/// `belady ARGS` in `dir` with resource limit `resource` (RLIMIT_AS, RLIMIT_FSIZE) at `bytes`.
+fn belady_limited(
+    dir: &Path,
+    resource: libc::__rlimit_resource_t,
+    bytes: u64,
+    args: &[&str],
+) -> std::process::Output {
     let limit = libc::rlimit {
         rlim_cur: bytes,
         rlim_max: bytes,
@@ -22,7 +27,7 @@ fn belady_capped(dir: &Path, bytes: u64, args: &[&str]) -> std::process::Output 
     // SAFETY: setrlimit is async-signal-safe; the child only sets its own limit.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+            if libc::setrlimit(resource, &limit) == 0 {
                 Ok(())
             } else {
                 Err(std::io::Error::last_os_error())
@@ -31,6 +36,18 @@ fn belady_capped(dir: &Path, bytes: u64, args: &[&str]) -> std::process::Output 
     }
     .output()
     .unwrap()
+}
+
+/// `belady ARGS` in `dir` with its address space capped at `bytes`.
+fn belady_capped(dir: &Path, bytes: u64, args: &[&str]) -> std::process::Output {
+    belady_limited(dir, libc::RLIMIT_AS, bytes, args)
+}
+
+/// A FIFO at `path`.
+fn make_fifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo reads the NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
 
 /// A lirs trace of 5,000 references over 1,000 blocks (`7 i mod 1000`, so every block five times).
@@ -258,9 +275,7 @@ fn signals_remove_the_input_spool() {
         ("HUP", libc::SIGHUP),
     ] {
         let fifo = dir.path().join(format!("in-{}", signal.0));
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: mkfifo reads the NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        make_fifo(&fifo);
         let fifo_s = fifo.display().to_string();
         std::fs::write(
             exp_dir.join("e.toml"),
@@ -432,9 +447,7 @@ fn reading_a_store_creates_nothing_beside_it() {
     // While an export waits to write (its output a FIFO nobody reads yet), the store is open:
     // a read-write connection would have made its -wal and -shm files by then.
     let fifo = dir.path().join("fifo");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: mkfifo reads the NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    make_fifo(&fifo);
     let fifo_s = fifo.display().to_string();
     let mut child = Command::new(env!("CARGO_BIN_EXE_belady"))
         .args(["results", "export", "--store", &store, "-o", &fifo_s])
@@ -486,29 +499,15 @@ fn an_export_past_the_file_size_limit_names_the_output_and_the_limit() {
     let work = dir.path().join("out");
     std::fs::create_dir(&work).unwrap();
     for format in ["csv", "json", "parquet"] {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_belady"));
-        cmd.args([
-            "results", "export", "--store", &store, "--format", format, "-o", "x.out",
-        ])
-        .current_dir(&work)
-        .stdin(Stdio::null());
         // 8 KiB: each export of 36 runs is larger.
-        let limit = libc::rlimit {
-            rlim_cur: 8 << 10,
-            rlim_max: 8 << 10,
-        };
-        // SAFETY: setrlimit is async-signal-safe; the child only sets its own limit.
-        let out = unsafe {
-            cmd.pre_exec(move || {
-                if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) == 0 {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::last_os_error())
-                }
-            })
-        }
-        .output()
-        .unwrap();
+        let out = belady_limited(
+            &work,
+            libc::RLIMIT_FSIZE,
+            8 << 10,
+            &[
+                "results", "export", "--store", &store, "--format", format, "-o", "x.out",
+            ],
+        );
         let err = assert_error_all(&out, &["x.out", "file-size limit", "8192 bytes"]);
         assert!(!err.contains("results store"), "{format}: {err}");
         assert!(names(&work).is_empty(), "{format} left {:?}", names(&work));
