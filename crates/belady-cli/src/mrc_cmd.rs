@@ -107,16 +107,8 @@ pub fn run(args: MrcArgs) -> Result<()> {
         sample_rate: args.sample_rate,
         seed: args.seed,
         adjust: !args.no_adjust,
-        control_rate: (args.control_rate > 0.0).then_some(args.control_rate),
+        control_rate: belady_core::analysis::mrc::control_rate(args.control_rate)?,
     };
-    if args.control_rate > 1.0 || args.control_rate.is_nan() || args.control_rate < 0.0 {
-        return Err(belady_core::Error::config(
-            "--control-rate",
-            args.control_rate,
-            "must be between 0 (no control) and 1 (exact LRU)",
-        )
-        .into());
-    }
     if let Some(r) = args.sample_rate {
         belady_core::analysis::mrc::Sampler::new(r, args.seed)?;
     }
