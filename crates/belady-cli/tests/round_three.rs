@@ -385,15 +385,21 @@ fn experiment(dir: &Path, trace: &str, policies: &str, sizes: &str) -> String {
     )
 }
 
+/// A store swept from [`small_trace`] in `dir` with `policies` and `sizes` (TOML lists' items).
+fn swept_store(dir: &Path, policies: &str, sizes: &str) -> String {
+    small_trace(dir);
+    let exp = experiment(dir, "z.lirs", policies, sizes);
+    let store = path_in(dir, "s.sqlite");
+    ok(&belady(&["sweep", &exp, "--store", &store, "--quiet"]));
+    store
+}
+
 /// `report --svg-dir` refuses a chart file that is a link to the store it reads (the `-o` page
 /// was checked, the charts were not), leaving the store intact.
 #[test]
 fn a_chart_file_linked_to_the_store_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    small_trace(dir.path());
-    let exp = experiment(dir.path(), "z.lirs", "\"lru\", \"arc\"", "\"100\", \"500\"");
-    let store = path_in(dir.path(), "s.sqlite");
-    ok(&belady(&["sweep", &exp, "--store", &store, "--quiet"]));
+    let store = swept_store(dir.path(), "\"lru\", \"arc\"", "\"100\", \"500\"");
     let svgs = dir.path().join("charts");
     let page = path_in(dir.path(), "r.html");
     let svg_dir = svgs.display().to_string();
@@ -487,15 +493,11 @@ fn reading_a_store_creates_nothing_beside_it() {
 #[test]
 fn an_export_past_the_file_size_limit_names_the_output_and_the_limit() {
     let dir = tempfile::tempdir().unwrap();
-    small_trace(dir.path());
-    let exp = experiment(
+    let store = swept_store(
         dir.path(),
-        "z.lirs",
         "\"lru\", \"arc\", \"lirs\", \"fifo\", \"clock\", \"2q\"",
         "\"10\", \"20\", \"50\", \"100\", \"200\", \"500\"",
     );
-    let store = path_in(dir.path(), "s.sqlite");
-    ok(&belady(&["sweep", &exp, "--store", &store, "--quiet"]));
     let work = dir.path().join("out");
     std::fs::create_dir(&work).unwrap();
     for format in ["csv", "json", "parquet"] {
@@ -660,15 +662,7 @@ fn advice_and_help_have_no_runs_of_spaces() {
 #[test]
 fn report_takes_policy_names_as_sweeps_do() {
     let dir = tempfile::tempdir().unwrap();
-    small_trace(dir.path());
-    let exp = experiment(
-        dir.path(),
-        "z.lirs",
-        "\"LRU\", \"slru\", \"arc\"",
-        "\"100\", \"500\"",
-    );
-    let store = path_in(dir.path(), "s.sqlite");
-    ok(&belady(&["sweep", &exp, "--store", &store, "--quiet"]));
+    let store = swept_store(dir.path(), "\"LRU\", \"slru\", \"arc\"", "\"100\", \"500\"");
     let page = path_in(dir.path(), "r.html");
     for names in ["LRU", "lru,Segmented-LRU", "Arc,SLRU"] {
         ok(&belady(&[
