@@ -231,8 +231,8 @@ struct SimArgs {
     /// Admission filter consulted on each miss: none, tinylfu, size:BYTES, prob:P.
     #[arg(long, default_value = "none")]
     admission: String,
-    /// Seed of random choices (prob:P admission; the hyperbolic and lecar policies' draws).
-    #[arg(long, default_value_t = 0)]
+    // Help from the catalogue's list of seeded policies, so it cannot leave one out.
+    #[arg(long, default_value_t = 0, help = seed_help())]
     seed: u64,
     /// Which requests to simulate.
     #[arg(long, value_enum, default_value = "read")]
@@ -567,18 +567,43 @@ fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(lines.join("\n"))
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    // The core keeps a file's OS error inside its message, not as a chained source, so both
-    // places are looked at.
-    e.chain().any(|c| {
-        let io = c.downcast_ref::<std::io::Error>().or_else(|| {
+/// The OS error inside `e`, from either layer: the core keeps a file's OS error inside its
+/// message, not as a chained source.
+fn io_errors(e: &anyhow::Error) -> impl Iterator<Item = &std::io::Error> {
+    e.chain().filter_map(|c| {
+        c.downcast_ref::<std::io::Error>().or_else(|| {
             match c.downcast_ref::<belady_core::Error>() {
                 Some(belady_core::Error::Io { cause, .. }) => Some(cause),
                 _ => None,
             }
-        });
-        io.is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        })
     })
+}
+
+/// For a write stopped by the file-size limit (EFBIG: "File too large"), the limit itself, so
+/// the line says why a file could not be written rather than only that it could not.
+fn file_size_limit_note(e: &anyhow::Error) -> Option<String> {
+    if !io_errors(e).any(|io| io.raw_os_error() == Some(libc::EFBIG)) {
+        return None;
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the limit into `limit`, a valid rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } != 0
+        || limit.rlim_cur == libc::RLIM_INFINITY
+    {
+        return Some(" (past the largest file this file system allows)".into());
+    }
+    Some(format!(
+        " (the file-size limit, `ulimit -f`, is {} bytes)",
+        limit.rlim_cur
+    ))
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    io_errors(e).any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// Allocation failures end the process with one error line, not an abort (see `oom`).
@@ -640,7 +665,10 @@ fn main() {
                 _ => c.to_string(),
             })
             .collect();
-        let text = chain.join(": ");
+        let mut text = chain.join(": ");
+        if let Some(note) = file_size_limit_note(&e) {
+            text.push_str(&note);
+        }
         let shown: Vec<_> = text
             .split('\n')
             .map(belady_core::error::escape_control)
@@ -664,4 +692,12 @@ pub fn data_dir() -> PathBuf {
         eprintln!("belady: warning: cannot unpack the sample traces: {e:#}");
     }
     dir
+}
+
+/// `--seed`'s help: what draws from it, the seeded policies from the catalogue.
+fn seed_help() -> String {
+    format!(
+        "Seed of random choices (prob:P admission; the draws of the {} policies)",
+        belady_core::policy::catalog::SEEDED.join(", ")
+    )
 }

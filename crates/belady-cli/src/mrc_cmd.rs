@@ -109,22 +109,16 @@ pub fn run(args: MrcArgs) -> Result<()> {
         sample_rate: args.sample_rate,
         seed: args.seed,
         adjust: !args.no_adjust,
-        control_rate: (args.control_rate > 0.0).then_some(args.control_rate),
+        control_rate: belady_core::analysis::mrc::control_rate(args.control_rate)?,
     };
-    if args.control_rate > 1.0 || args.control_rate.is_nan() || args.control_rate < 0.0 {
-        return Err(belady_core::Error::config(
-            "--control-rate",
-            args.control_rate,
-            "must be between 0 (no control) and 1 (exact LRU)",
-        )
-        .into());
-    }
     if let Some(r) = args.sample_rate {
         belady_core::analysis::mrc::Sampler::new(r, args.seed)?;
     }
     // Neither output may be the trace, nor the other output.
-    for out in [&args.output, &args.html].into_iter().flatten() {
-        belady_core::outfile::refuse_overwrite(out, &[&trace])?;
+    for (option, out) in [("--output", &args.output), ("--html", &args.html)] {
+        if let Some(out) = out {
+            belady_core::outfile::refuse_overwrite_as(option, out, &[&trace])?;
+        }
     }
     if let (Some(o), Some(h)) = (&args.output, &args.html) {
         if belady_core::outfile::same_target(o, h) {

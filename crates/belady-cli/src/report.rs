@@ -197,6 +197,8 @@ pub fn write_report(
                     slug(prefetch),
                     metric.slug
                 ));
+                // A chart file may be a link to the store being read, as `-o` may.
+                belady_core::outfile::refuse_overwrite_as("--svg-dir", &file, &[store])?;
                 belady_core::outfile::write_atomic(&file, svg.as_bytes())?;
                 let _ = writeln!(html, "<figure>{svg}</figure>");
                 charts += 1;
@@ -219,6 +221,16 @@ fn select(sections: &mut [Section], policies: &[String]) -> Result<()> {
     if policies.is_empty() {
         return Ok(());
     }
+    // Spelled as sweeps and `sim` take them: `LRU` and `segmented-lru` are `lru` and `slru`.
+    // A name that is no policy (a series such as `lirs(hir=0.01)`) is matched as given.
+    let policies: Vec<String> = policies
+        .iter()
+        .map(|n| {
+            belady_core::policy::registry::PolicySpec::parse(n)
+                .map_or_else(|_| n.clone(), |s| s.info.name.to_string())
+        })
+        .collect();
+    let policies = &policies;
     let known: BTreeSet<&str> = sections
         .iter()
         .flat_map(|s| &s.charts)

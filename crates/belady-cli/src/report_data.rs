@@ -9,7 +9,6 @@
 //! results differ the report refuses rather than show one of them.
 
 use anyhow::{bail, Context, Result};
-use rusqlite::Connection;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -105,8 +104,8 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
         );
     }
     // An empty, foreign or cut file is refused in one line, unchanged, as `results export` does.
-    drop(belady_core::sweep::store::Store::open_existing(store)?);
-    let db = Connection::open(store).with_context(|| format!("cannot open {}", store.display()))?;
+    // Read-only: nothing is created beside the store.
+    let db = belady_core::sweep::store::Store::open_existing(store)?.into_connection();
     // Only objects-model runs have a byte miss ratio of their own; stores written before rows had
     // byte counters hold blocks-model runs only.
     let has_bytes: bool = db

@@ -24,6 +24,15 @@ pub const MAX_BYTES_PER_S: f64 = 1.25e14;
 /// Slowest device bandwidth (1 KB/s, as the device models count megabytes per second).
 pub const MIN_DEVICE_BYTES_PER_S: f64 = 1e3;
 
+/// How many entries a structure sized "per cached block" gets: the blocks or objects the cache
+/// holds (`capacity`), but never more than the trace has (`universe`, its distinct ids). A cache larger than the trace never fills, so entries past the trace's ids would
+/// never be used; sizing by the requested capacity alone asks 2^64-block caches for memory they
+/// cannot have (and rounds past the largest power of two to zero). Every frequency sketch and
+/// filter sized by the cache goes through here (docs/limits.md).
+pub fn entries_for(capacity: usize, universe: usize) -> usize {
+    capacity.min(universe)
+}
+
 /// A unit a time is given in.
 #[derive(Clone, Copy, Debug)]
 pub enum TimeUnit {

@@ -43,6 +43,43 @@ fn to_py(e: Error) -> PyErr {
     }
 }
 
+/// Runs `work` on its own thread and waits for it without holding the GIL, looking for Ctrl-C
+/// every 50 ms: a KeyboardInterrupt reaches the caller at once instead of after the whole run
+/// (a call that held the thread in Rust ignored Ctrl-C until it ended). The interrupted work
+/// cannot be stopped midway: it finishes in the background and its result is dropped; a sweep's
+/// runs stored meanwhile stay stored, as after Ctrl-C in `belady sweep`.
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    work: impl FnOnce() -> belady_core::Result<T> + Send + 'static,
+) -> PyResult<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("belady".into())
+        .spawn(move || {
+            let _ = tx.send(work());
+        })
+        .map_err(|e| {
+            pyo3::exceptions::PyRuntimeError::new_err(format!("cannot start a thread: {e}"))
+        })?;
+    // Behind a mutex only so that a reference to it may cross into `allow_threads`.
+    let rx = std::sync::Mutex::new(rx);
+    loop {
+        let got = py.allow_threads(|| {
+            let rx = rx.lock().unwrap_or_else(|p| p.into_inner());
+            rx.recv_timeout(std::time::Duration::from_millis(50))
+        });
+        match got {
+            Ok(result) => return result.map_err(to_py),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                    "belady's worker thread ended without a result (a panic)",
+                ))
+            }
+        }
+    }
+}
+
 /// Performs one run configuration (JSON, the keys of `belady sim --print-config`) and returns its
 /// rows as JSON (the rows of `belady sim --json`). What `belady.run` and `belady.simulate` call.
 #[pyfunction]
@@ -53,7 +90,7 @@ fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<St
         Error::Parse { msg, .. } => ConfigError::new_err(format!("invalid config: {msg}")),
         e => to_py(e),
     })?;
-    py.allow_threads(|| -> belady_core::Result<String> {
+    interruptible(py, move || -> belady_core::Result<String> {
         if let Some(n) = threads {
             belady_core::threads::check_threads("threads", n)?;
         }
@@ -64,7 +101,6 @@ fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<St
         let out = pool.install(|| belady_core::run(&config))?;
         Ok(out.rows_json(false))
     })
-    .map_err(to_py)
 }
 
 /// Reads an experiment (as JSON, the TOML's structure) and its traces; returns the plan as JSON:
@@ -106,7 +142,7 @@ fn sweep_file(
     store: PathBuf,
     threads: Option<usize>,
 ) -> PyResult<()> {
-    py.allow_threads(|| -> belady_core::Result<()> {
+    interruptible(py, move || -> belady_core::Result<()> {
         if let Some(n) = threads {
             belady_core::threads::check_threads("threads", n)?;
         }
@@ -117,7 +153,6 @@ fn sweep_file(
         let todo = plan.pending(&store)?;
         plan.execute(&todo, &store, threads, &mut || {})
     })
-    .map_err(to_py)
 }
 
 /// Keys of every run in `store`.
@@ -189,22 +224,24 @@ fn mrc_json(
     threads: Option<usize>,
 ) -> PyResult<String> {
     use belady_core::analysis::mrc::{profile, profile_dense, MrcOptions, Sizes};
-    let (rows, warning) = py
-        .allow_threads(|| -> belady_core::Result<(String, Option<String>)> {
+    let (sizes, ops, preset) = (sizes.to_string(), ops.to_string(), preset.to_string());
+    let (rows, warning) = interruptible(
+        py,
+        move || -> belady_core::Result<(String, Option<String>)> {
             if let Some(n) = threads {
                 belady_core::threads::check_threads("threads", n)?;
             }
             let mut specs = parse_policies(
                 &policies.join(","),
                 &params,
-                belady_core::Preset::parse(preset)?,
+                belady_core::Preset::parse(&preset)?,
             )?;
             for spec in &mut specs {
                 // The randomised policies draw from the same seed as the sampler (as `belady mrc`).
                 spec.seed = seed;
             }
-            let sizes = Sizes::parse(sizes)?;
-            let filter = OpFilter::parse(ops)?;
+            let sizes = Sizes::parse(&sizes)?;
+            let filter = OpFilter::parse(&ops)?;
             let format = match &format {
                 Some(name) => Format::parse(name, columns.as_deref(), header)?,
                 None => detect_format(&trace)?,
@@ -213,7 +250,8 @@ fn mrc_json(
                 sample_rate,
                 seed,
                 adjust,
-                control_rate: (control_rate > 0.0).then_some(control_rate),
+                // Refused as `belady mrc` refuses it: NaN and -1 used to mean "no control".
+                control_rate: belady_core::analysis::mrc::control_rate(control_rate)?,
             };
             let read = belady_core::ReadOptions::with_block_size(block_size);
             let pool = rayon::ThreadPoolBuilder::new()
@@ -237,8 +275,8 @@ fn mrc_json(
                 serde_json::to_string(&mrc.rows).expect("rows serialise"),
                 warning,
             ))
-        })
-        .map_err(to_py)?;
+        },
+    )?;
     if let Some(w) = warning {
         // In Python's words: the keyword, not the CLI's option.
         let w = w

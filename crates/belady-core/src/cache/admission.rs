@@ -60,11 +60,12 @@ impl AdmissionSpec {
     }
 
     /// The filter for one level: `entries` is the number of blocks or objects the level holds
-    /// about (TinyLFU sizes its sketch and period by it), `unit_bytes` the bytes one unit of
-    /// weight stands for (the block size in the blocks model, 1 for objects), `seed` the run's.
-    pub fn build(&self, entries: usize, unit_bytes: u64, seed: u64) -> Admission {
+    /// about and `universe` the trace's distinct ids (TinyLFU sizes its sketch and period by the
+    /// smaller, [`crate::limits::entries_for`]), `unit_bytes` the bytes one unit of weight stands
+    /// for (the block size in the blocks model, 1 for objects), `seed` the run's.
+    pub fn build(&self, entries: usize, universe: usize, unit_bytes: u64, seed: u64) -> Admission {
         match *self {
-            AdmissionSpec::TinyLfu => Admission::TinyLfu(TinyLfu::new(entries)),
+            AdmissionSpec::TinyLfu => Admission::TinyLfu(TinyLfu::new(entries, universe)),
             AdmissionSpec::MaxBytes(max) => Admission::MaxUnits(max / unit_bytes.max(1)),
             AdmissionSpec::Probability(p) => Admission::Probability {
                 p,
@@ -79,7 +80,7 @@ impl std::fmt::Display for AdmissionSpec {
         match self {
             AdmissionSpec::TinyLfu => write!(f, "tinylfu"),
             AdmissionSpec::MaxBytes(b) => write!(f, "size:{b}"),
-            AdmissionSpec::Probability(p) => write!(f, "prob:{p}"),
+            AdmissionSpec::Probability(p) => write!(f, "prob:{}", crate::error::show_f64(*p)),
         }
     }
 }
@@ -148,11 +149,13 @@ pub struct TinyLfu {
 }
 
 impl TinyLfu {
-    /// A sketch for a cache of about `entries` blocks: rows of the next power of two at or above
-    /// `entries` (at least 16), halving every `10 x entries` accesses (Caffeine's sample size),
-    /// and a doorkeeper of 10 bits per access of a period (under 2% false positives with
-    /// three bits per block).
-    pub fn new(entries: usize) -> TinyLfu {
+    /// A sketch for a cache of about `entries` blocks over a trace of `universe` distinct ones:
+    /// rows of the next power of two at or above the smaller (at least 16), halving every
+    /// `10 x` that many accesses (Caffeine's sample size), and a doorkeeper of 10 bits per access
+    /// of a period (under 2% false positives with three bits per block). A cache at least as
+    /// large as the trace never evicts, so the sketch is never consulted past its ids.
+    pub fn new(entries: usize, universe: usize) -> TinyLfu {
+        let entries = crate::limits::entries_for(entries, universe);
         let width = entries.max(16).next_power_of_two();
         let door_bits = (entries.max(16) * 100).next_power_of_two();
         TinyLfu {
@@ -248,6 +251,10 @@ mod tests {
             AdmissionSpec::parse("prob:0.25").unwrap(),
             Some(AdmissionSpec::Probability(0.25))
         );
+        // Issue 37 probe: a tiny probability was labelled with 320 zeros in every row.
+        let tiny = AdmissionSpec::parse("prob:1e-320").unwrap().unwrap();
+        assert_eq!(tiny.to_string(), "prob:1e-320");
+        assert_eq!(AdmissionSpec::Probability(0.25).to_string(), "prob:0.25");
         for bad in ["lfu", "prob:2", "size:1%", "size", "prob:x"] {
             let e = AdmissionSpec::parse(bad).unwrap_err().to_string();
             assert!(e.contains("admission"), "{bad}: {e}");
@@ -256,7 +263,7 @@ mod tests {
 
     #[test]
     fn tinylfu_counts_after_the_doorkeeper_and_halves() {
-        let mut t = TinyLfu::new(64);
+        let mut t = TinyLfu::new(64, 1 << 20);
         assert_eq!(t.estimate(7), 0);
         t.record(7);
         assert_eq!(t.estimate(7), 1, "the doorkeeper holds the first access");
@@ -286,7 +293,7 @@ mod tests {
 
     #[test]
     fn tinylfu_admits_only_a_more_frequent_candidate() {
-        let mut a = AdmissionSpec::TinyLfu.build(64, 1, 0);
+        let mut a = AdmissionSpec::TinyLfu.build(64, 1 << 20, 1, 0);
         for _ in 0..3 {
             a.record(1);
         }
@@ -299,20 +306,20 @@ mod tests {
 
     #[test]
     fn size_threshold_counts_in_units() {
-        let mut objects = AdmissionSpec::MaxBytes(1000).build(10, 1, 0);
+        let mut objects = AdmissionSpec::MaxBytes(1000).build(10, 1 << 20, 1, 0);
         assert!(objects.admit(1, 1000, None));
         assert!(!objects.admit(1, 1001, None));
         // Blocks of 4 KiB: 10,000 bytes admit one-block units, 1,000 bytes admit none.
-        let mut blocks = AdmissionSpec::MaxBytes(10_000).build(10, 4096, 0);
+        let mut blocks = AdmissionSpec::MaxBytes(10_000).build(10, 1 << 20, 4096, 0);
         assert!(blocks.admit(1, 1, None));
-        let mut none = AdmissionSpec::MaxBytes(1000).build(10, 4096, 0);
+        let mut none = AdmissionSpec::MaxBytes(1000).build(10, 1 << 20, 4096, 0);
         assert!(!none.admit(1, 1, None));
     }
 
     #[test]
     fn probability_is_seeded_and_near_p() {
         let draws = |seed| {
-            let mut a = AdmissionSpec::Probability(0.25).build(10, 1, seed);
+            let mut a = AdmissionSpec::Probability(0.25).build(10, 1 << 20, 1, seed);
             (0..10_000).map(|b| a.admit(b, 1, None)).collect::<Vec<_>>()
         };
         let one = draws(7);
@@ -320,7 +327,7 @@ mod tests {
         assert_ne!(one, draws(8));
         let admitted = one.iter().filter(|&&x| x).count();
         assert!((2300..2700).contains(&admitted), "{admitted}");
-        let mut never = AdmissionSpec::Probability(0.0).build(10, 1, 1);
+        let mut never = AdmissionSpec::Probability(0.0).build(10, 1 << 20, 1, 1);
         assert!((0..100).all(|b| !never.admit(b, 1, None)));
     }
 }

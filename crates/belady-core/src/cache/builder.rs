@@ -93,6 +93,11 @@ pub fn build<V: PolicyVisitor>(
         "mglru" => visitor.visit(MglruPolicy::from_spec(spec, capacity, universe)?),
         "s3fifo" => visitor.visit(S3FifoPolicy::from_spec(spec, capacity, universe)?),
         "sieve" => visitor.visit(SievePolicy::new(universe)),
+        // libCacheSim's floor-sized segments, evicting on a hit (compat/libcachesim/slru.rs).
+        "slru" if spec.choice("variant", &["paper", "libcachesim"])? == "libcachesim" => visitor
+            .visit(crate::compat::libcachesim::slru::from_spec(
+                spec, capacity, universe,
+            )?),
         "slru" => visitor.visit(SlruPolicy::from_spec(spec, capacity, universe)?),
         "lfu" => visitor.visit(LfuPolicy::new(universe)),
         "lfuda" => visitor.visit(LfudaPolicy::new(universe)),

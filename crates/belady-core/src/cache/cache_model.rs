@@ -175,11 +175,17 @@ pub struct LevelSetup {
 }
 
 impl LevelSetup {
-    /// The filter for a level of `capacity` (`unit_bytes` per unit of weight), or `None`.
-    pub fn admission_for(&self, capacity: &Capacity, unit_bytes: u64) -> Option<Admission> {
+    /// The filter for a level of `capacity` (`unit_bytes` per unit of weight) over a trace of
+    /// `universe` distinct ids, or `None`.
+    pub fn admission_for(
+        &self,
+        capacity: &Capacity,
+        universe: usize,
+        unit_bytes: u64,
+    ) -> Option<Admission> {
         self.admission
             .as_ref()
-            .map(|a| a.build(capacity.entries, unit_bytes, self.seed))
+            .map(|a| a.build(capacity.entries, universe, unit_bytes, self.seed))
     }
 
     /// The admission filter's name as rows print it.

@@ -557,7 +557,7 @@ mod tests {
     #[test]
     fn admission_is_consulted_on_a_miss_before_eviction() {
         let mut level = objects(100);
-        level.set_admission(Some(AdmissionSpec::MaxBytes(50).build(4, 1, 0)));
+        level.set_admission(Some(AdmissionSpec::MaxBytes(50).build(4, 16, 1, 0)));
         level.access_sized(1, 50, NO_ORACLE);
         level.access_sized(2, 40, NO_ORACLE);
         assert_eq!(level.access_sized(3, 51, NO_ORACLE), Outcome::Bypass);
@@ -571,7 +571,7 @@ mod tests {
 
         // TinyLFU: a one-off block does not displace a block seen often.
         let mut level = CacheLevel::new(LruPolicy::new(16), 1, 16);
-        level.set_admission(Some(AdmissionSpec::TinyLfu.build(16, 1, 0)));
+        level.set_admission(Some(AdmissionSpec::TinyLfu.build(16, 16, 1, 0)));
         for _ in 0..4 {
             level.access(1, NO_ORACLE);
         }

@@ -137,7 +137,8 @@ impl std::fmt::Display for CacheSize {
         match self {
             CacheSize::Blocks(b) => write!(f, "{b}"),
             CacheSize::Bytes(b) => write!(f, "{b}B"),
-            CacheSize::Percent(p) => write!(f, "{p}%"),
+            // "1e-300%", not three hundred zeros.
+            CacheSize::Percent(p) => write!(f, "{}%", crate::error::show_f64(*p)),
         }
     }
 }
@@ -145,6 +146,16 @@ impl std::fmt::Display for CacheSize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiny_and_huge_shares_are_shown_in_exponent_form() {
+        // Issue 37 probe: `-c 1e-300%` was echoed with 300 zeros.
+        let show = |t: &str| CacheSize::parse(t).unwrap().to_string();
+        assert_eq!(show("1e-300%"), "1e-300%");
+        assert_eq!(show("12.5%"), "12.5%");
+        assert_eq!(show("0.001%"), "0.001%");
+        assert_eq!(show("100%"), "100%");
+    }
 
     #[test]
     fn errors_name_the_option_that_was_given() {

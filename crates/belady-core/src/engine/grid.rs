@@ -67,7 +67,9 @@ pub(crate) fn run_cells(source: Source, cells: &[Cell], levels: Levels) -> Resul
         let make = MakeLevel {
             capacity,
             universe: levels.universe,
-            admission: levels.setup.admission_for(&capacity, levels.unit_bytes),
+            admission: levels
+                .setup
+                .admission_for(&capacity, levels.universe, levels.unit_bytes),
         };
         crate::cache::builder::build_for(spec, &capacity, levels.universe, make)
     };

@@ -191,7 +191,7 @@ impl MqPolicy {
     pub(crate) fn place(&mut self, b: Block, clock: u64) {
         let q = self.queue_num(self.freq[b as usize]);
         self.lists.push_front(q, b);
-        self.expire[b as usize] = clock + self.lifetime;
+        self.expire[b as usize] = clock.saturating_add(self.lifetime);
     }
 
     /// The paper's `Adjust` with `currentTime = now`.
@@ -202,7 +202,7 @@ impl MqPolicy {
                 if self.expire[c as usize] < now {
                     self.lists.remove(c);
                     self.lists.push_front(k - 1, c);
-                    self.expire[c as usize] = now + self.lifetime;
+                    self.expire[c as usize] = now.saturating_add(self.lifetime);
                 }
             }
         }

@@ -47,6 +47,9 @@ pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
     // LeCaR.c: a history per expert of c/2 ids, no draw when the experts agree, libCacheSim's
     // generator (see policy/lecar.rs).
     ("lecar", "variant", "libcachesim"),
+    // SLRU.c at a count capacity: every segment floor(c/n), segment 0 trimmed by evicting on a
+    // hit (compat/libcachesim/slru.rs).
+    ("slru", "variant", "libcachesim"),
     // WTinyLFU.c: its own design (SLRU main, counting Bloom filter, eviction loop), modelled in
     // compat/libcachesim/wtinylfu.rs.
     ("wtinylfu", "variant", "libcachesim"),

@@ -16,8 +16,9 @@
 //! Shares: segments 1 and up hold `floor(c / segments)` blocks each and segment 0 the rest.
 //! libCacheSim gives every segment `floor(c / segments)`, lets segment 0 grow past it when the
 //! others are full, and evicts on a hit to bring it back, which leaves frames empty (a cache
-//! level here never evicts on a hit). The two agree exactly when `segments` divides `c`; the
-//! cross-check uses such sizes. The shares are computed in [`SlruPolicy::share`] only.
+//! level here never evicts on a hit). The two agree exactly when `segments` divides `c`.
+//! `variant=libcachesim` (set by `--preset libcachesim`) builds libCacheSim's sizing instead
+//! (`compat/libcachesim/slru.rs`). The shares are computed in [`SlruPolicy::share`] only.
 //!
 //! Prefetching: a prefetched block enters as a demand-fetched one would; its first demand access
 //! is its first reference, so it moves to the MRU end of the segment it is in without promotion.

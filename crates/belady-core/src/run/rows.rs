@@ -33,8 +33,9 @@ pub struct RunResult {
     /// blocks) or `objects` (each request is one object of its size).
     #[serde(default = "blocks_model")]
     pub cache_model: String,
-    /// Byte capacity: `cache_blocks x block_size` in the blocks model, the byte capacity of an
-    /// objects cache that weighs sizes; absent for an objects cache counted in objects.
+    /// Byte capacity: `cache_blocks x block_size` in the blocks model (absent past 2^64 - 1
+    /// bytes), the byte capacity of an objects cache that weighs sizes; absent for an objects
+    /// cache counted in objects.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cache_bytes: Option<u64>,
     /// The admission filter consulted on misses (`none`, `tinylfu`, `size:BYTES`, `prob:P`).
@@ -125,7 +126,7 @@ impl RunResult {
             self.hits,
             self.block_size,
         ));
-        self.cache_bytes = Some(self.cache_blocks * self.block_size as u64);
+        self.cache_bytes = self.cache_blocks.checked_mul(self.block_size as u64);
         self
     }
 
@@ -150,7 +151,7 @@ impl RunResult {
                 self.hits,
                 self.block_size,
             ));
-            self.cache_bytes = Some(self.cache_blocks * self.block_size as u64);
+            self.cache_bytes = self.cache_blocks.checked_mul(self.block_size as u64);
         }
     }
 }

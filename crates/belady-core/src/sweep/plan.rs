@@ -24,7 +24,7 @@ pub struct Plan {
     pub duplicates: usize,
     /// Copies of traces readable only once (a FIFO, `/dev/stdin`): hashing and every run read
     /// the copy, removed when the plan is dropped.
-    pub spools: Vec<tempfile::TempPath>,
+    pub spools: Vec<crate::outfile::TempCopy>,
 }
 
 /// A policy visitor that only checks the policy can be built.

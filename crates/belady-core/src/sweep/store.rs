@@ -66,6 +66,12 @@ const RUN_COLUMNS: [&str; 18] = [
 /// Refuses a file that is not a belady store (an empty or foreign file, another database, a
 /// store cut short) in one line, opening it read-only so nothing is created or changed.
 fn check_is_store(path: &Path) -> Result<()> {
+    open_read_only(path).map(drop)
+}
+
+/// Opens a belady store read-only, creating nothing beside it (immutable, unless a killed
+/// writer left a WAL, which is read too), after checking that it is one ([`check_is_store`]).
+fn open_read_only(path: &Path) -> Result<Connection> {
     let not_store = |why: String| {
         Error::config(
             "results store",
@@ -114,7 +120,8 @@ fn check_is_store(path: &Path) -> Result<()> {
     if let Some(missing) = RUN_COLUMNS.iter().find(|c| !names.contains(**c)) {
         return Err(not_store(format!("its runs table has no {missing} column")));
     }
-    Ok(())
+    drop(columns);
+    Ok(db)
 }
 
 impl Store {
@@ -158,7 +165,9 @@ impl Store {
         })
     }
 
-    /// Opens an existing store; an absent file is an error, not a new store.
+    /// Opens an existing store to read it (`results export`, `report`); an absent file is an
+    /// error, not a new store. Read-only: nothing is written to it or created beside it (no
+    /// journal, WAL or shared-memory file), as docs/limits.md says.
     pub fn open_existing(path: &Path) -> Result<Store> {
         if !path.is_file() {
             return Err(Error::config(
@@ -168,8 +177,15 @@ impl Store {
             ));
         }
         // Nothing to read from an empty or foreign file: refuse it rather than make it a store.
-        check_is_store(path)?;
-        Store::open(path)
+        Ok(Store {
+            db: open_read_only(path)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The store's connection, for readers that query it themselves (`report`).
+    pub fn into_connection(self) -> Connection {
+        self.db
     }
 
     /// A second connection for claiming runs from worker threads (see [`Claims`]).

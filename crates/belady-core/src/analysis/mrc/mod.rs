@@ -97,6 +97,20 @@ pub struct MrcOptions {
     pub control_rate: Option<f64>,
 }
 
+/// The control share as [`MrcOptions::control_rate`] takes it: 0 for no control, up to 1
+/// (exact LRU); anything else (negative, above 1, NaN) is refused naming `--control-rate`, for the
+/// CLI and the Python API alike.
+pub fn control_rate(rate: f64) -> Result<Option<f64>> {
+    if !(0.0..=1.0).contains(&rate) {
+        return Err(Error::config(
+            "--control-rate",
+            crate::error::show_f64(rate),
+            "must be between 0 (no control) and 1 (exact LRU)",
+        ));
+    }
+    Ok((rate > 0.0).then_some(rate))
+}
+
 impl Default for MrcOptions {
     fn default() -> Self {
         MrcOptions {
@@ -206,8 +220,11 @@ impl Profiler {
                 if c < r {
                     return Err(Error::config(
                         "--control-rate",
-                        c,
-                        format!("must be at least the sample rate {r} (or 0 for no control)"),
+                        crate::error::show_f64(c),
+                        format!(
+                            "must be at least the sample rate {} (or 0 for no control)",
+                            crate::error::show_f64(r)
+                        ),
                     ));
                 }
                 // The same seed nests the sample inside the control share.
@@ -279,7 +296,7 @@ impl Profiler {
             let rate = sampler.rate();
             return Err(Error::config(
                 "--sample-rate",
-                rate,
+                crate::error::show_f64(rate),
                 "a sample must be drawn from the trace's own block ids, not dense ids",
             ));
         }

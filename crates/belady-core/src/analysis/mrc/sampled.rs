@@ -41,7 +41,7 @@ impl Sampler {
         if !(rate > 0.0 && rate <= 1.0) {
             return Err(Error::config(
                 "--sample-rate",
-                rate,
+                crate::error::show_f64(rate),
                 "must be above 0 and at most 1",
             ));
         }
@@ -63,7 +63,7 @@ impl Sampler {
         if sampled == 0 && references > 0 {
             return Err(Error::config(
                 "--sample-rate",
-                rate,
+                crate::error::show_f64(rate),
                 format!(
                     "no block of {source} was sampled ({references} references); raise the rate"
                 ),
@@ -126,7 +126,7 @@ impl SampleCollector {
         if self.refs.len() >= u32::MAX as usize - 1 {
             return Err(Error::config(
                 "--sample-rate",
-                self.sampler.rate,
+                crate::error::show_f64(self.sampler.rate),
                 format!(
                     "the sample holds more than {} references; use a lower rate",
                     u32::MAX - 2

@@ -127,7 +127,7 @@ impl AccusimArc {
             } else {
                 Case::FullT1
             }
-        } else if t1 + t2 + b1 + b2 == 2 * c {
+        } else if t1 + t2 + b1 + b2 == c.saturating_mul(2) {
             Case::FullDirectory
         } else {
             Case::Replace

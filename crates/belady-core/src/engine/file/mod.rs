@@ -93,7 +93,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
         level.set_admission(
             cfg.admission
                 .as_ref()
-                .map(|a| a.build(capacity, cfg.block_size as u64, cfg.seed)),
+                .map(|a| a.build(capacity, universe, cfg.block_size as u64, cfg.seed)),
         );
         let mut sim = FileSim {
             cfg,

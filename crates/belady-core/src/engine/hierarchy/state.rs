@@ -177,8 +177,17 @@ impl Hierarchy {
         block_size: u32,
     ) -> Result<Hierarchy> {
         let mut levels: Vec<Level> = Vec::with_capacity(spec.levels.len());
+        // A row reports the levels' blocks together: their sum must have a value.
+        let mut total: u64 = 0;
         for (i, l) in spec.levels.iter().enumerate() {
             let capacity = l.size.resolve(unique, block_size)?;
+            total = total.checked_add(capacity as u64).ok_or_else(|| {
+                Error::config(
+                    "levels",
+                    format!("{}:{}", l.name, l.size),
+                    "the levels' sizes add up to more than 2^64-1 blocks, which no row can report; give smaller sizes (a level larger than the trace never evicts)",
+                )
+            })?;
             let mut policy_spec = l.policy.clone();
             if i > 0
                 && l.placement != Placement::Access
