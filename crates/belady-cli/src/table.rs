@@ -51,14 +51,13 @@ pub fn runs(results: &[RunResult]) -> String {
                 row.push(r.admission.clone());
             }
             if objects {
-                let count = |v: u64| if v == 0 { "-".into() } else { v.to_string() };
                 row.extend([
                     r.cache_model.clone(),
-                    count(r.cache_blocks),
+                    r.cache_blocks.map_or_else(|| "-".into(), |n| n.to_string()),
                     r.cache_bytes.map_or_else(|| "-".into(), |b| b.to_string()),
                 ]);
             } else {
-                row.push(r.cache_blocks.to_string());
+                row.push(r.capacity.amount.to_string());
             }
             row.extend([
                 r.requests.to_string(),

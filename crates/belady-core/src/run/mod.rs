@@ -12,7 +12,7 @@ use crate::cache::size::CacheSize;
 use crate::engine::block::{run_block_grid_with, BlockSource};
 use crate::engine::file::load_file_engine_trace_with;
 use crate::engine::file::{
-    run_file_grid, run_file_hierarchies, run_file_one_with_store, FileSimConfig, PreparedFileTrace,
+    run_file_grid, run_file_hierarchies, run_file_one_as, FileSimConfig, PreparedFileTrace,
 };
 use crate::engine::hierarchy::{HierarchySpec, Links, Placement};
 use crate::engine::RunResult;
@@ -376,8 +376,9 @@ fn run_with_store(
         ));
     }
     let store = PrefetchStore::load(path)?;
-    let capacity = sizes[0].resolve(trace.distinct, trace.block_size)?;
-    let (run, learned) = run_file_one_with_store(&specs[0], trace, capacity, cfg, store.as_ref())?;
+    let blocks = sizes[0].resolve(trace.distinct, trace.block_size)?;
+    let given = rows::CacheCapacity::new(&sizes[0], blocks as u64, rows::CapacityUnit::Blocks);
+    let (run, learned) = run_file_one_as(&specs[0], trace, &given, cfg, store.as_ref())?;
     if let Some(learned) = learned {
         learned.save(path)?;
         out.saved_store = Some(SavedStore {

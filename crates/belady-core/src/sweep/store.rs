@@ -237,7 +237,7 @@ impl Store {
                     config.trace_hash,
                     config.run.format.clone().unwrap_or_default(),
                     r.policy,
-                    r.cache_blocks as i64,
+                    r.cache_blocks.unwrap_or(0) as i64,
                     config.run.the_prefetch(),
                     config.run.the_disk().unwrap_or("none"),
                     config.belady_version,
@@ -283,11 +283,12 @@ impl Store {
                         format!("holds a row belady cannot read: {e}"),
                     )
                 };
+                let config: CellConfig = serde_json::from_str(&config).map_err(bad)?;
                 let mut result: RunResult = serde_json::from_str(&result).map_err(bad)?;
-                result.fill_blocks_bytes();
+                result.upgrade(config.run.cache_sizes.first().map(String::as_str));
                 Ok(StoredRun {
                     experiment,
-                    config: serde_json::from_str(&config).map_err(bad)?,
+                    config,
                     result,
                 })
             })
@@ -297,7 +298,7 @@ impl Store {
 
 /// Adds the byte columns to a store written before rows had them (its old rows keep NULL
 /// there; their byte counters are derived from the counts when read, see
-/// [`RunResult::fill_blocks_bytes`]).
+/// [`RunResult::upgrade`]).
 fn add_byte_columns(db: &Connection) -> rusqlite::Result<()> {
     let mut stmt = db.prepare("SELECT name FROM pragma_table_info('runs')")?;
     let names: HashSet<String> = stmt

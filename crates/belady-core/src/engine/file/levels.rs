@@ -11,6 +11,7 @@
 //! decided when the device would start it, with the caches as they are then.
 
 use super::{FileSim, FileSimConfig, IoStats, PreparedFileTrace};
+use crate::cache::cache_model::CacheModel;
 use crate::cache::level::LevelStats;
 use crate::disk::queue::Dispatched;
 use crate::disk::DiskAccess;
@@ -20,6 +21,7 @@ use crate::engine::RunResult;
 use crate::error::Result;
 use crate::policy::registry::PolicyVisitor;
 use crate::policy::{Block, Policy};
+use crate::run::rows::{spell, CacheCapacity, CapacityUnit, RowParts};
 use crate::trace::file::{FileEvent, FileEventKind};
 use rayon::prelude::*;
 
@@ -300,27 +302,33 @@ fn row(
     io.async_requests += reloads;
     io.async_blocks += reloads;
     let hits = stats.hits + below.demand_hits();
-    RunResult {
-        trace: trace.source().to_string(),
-        policy: spec.label(),
-        cache_blocks: levels.iter().map(|l| l.cache_blocks).sum(),
-        block_size: trace.block_size,
-        unique_blocks: trace.distinct as u64,
+    // The hierarchy's totals: a hit at any level is a hit, every level's evictions count.
+    let totals = LevelStats {
         requests: stats.requests,
         hits,
         misses: stats.requests - hits,
-        hit_ratio: if stats.requests == 0 {
-            0.0
-        } else {
-            hits as f64 / stats.requests as f64
-        },
         evictions: levels.iter().map(|l| l.evictions).sum(),
+        ..LevelStats::default()
+    };
+    let sizes: Vec<String> = spec.levels.iter().map(|l| spell(&l.size)).collect();
+    let capacity = CacheCapacity {
+        spelled: sizes.join("+"),
+        amount: levels.iter().map(|l| l.cache_blocks).sum(),
+        unit: CapacityUnit::Blocks,
+    };
+    RunResult::build(RowParts {
+        trace: trace.source(),
+        policy: spec.label(),
+        capacity,
+        model: CacheModel::Blocks,
+        block_size: trace.block_size,
+        unique: trace.distinct as u64,
+        admission: "none".into(),
         prefetch: Some(cfg.prefetch_name()),
-        io: Some(io),
+        counts: &totals,
+        io,
         levels: Some(levels),
-        ..Default::default()
-    }
-    .with_block_bytes()
+    })
 }
 
 /// The device's name for the timing report: its preset's when it is one, else its model.
@@ -379,8 +387,9 @@ pub fn run_file_hierarchy(
     cfg.validate_for(trace)?;
     let top = &spec.levels[0];
     if spec.levels.len() == 1 {
-        let capacity = top.size.resolve(trace.distinct, trace.block_size)?;
-        return super::run_file_one(&top.policy, trace, capacity, cfg);
+        let blocks = top.size.resolve(trace.distinct, trace.block_size)?;
+        let given = CacheCapacity::new(&top.size, blocks as u64, CapacityUnit::Blocks);
+        return Ok(super::run_file_one_as(&top.policy, trace, &given, cfg, None)?.0);
     }
     let (capacity, c) = run_client(spec, trace, cfg, false)?;
     Ok(row(
