@@ -443,6 +443,8 @@ pub struct Field {
     pub key: &'static str,
     /// Which rows have it.
     pub when: &'static str,
+    /// Whether its values are whole numbers (Python gives its column an integer dtype).
+    pub int: bool,
     /// What it says, for docs/output.md.
     pub doc: &'static str,
 }
@@ -453,99 +455,145 @@ pub static FIELDS: &[Field] = &[
     Field {
         key: "trace",
         when: "always",
+        int: false,
         doc: "trace path, as given on the command line (for a native file too: the name recorded inside it is provenance only); text output escapes control characters of names read from traces",
     },
     Field {
         key: "format",
         when: "always",
+        int: false,
         doc: "format it was read as",
     },
     Field {
         key: "ops",
         when: "always",
+        int: false,
         doc: "`read`, `write` or `all`",
     },
     Field {
         key: "policy",
         when: "always",
+        int: false,
         doc: "policy name, then any overridden parameters, e.g. `lirs(hir=0.01)`; a hierarchy's levels",
     },
     Field {
         key: "cache_size",
         when: "always",
+        int: false,
         doc: "the cache size as given, spelled canonically: `500`, `64MiB` (`64K`, `64KiB` and `65536B` all read `64KiB`), `10%`; a hierarchy's levels' sizes joined by `+`",
     },
     Field {
         key: "capacity",
         when: "always",
+        int: true,
         doc: "the capacity in `capacity_unit`s (a percent or a byte size resolved against the trace)",
     },
     Field {
         key: "capacity_unit",
         when: "always",
+        int: false,
         doc: "`blocks` (blocks model, hierarchies: their levels' sum), `objects` (objects model, a plain number counts objects) or `bytes` (objects model, objects weigh their sizes)",
     },
     Field {
         key: "cache_blocks",
         when: "blocks, objects",
+        int: true,
         doc: "the capacity in blocks, or in objects when they are counted; absent for a byte capacity (older rows said 0)",
     },
     Field {
         key: "cache_bytes",
         when: "blocks, bytes",
+        int: true,
         doc: "the capacity in bytes: `cache_blocks x block_size` for blocks, the byte capacity of objects weighed by size; absent for objects counted",
     },
     Field {
         key: "block_size",
         when: "always",
+        int: true,
         doc: "bytes per block",
     },
     Field {
         key: "unique_blocks",
         when: "always",
+        int: true,
         doc: "distinct blocks (or objects) among the simulated requests",
     },
     Field {
         key: "cache_model",
         when: "always",
+        int: false,
         doc: "`blocks` or `objects` ([Cache models](#cache-models))",
     },
     Field {
         key: "admission",
         when: "always",
+        int: false,
         doc: "admission filter (`none`, `tinylfu`, `size:BYTES`, `prob:P`)",
     },
     Field {
         key: "prefetch",
         when: "read-ahead",
+        int: false,
         doc: "read-ahead engine (`none` included) of a file-engine run or a hierarchy",
     },
     Field {
         key: "levels",
         when: "hierarchy",
+        int: false,
         doc: "each level's counters ([multilevel.md](multilevel.md))",
     },
     Field {
         key: "timing",
         when: "hierarchy, timed",
+        int: false,
         doc: "the links', reloads' and demotions' times ([multilevel.md](multilevel.md))",
     },
     Field {
         key: "launch",
         when: "launch window",
+        int: false,
         doc: "the launch window's time and counters ([clusterfetch.md](clusterfetch.md))",
     },
     Field {
         key: "clusterfetch",
         when: "ClusterFetch",
+        int: false,
         doc: "ClusterFetch's counters ([clusterfetch.md](clusterfetch.md))",
     },
     Field {
         key: "request_log",
         when: "`--log-requests`",
+        int: false,
         doc: "every disk request in issue order",
     },
 ];
+
+/// The registry as JSON, for the Python package: `{"metrics": [...], "fields": [...]}`, each
+/// metric with its key, name, label, unit, better, applies, report condition and dtype, each
+/// field with its key and dtype.
+pub fn registry_json() -> String {
+    let metrics: Vec<serde_json::Value> = METRICS
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "key": m.key,
+                "name": m.name,
+                "label": m.label(),
+                "unit": m.unit.name(),
+                "scale": m.unit.scale(),
+                "better": m.better.name(),
+                "applies": m.applies.name(),
+                "report": m.report.map(Applies::name),
+                "dtype": if m.unit.is_int() { "int64" } else { "float64" },
+            })
+        })
+        .collect();
+    let fields: Vec<serde_json::Value> = FIELDS
+        .iter()
+        .map(|f| serde_json::json!({"key": f.key, "dtype": if f.int { "int64" } else { "object" }}))
+        .collect();
+    serde_json::json!({"metrics": metrics, "fields": fields}).to_string()
+}
 
 /// The key tables of docs/output.md: the fields, then the metrics, as generated here.
 pub fn markdown() -> String {
