@@ -356,3 +356,62 @@ fn byte_capacities_beside_a_count_and_a_block_trace_are_reported_by_their_size()
         assert_eq!(row["cache_blocks"].is_null(), unit == "bytes", "{row}");
     }
 }
+
+/// Issue 35: the admission filter's rejections reach every output through the metric registry:
+/// `sim --json`, the text table (only with a filter), the store's export and the report.
+#[test]
+fn admission_rejects_reach_the_json_the_table_the_export_and_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let refs: String = (0..3000).map(|i| format!("{}\n", (i * 7) % 200)).collect();
+    let t = write(dir.path(), "t.trace", &refs);
+    let sim = |admission: &str, json: bool| {
+        let mut args = vec!["sim", &t, "-f", "lirs", "-p", "lru", "-c", "50"];
+        args.extend(["--admission", admission]);
+        if json {
+            args.push("--json");
+        }
+        ok(belady(&args))
+    };
+    // prob:0 refuses every miss, prob:1 none; without a filter nothing is refused.
+    let row = |admission: &str| -> serde_json::Value {
+        serde_json::from_str::<Vec<serde_json::Value>>(&sim(admission, true)).unwrap()[0].clone()
+    };
+    let all = row("prob:0");
+    assert_eq!(all["admission_rejects"], all["misses"]);
+    assert_eq!(all["hits"], 0);
+    assert_eq!(row("prob:1")["admission_rejects"], 0);
+    assert_eq!(row("none")["admission_rejects"], 0);
+    let tiny = row("tinylfu");
+    let rejects = tiny["admission_rejects"].as_u64().unwrap();
+    assert!(
+        rejects > 0 && rejects <= tiny["misses"].as_u64().unwrap(),
+        "{tiny}"
+    );
+    // The table has the column with a filter, and not without one.
+    let table = sim("tinylfu", false);
+    let mut lines = table.lines().skip_while(|l| !l.starts_with("policy"));
+    let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    let cells: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    let at = header
+        .iter()
+        .position(|h| *h == "admission_rejects")
+        .expect("a column");
+    assert_eq!(cells[at], rejects.to_string());
+    assert!(!sim("none", false).contains("admission_rejects"));
+    // Swept: the export has the key, the report a chart and a table of it.
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        "policies = [\"lru\", \"arc\"]\ncache_sizes = [\"20\", \"50\"]\nadmission = \"tinylfu\"\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+    );
+    let store = dir.path().join("s.sqlite").display().to_string();
+    sweep(&exp, &store);
+    let exported = export(&store);
+    assert!(exported
+        .iter()
+        .any(|r| r["admission_rejects"].as_u64().unwrap() > 0));
+    let html = report(&store, &dir.path().join("r.html"), &[]);
+    assert!(html.contains("<caption>Admission rejects — read-ahead: none</caption>"));
+    assert!(html.contains("cache size (blocks, log2 scale)"));
+}

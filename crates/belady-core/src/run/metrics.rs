@@ -284,7 +284,7 @@ fn io(row: &RunResult) -> Option<&crate::run::rows::IoStats> {
     row.io.as_ref()
 }
 
-use Applies::{Always, Objects, ReadAhead, Timed};
+use Applies::{Admission, Always, Objects, ReadAhead, Timed};
 use Unit::{Bytes, Count, Millis, PerRequest, Ratio, Seconds};
 
 /// Every metric of a result row, in the order tables, store columns and docs list them.
@@ -307,6 +307,10 @@ pub static METRICS: &[Metric] = &[
         .doc("`hits / requests`"),
     Metric::new("evictions", "evictions", Count, Always, |r| int(r.evictions))
         .doc("blocks (or objects) evicted"),
+    Metric::new("admission_rejects", "admission rejects", Count, Admission, |r| int(r.admission_rejects))
+        .table("admission_rejects")
+        .report(Admission)
+        .doc("misses the admission filter refused (0 without one); each is also a miss"),
     Metric::new("disk_requests", "disk requests", Count, ReadAhead, |r| {
         int(io(r)?.disk_requests)
     })

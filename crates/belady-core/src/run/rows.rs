@@ -41,6 +41,9 @@ pub struct RunResult {
     pub hit_ratio: f64,
     /// Blocks evicted.
     pub evictions: u64,
+    /// Misses the admission filter refused (0 without one).
+    #[serde(default)]
+    pub admission_rejects: u64,
     /// The cache model: `blocks` (a request covers the blocks its bytes span; capacity in
     /// blocks) or `objects` (each request is one object of its size).
     #[serde(default = "blocks_model")]
@@ -286,6 +289,7 @@ impl RunResult {
             misses: counts.misses,
             hit_ratio: counts.hit_ratio(),
             evictions: counts.evictions,
+            admission_rejects: counts.admission_rejects,
             cache_model: model.name().into(),
             cache_bytes,
             admission,
