@@ -11,7 +11,6 @@
 //! decided when the device would start it, with the caches as they are then.
 
 use super::{FileSim, FileSimConfig, IoStats, PreparedFileTrace};
-use crate::cache::cache_model::CacheModel;
 use crate::cache::level::LevelStats;
 use crate::disk::queue::Dispatched;
 use crate::disk::DiskAccess;
@@ -316,18 +315,10 @@ fn row(
         amount: levels.iter().map(|l| l.cache_blocks).sum(),
         unit: CapacityUnit::Blocks,
     };
+    // A hierarchy has no admission filter (refused before it runs): `cfg` names none.
     RunResult::build(RowParts {
-        trace: trace.source(),
-        policy: spec.label(),
-        capacity,
-        model: CacheModel::Blocks,
-        block_size: trace.block_size,
-        unique: trace.distinct as u64,
-        admission: "none".into(),
-        prefetch: Some(cfg.prefetch_name()),
-        counts: &totals,
-        io,
         levels: Some(levels),
+        ..super::run::row_parts(trace, cfg, spec.label(), capacity, &totals, io)
     })
 }
 

@@ -179,9 +179,22 @@ fn result(
     stats: &LevelStats,
     io: IoStats,
 ) -> RunResult {
-    RunResult::build(RowParts {
+    RunResult::build(row_parts(trace, cfg, spec.label(), capacity, stats, io))
+}
+
+/// What the row of a run on the file engine says (a plain run's, or a hierarchy's with its
+/// `levels` added): the trace, the blocks model, the admission filter and read-ahead of `cfg`.
+pub(super) fn row_parts<'a>(
+    trace: &'a PreparedFileTrace,
+    cfg: &FileSimConfig,
+    policy: String,
+    capacity: CacheCapacity,
+    counts: &'a LevelStats,
+    io: IoStats,
+) -> RowParts<'a> {
+    RowParts {
         trace: trace.source(),
-        policy: spec.label(),
+        policy,
         capacity,
         model: CacheModel::Blocks,
         block_size: trace.block_size,
@@ -191,10 +204,10 @@ fn result(
             .as_ref()
             .map_or_else(|| "none".into(), ToString::to_string),
         prefetch: Some(cfg.prefetch_name()),
-        counts: stats,
+        counts,
         io,
         levels: None,
-    })
+    }
 }
 
 /// Runs every policy at every size over a file-level trace, in grid order (policy-major). The
