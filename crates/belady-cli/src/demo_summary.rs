@@ -193,7 +193,7 @@ pub fn summary(
         let result = serde_json::to_value(&r.result).unwrap_or(Value::Null);
         let run = Run {
             policy: r.result.policy.clone(),
-            cache_blocks: r.result.cache_blocks,
+            cache_blocks: r.result.capacity.amount,
             hit: num(&result, "hit_ratio").unwrap_or(0.0),
             disk_requests: num(&result, "disk_requests").unwrap_or(0.0),
             exec_s: num(&result, "exec_time_s").unwrap_or(0.0),

@@ -332,6 +332,15 @@ fn write_parquet(records: &[Record], path: &Path) -> Result<()> {
     let kinds: Vec<Kind> = names
         .iter()
         .map(|c| {
+            // A metric's type is the registry's, whatever values the runs have (a time no run
+            // has is still a DOUBLE column).
+            if let Some(m) = belady_core::run::metrics::metric(c) {
+                return if m.unit.is_int() {
+                    Kind::Int
+                } else {
+                    Kind::Float
+                };
+            }
             let values: Vec<Value> = records.iter().filter_map(|r| value(r, c)).collect();
             if !values.is_empty() && values.iter().all(|v| v.is_i64() || v.is_u64()) {
                 Kind::Int
@@ -471,6 +480,9 @@ fn record(run: StoredRun) -> Record {
         let v = match *field {
             "policy" => run.result.policy.clone().into(),
             "cache_blocks" => run.result.cache_blocks.into(),
+            "cache_size" => run.result.capacity.spelled.clone().into(),
+            "capacity" => run.result.capacity.amount.into(),
+            "capacity_unit" => run.result.capacity.unit.name().into(),
             // Empty, not null, for single-level runs, as before these became optional.
             "levels" | "placement" => config.get(*field).map_or("".into(), shown),
             _ => config.get(*field).map_or(serde_json::Value::Null, shown),
@@ -511,6 +523,9 @@ const CONFIG_ORDER: &[&str] = &[
     "params",
     "preset",
     "cache_sizes",
+    "cache_size",
+    "capacity",
+    "capacity_unit",
     "cache_blocks",
     "prefetch",
     "disk",
@@ -522,7 +537,16 @@ const CONFIG_ORDER: &[&str] = &[
 ];
 
 /// Result fields that repeat the configuration (kept once, from the configuration).
-const CONFIG_IN_RESULT: &[&str] = &["trace", "policy", "cache_blocks", "block_size", "prefetch"];
+const CONFIG_IN_RESULT: &[&str] = &[
+    "trace",
+    "policy",
+    "cache_size",
+    "capacity",
+    "capacity_unit",
+    "cache_blocks",
+    "block_size",
+    "prefetch",
+];
 
 /// One exported run: named values in column order.
 struct Record(Vec<(String, serde_json::Value)>);

@@ -194,6 +194,13 @@ fn store_runs_json(store: PathBuf) -> PyResult<String> {
     Ok(serde_json::Value::Array(runs).to_string())
 }
 
+/// The metric registry as JSON (`{"metrics": [...], "fields": [...]}`): what the DataFrames'
+/// dtypes and `belady.plot`'s labels read.
+#[pyfunction]
+fn registry_json() -> String {
+    belady_core::run::metrics::registry_json()
+}
+
 /// Names of every registered policy.
 #[pyfunction]
 fn policies() -> Vec<&'static str> {
@@ -305,6 +312,7 @@ fn _belady(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store_insert, m)?)?;
     m.add_function(wrap_pyfunction!(store_runs_json, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(registry_json, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_json, m)?)?;
     m.add("BeladyError", m.py().get_type::<BeladyError>())?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;

@@ -39,6 +39,9 @@ pub struct LevelStats {
     /// [`Policy::evicts_incoming`]) refused them, or the object is larger than the whole cache.
     #[serde(default)]
     pub rejected: u64,
+    /// Of `rejected`, misses the admission filter refused.
+    #[serde(default)]
+    pub admission_rejects: u64,
     /// Sum of the demand requests' sizes (objects model; 0 in the blocks model, whose bytes are
     /// requests x block size).
     #[serde(default)]
@@ -213,12 +216,12 @@ impl<P: Policy> CacheLevel<P> {
         self.stats.misses += 1;
         // A size threshold compares the object's bytes, also when objects are counted.
         let admit_size = if SIZED { size as u64 } else { 1 };
-        if (SIZED && weight as u64 > self.frames.capacity() as u64)
-            || !self.admits(b, &cx, admit_size)
-        {
+        let too_large = SIZED && weight as u64 > self.frames.capacity() as u64;
+        if too_large || !self.admits(b, &cx, admit_size) {
             // The policy still sees the reference (libCacheSim looks the object up, ghosts
             // included, before deciding it cannot enter).
             self.stats.rejected += 1;
+            self.stats.admission_rejects += u64::from(!too_large);
             self.policy.on_unplaced_miss(b, &cx);
             return Outcome::Bypass;
         }
@@ -507,6 +510,7 @@ mod tests {
         assert_eq!(residents(&level), [1, 2]);
         let s = level.stats();
         assert_eq!((s.misses, s.rejected, s.evictions), (3, 1, 0));
+        assert_eq!(s.admission_rejects, 0, "no filter refused it");
         assert_eq!((s.bytes_requested, s.byte_hits), (201, 0));
         // Exactly the capacity fits, after evicting everything else.
         assert_eq!(level.access_sized(3, 100, NO_ORACLE), Outcome::Miss);
@@ -568,6 +572,11 @@ mod tests {
             "nothing evicted for a refused object"
         );
         assert_eq!((level.stats().rejected, level.stats().evictions), (1, 0));
+        // The filter's refusal is counted as such; an object larger than the cache is not one.
+        assert_eq!(level.stats().admission_rejects, 1);
+        assert_eq!(level.access_sized(4, 101, NO_ORACLE), Outcome::Bypass);
+        let s = level.stats();
+        assert_eq!((s.rejected, s.admission_rejects), (2, 1));
 
         // TinyLFU: a one-off block does not displace a block seen often.
         let mut level = CacheLevel::new(LruPolicy::new(16), 1, 16);

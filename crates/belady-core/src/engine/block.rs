@@ -113,13 +113,17 @@ pub fn run_block_grid_with(
         sized,
     };
     let stats = grid::run_cells(source, &cells, levels)?;
+    // Cells are policy-major: the sizes repeat for each policy.
+    let given = specs.iter().flat_map(|_| sizes.iter());
     let runs = cells
         .iter()
+        .zip(given)
         .zip(&stats)
-        .map(|(&(spec, capacity), stats)| {
+        .map(|((&(spec, capacity), size), stats)| {
             row(
                 &feed.source,
                 spec,
+                size,
                 &capacity,
                 model,
                 setup,

@@ -5,6 +5,7 @@
 //! `calibrate` and the ClusterFetch demo all come here with a [`RunConfig`].
 
 pub mod config;
+pub mod metrics;
 pub mod notes;
 pub mod rows;
 
@@ -13,7 +14,7 @@ use crate::cache::size::CacheSize;
 use crate::engine::block::{run_block_grid_with, BlockSource};
 use crate::engine::file::load_file_engine_trace_with;
 use crate::engine::file::{
-    run_file_grid, run_file_hierarchies, run_file_one_with_store, FileSimConfig, PreparedFileTrace,
+    run_file_grid, run_file_hierarchies, run_file_one_as, FileSimConfig, PreparedFileTrace,
 };
 use crate::engine::hierarchy::{HierarchySpec, Links, Placement};
 use crate::engine::RunResult;
@@ -381,8 +382,9 @@ fn run_with_store(
         ));
     }
     let store = PrefetchStore::load(path)?;
-    let capacity = sizes[0].resolve(trace.distinct, trace.block_size)?;
-    let (run, learned) = run_file_one_with_store(&specs[0], trace, capacity, cfg, store.as_ref())?;
+    let blocks = sizes[0].resolve(trace.distinct, trace.block_size)?;
+    let given = rows::CacheCapacity::new(&sizes[0], blocks as u64, rows::CapacityUnit::Blocks);
+    let (run, learned) = run_file_one_as(&specs[0], trace, &given, cfg, store.as_ref())?;
     if let Some(learned) = learned {
         learned.save(path)?;
         out.saved_store = Some(SavedStore {
@@ -425,6 +427,101 @@ fn run_levels(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A row with every optional part present: every key a row can have.
+    fn full_row() -> RunResult {
+        use crate::cache::level::LevelStats;
+        use rows::{CacheCapacity, CfStats, IoStats, LaunchStats, LevelReport, TimingReport};
+        let io = IoStats {
+            exec_time_s: Some(1.0),
+            proc_time_s: Some(0.5),
+            io_time_s: Some(0.5),
+            io_wait_s: Some(0.5),
+            disk_busy_s: Some(0.4),
+            disk_utilization: Some(0.4),
+            mean_response_ms: Some(2.0),
+            p99_response_ms: Some(9.0),
+            disk_cache_hits: Some(1),
+            launch: Some(LaunchStats::default()),
+            clusterfetch: Some(CfStats::default()),
+            timing: Some(TimingReport::default()),
+            request_log: vec![rows::LoggedRequest {
+                event: 1,
+                sync: true,
+                file: 1,
+                first: 0,
+                blocks: 1,
+                issued_ns: 0,
+            }],
+            ..IoStats::demand(3)
+        };
+        RunResult::build(rows::RowParts {
+            trace: "t",
+            policy: "lru".into(),
+            capacity: CacheCapacity::blocks(10),
+            model: CacheModel::Blocks,
+            block_size: 4096,
+            unique: 20,
+            admission: "tinylfu".into(),
+            prefetch: Some("linux6".into()),
+            counts: &LevelStats {
+                requests: 5,
+                hits: 2,
+                misses: 3,
+                ..LevelStats::default()
+            },
+            io,
+            levels: Some(vec![LevelReport::default()]),
+        })
+    }
+
+    #[test]
+    fn the_registry_lists_exactly_the_keys_a_row_serialises() {
+        use metrics::{FIELDS, METRICS};
+        use std::collections::BTreeSet;
+        let run = full_row();
+        let row = serde_json::to_value(Row {
+            run: &run,
+            format: "lirs",
+            ops: OpFilter::Read,
+            note: Some("a note"),
+        })
+        .unwrap();
+        let serialised: BTreeSet<&str> = row
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let listed: BTreeSet<&str> = METRICS
+            .iter()
+            .map(|m| m.key)
+            .chain(FIELDS.iter().map(|f| f.key))
+            .collect();
+        assert_eq!(
+            serialised.difference(&listed).collect::<Vec<_>>(),
+            Vec::<&&str>::new(),
+            "serialised but not in the registry (run/metrics.rs)"
+        );
+        assert_eq!(
+            listed.difference(&serialised).collect::<Vec<_>>(),
+            Vec::<&&str>::new(),
+            "in the registry but not serialised"
+        );
+        // Each metric reads the value its key serialises, of its unit's kind.
+        for m in METRICS {
+            let v = m
+                .value(&run)
+                .unwrap_or_else(|| panic!("{} reads nothing", m.key));
+            assert_eq!(
+                matches!(v, metrics::Value::Int(_)),
+                m.unit.is_int(),
+                "{}",
+                m.key
+            );
+            assert_eq!(row[m.key].as_f64(), Some(v.as_f64()), "{}", m.key);
+        }
+    }
 
     #[test]
     fn compat_accusim_picks_the_file_engine_and_levels_run_on_it_under_a_disk() {

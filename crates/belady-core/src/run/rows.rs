@@ -4,17 +4,29 @@
 //! Every row carries the same top-level metrics (`hits`, `misses`, `hit_ratio`, and with the
 //! I/O counters `disk_requests`, sync/async requests and blocks, with a device `exec_time_s`,
 //! `io_wait_s` and response times); a multi-level row adds `levels`, one [`LevelReport`] per
-//! level. Key changes are listed in CHANGELOG.md.
+//! level. Every row says its capacity in its own unit ([`CacheCapacity`]: blocks, objects or
+//! bytes) and as the user spelled it. Key changes are listed in CHANGELOG.md.
 
-/// One run's configuration and results, as printed and stored.
+use crate::cache::cache_model::CacheModel;
+use crate::cache::level::LevelStats;
+use crate::cache::size::CacheSize;
+
+/// One run's configuration and results, as printed and stored. Built by [`RunResult::build`],
+/// the one row builder every engine calls.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
     /// Trace source (path).
     pub trace: String,
     /// Policy label (name and any overridden parameters).
     pub policy: String,
-    /// Cache size in blocks.
-    pub cache_blocks: u64,
+    /// The capacity in its own unit and as the user spelled it (`cache_size`, `capacity`,
+    /// `capacity_unit`).
+    #[serde(flatten)]
+    pub capacity: CacheCapacity,
+    /// Cache size in blocks, or in objects when objects are counted; absent for a byte capacity
+    /// (kept for readers of older rows; `capacity` says every size in its unit).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cache_blocks: Option<u64>,
     /// Bytes per block.
     pub block_size: u32,
     /// Distinct blocks in the (filtered) trace.
@@ -29,6 +41,9 @@ pub struct RunResult {
     pub hit_ratio: f64,
     /// Blocks evicted.
     pub evictions: u64,
+    /// Misses the admission filter refused (0 without one).
+    #[serde(default)]
+    pub admission_rejects: u64,
     /// The cache model: `blocks` (a request covers the blocks its bytes span; capacity in
     /// blocks) or `objects` (each request is one object of its size).
     #[serde(default = "blocks_model")]
@@ -72,86 +87,279 @@ fn no_admission() -> String {
     "none".into()
 }
 
+/// What a cache's capacity counts.
+#[derive(
+    Copy,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum CapacityUnit {
+    /// Fixed-size blocks (the blocks model, and every hierarchy).
+    #[default]
+    Blocks,
+    /// Objects counted whatever their sizes (the objects model with a plain number).
+    Objects,
+    /// Bytes, objects weighing their sizes (the objects model with a byte or percent size).
+    Bytes,
+}
+
+impl CapacityUnit {
+    /// The unit's name as rows print it (`blocks`, `objects`, `bytes`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CapacityUnit::Blocks => "blocks",
+            CapacityUnit::Objects => "objects",
+            CapacityUnit::Bytes => "bytes",
+        }
+    }
+}
+
+/// A run's cache capacity: in its own unit, and as the user spelled it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CacheCapacity {
+    /// The size as given, spelled canonically: `500` (blocks or objects), `64MiB`, `10%`; a
+    /// hierarchy's levels' sizes joined by `+`.
+    #[serde(rename = "cache_size", default)]
+    pub spelled: String,
+    /// The capacity in `unit`s (a percent or a byte size resolved against the trace).
+    #[serde(rename = "capacity", default)]
+    pub amount: u64,
+    /// What `amount` counts.
+    #[serde(rename = "capacity_unit", default)]
+    pub unit: CapacityUnit,
+}
+
+impl CacheCapacity {
+    /// `amount` of `unit`, given as `size`.
+    pub fn new(size: &CacheSize, amount: u64, unit: CapacityUnit) -> CacheCapacity {
+        CacheCapacity {
+            spelled: spell(size),
+            amount,
+            unit,
+        }
+    }
+
+    /// A capacity of `blocks` blocks given as that number.
+    pub fn blocks(blocks: u64) -> CacheCapacity {
+        CacheCapacity::new(&CacheSize::Blocks(blocks), blocks, CapacityUnit::Blocks)
+    }
+
+    /// The capacity as a column or an axis names it: a byte capacity by its size (`64MiB`),
+    /// others by their number and unit (`500 blocks`, `1000 objects`).
+    pub fn label(&self) -> String {
+        match self.unit {
+            CapacityUnit::Bytes => bytes_label(self.amount),
+            unit => format!("{} {}", self.amount, unit.name()),
+        }
+    }
+
+    /// The order of capacities in tables and on axes: by unit, then by value within a unit.
+    pub fn sort_key(&self) -> (CapacityUnit, u64) {
+        (self.unit, self.amount)
+    }
+}
+
+/// A cache size in its canonical spelling: blocks (or objects) as their number, a percent as
+/// itself, bytes in the largest unit that divides them exactly (`64KiB`, `1MB`, `1000B`), so
+/// `64K`, `64KiB` and `65536B` read the same.
+pub fn spell(size: &CacheSize) -> String {
+    match size {
+        CacheSize::Bytes(b) => exact_bytes(*b),
+        other => other.to_string(),
+    }
+}
+
+/// Binary then decimal units, largest first.
+const BYTE_UNITS: [(&str, u64); 8] = [
+    ("TiB", 1 << 40),
+    ("GiB", 1 << 30),
+    ("MiB", 1 << 20),
+    ("KiB", 1 << 10),
+    ("TB", 1_000_000_000_000),
+    ("GB", 1_000_000_000),
+    ("MB", 1_000_000),
+    ("KB", 1_000),
+];
+
+/// `bytes` in the largest unit that divides them exactly, else in bytes.
+fn exact_bytes(bytes: u64) -> String {
+    BYTE_UNITS
+        .iter()
+        .find(|(_, scale)| bytes >= *scale && bytes % scale == 0)
+        .map_or_else(
+            || format!("{bytes}B"),
+            |(unit, scale)| format!("{}{unit}", bytes / scale),
+        )
+}
+
+/// `bytes` as a label: exactly when a unit divides them (`64MiB`), else in the largest binary
+/// unit below them with two decimals (`117.74MiB`).
+pub fn bytes_label(bytes: u64) -> String {
+    if BYTE_UNITS
+        .iter()
+        .any(|(_, scale)| bytes >= *scale && bytes % scale == 0)
+        || bytes < 1024
+    {
+        return exact_bytes(bytes);
+    }
+    let (unit, scale) = BYTE_UNITS[..4]
+        .iter()
+        .find(|(_, scale)| bytes >= *scale)
+        .expect("at least 1 KiB");
+    format!("{:.2}{unit}", bytes as f64 / *scale as f64)
+}
+
+/// Everything an engine knows of one finished run; [`RunResult::build`] makes its row.
+pub struct RowParts<'a> {
+    /// Trace source (path).
+    pub trace: &'a str,
+    /// Policy (or hierarchy) label.
+    pub policy: String,
+    /// The capacity, in its unit and as given.
+    pub capacity: CacheCapacity,
+    /// The cache model.
+    pub model: CacheModel,
+    /// Bytes per block.
+    pub block_size: u32,
+    /// Distinct blocks (or objects) in the simulated requests.
+    pub unique: u64,
+    /// The admission filter's label (`none` without one).
+    pub admission: String,
+    /// Read-ahead engine, for file-engine runs.
+    pub prefetch: Option<String>,
+    /// The run's counters (a hierarchy's: its totals over the levels).
+    pub counts: &'a LevelStats,
+    /// Disk request and read-ahead counters.
+    pub io: IoStats,
+    /// Per-level counters, for hierarchies.
+    pub levels: Option<Vec<LevelReport>>,
+}
+
+impl RunResult {
+    /// The one row builder: a run's row from what its engine counted. Byte counters follow the
+    /// model: in the blocks model every reference is one block of `block_size` bytes, in the
+    /// objects model the level summed the objects' sizes.
+    pub fn build(parts: RowParts) -> RunResult {
+        let RowParts {
+            trace,
+            policy,
+            capacity,
+            model,
+            block_size,
+            unique,
+            admission,
+            prefetch,
+            counts,
+            io,
+            levels,
+        } = parts;
+        let (cache_blocks, cache_bytes) = match capacity.unit {
+            CapacityUnit::Blocks => (
+                Some(capacity.amount),
+                // A capacity of 2^64 blocks has no byte count that fits: the row says none.
+                capacity.amount.checked_mul(block_size as u64),
+            ),
+            CapacityUnit::Objects => (Some(capacity.amount), None),
+            CapacityUnit::Bytes => (None, Some(capacity.amount)),
+        };
+        let bytes = match model {
+            CacheModel::Blocks => ByteCounts::of_blocks(counts.requests, counts.hits, block_size),
+            CacheModel::Objects => ByteCounts {
+                requested: counts.bytes_requested,
+                hits: counts.byte_hits,
+            },
+        };
+        let byte_misses = bytes.requested - bytes.hits;
+        RunResult {
+            trace: trace.to_string(),
+            policy,
+            capacity,
+            cache_blocks,
+            block_size,
+            unique_blocks: unique,
+            requests: counts.requests,
+            hits: counts.hits,
+            misses: counts.misses,
+            hit_ratio: counts.hit_ratio(),
+            evictions: counts.evictions,
+            admission_rejects: counts.admission_rejects,
+            cache_model: model.name().into(),
+            cache_bytes,
+            admission,
+            bytes_requested: bytes.requested,
+            byte_hits: bytes.hits,
+            byte_misses,
+            byte_miss_ratio: if bytes.requested == 0 {
+                0.0
+            } else {
+                byte_misses as f64 / bytes.requested as f64
+            },
+            prefetch,
+            io: Some(io),
+            levels,
+        }
+    }
+
+    /// A row read from a store written by an older belady, completed as today's builder would
+    /// have written it: its capacity (spelled as `cache_size` when the store knows it), its byte
+    /// counters (rows before them were all blocks-model runs), and a block run's demand I/O
+    /// (one single-block read per miss).
+    pub fn upgrade(&mut self, cache_size: Option<&str>) {
+        if self.capacity.spelled.is_empty() {
+            let blocks = self.cache_blocks.unwrap_or(0);
+            let (amount, unit) = match (self.cache_model.as_str(), self.cache_bytes) {
+                ("objects", Some(bytes)) => (bytes, CapacityUnit::Bytes),
+                ("objects", None) => (blocks, CapacityUnit::Objects),
+                _ => (blocks, CapacityUnit::Blocks),
+            };
+            let given = cache_size.and_then(|s| CacheSize::parse(s).ok());
+            self.capacity = CacheCapacity {
+                spelled: given.as_ref().map_or_else(|| amount.to_string(), spell),
+                amount,
+                unit,
+            };
+            if unit == CapacityUnit::Bytes {
+                self.cache_blocks = None;
+            }
+        }
+        if self.cache_model == "blocks" && self.bytes_requested == 0 && self.requests > 0 {
+            let bytes = ByteCounts::of_blocks(self.requests, self.hits, self.block_size);
+            self.bytes_requested = bytes.requested;
+            self.byte_hits = bytes.hits;
+            self.byte_misses = bytes.requested - bytes.hits;
+            self.byte_miss_ratio = self.byte_misses as f64 / bytes.requested as f64;
+            self.cache_bytes = self.cache_blocks.map(|b| b * self.block_size as u64);
+        }
+        if self.io.is_none() {
+            self.io = Some(IoStats::demand(self.misses));
+        }
+    }
+}
+
 /// The byte counters of a row: what was requested and what missed, in bytes.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct ByteCounts {
+struct ByteCounts {
     /// Bytes requested.
-    pub requested: u64,
+    requested: u64,
     /// Bytes of hits.
-    pub hits: u64,
+    hits: u64,
 }
 
 impl ByteCounts {
     /// A blocks-model run's bytes: every reference is one block of `block_size` bytes.
-    pub fn of_blocks(requests: u64, hits: u64, block_size: u32) -> ByteCounts {
+    fn of_blocks(requests: u64, hits: u64, block_size: u32) -> ByteCounts {
         ByteCounts {
             requested: requests * block_size as u64,
             hits: hits * block_size as u64,
-        }
-    }
-}
-
-impl Default for RunResult {
-    fn default() -> Self {
-        RunResult {
-            trace: String::new(),
-            policy: String::new(),
-            cache_blocks: 0,
-            block_size: 0,
-            unique_blocks: 0,
-            requests: 0,
-            hits: 0,
-            misses: 0,
-            hit_ratio: 0.0,
-            evictions: 0,
-            cache_model: blocks_model(),
-            cache_bytes: None,
-            admission: no_admission(),
-            bytes_requested: 0,
-            byte_hits: 0,
-            byte_misses: 0,
-            byte_miss_ratio: 0.0,
-            prefetch: None,
-            io: None,
-            levels: None,
-        }
-    }
-}
-
-impl RunResult {
-    /// A blocks-model row's byte capacity and byte counters, from its counts.
-    pub fn with_block_bytes(mut self) -> Self {
-        self.set_bytes(ByteCounts::of_blocks(
-            self.requests,
-            self.hits,
-            self.block_size,
-        ));
-        self.cache_bytes = self.cache_blocks.checked_mul(self.block_size as u64);
-        self
-    }
-
-    /// Sets the byte counters from `bytes`, with misses and the miss ratio derived.
-    pub fn set_bytes(&mut self, bytes: ByteCounts) {
-        self.bytes_requested = bytes.requested;
-        self.byte_hits = bytes.hits;
-        self.byte_misses = bytes.requested - bytes.hits;
-        self.byte_miss_ratio = if bytes.requested == 0 {
-            0.0
-        } else {
-            self.byte_misses as f64 / bytes.requested as f64
-        };
-    }
-
-    /// A row read from a store written before rows had byte counters: a blocks-model run, so
-    /// its bytes follow from its counts.
-    pub fn fill_blocks_bytes(&mut self) {
-        if self.cache_model == "blocks" && self.bytes_requested == 0 && self.requests > 0 {
-            self.set_bytes(ByteCounts::of_blocks(
-                self.requests,
-                self.hits,
-                self.block_size,
-            ));
-            self.cache_bytes = self.cache_blocks.checked_mul(self.block_size as u64);
         }
     }
 }
@@ -231,6 +439,20 @@ pub struct IoStats {
     /// Every disk request in issue order, when `log_requests` is set.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub request_log: Vec<LoggedRequest>,
+}
+
+impl IoStats {
+    /// The I/O counters of a run without read-ahead or clustering: each miss is one synchronous
+    /// one-block disk read, so every row carries the same `disk_requests` and sync/async keys.
+    pub fn demand(misses: u64) -> IoStats {
+        IoStats {
+            disk_requests: misses,
+            sync_requests: misses,
+            sync_blocks: misses,
+            sync_blocks_per_request: if misses > 0 { 1.0 } else { 0.0 },
+            ..Default::default()
+        }
+    }
 }
 
 /// One disk request as issued, for comparing runs request by request.
@@ -396,4 +618,65 @@ pub struct TimingReport {
     pub reloads_dropped: u64,
     /// Reloads still queued or in service at the end.
     pub reloads_pending: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_spelled_canonically_and_byte_capacities_named_by_their_size() {
+        let spelled = |t: &str| spell(&CacheSize::parse(t).unwrap());
+        for same in ["64K", "64KiB", "65536B", "64kib"] {
+            assert_eq!(spelled(same), "64KiB");
+        }
+        assert_eq!(spelled("1MB"), "1MB");
+        assert_eq!(spelled("1000B"), "1KB");
+        assert_eq!(spelled("1500B"), "1500B");
+        assert_eq!(spelled("10%"), "10%");
+        assert_eq!(spelled("500"), "500");
+        assert_eq!(bytes_label(64 << 20), "64MiB");
+        assert_eq!(bytes_label(123_456_789), "117.74MiB");
+        assert_eq!(bytes_label(1000), "1KB");
+        assert_eq!(bytes_label(999), "999B");
+        let c = CacheCapacity::new(&CacheSize::Percent(10.0), 1234, CapacityUnit::Objects);
+        assert_eq!(c.label(), "1234 objects");
+        assert!(CacheCapacity::blocks(99).sort_key() < c.sort_key());
+    }
+
+    #[test]
+    fn an_old_stored_byte_capacity_row_reads_with_its_capacity_in_bytes() {
+        // As belady wrote an objects-model row at a byte capacity before rows had capacities.
+        let mut row: RunResult = serde_json::from_str(
+            r#"{"trace":"t","policy":"lru","cache_blocks":0,"block_size":4096,"unique_blocks":9,
+            "requests":10,"hits":4,"misses":6,"hit_ratio":0.4,"evictions":1,"cache_model":"objects",
+            "cache_bytes":65536,"bytes_requested":100,"byte_hits":40,"byte_misses":60,
+            "byte_miss_ratio":0.6}"#,
+        )
+        .unwrap();
+        row.upgrade(Some("65536B"));
+        assert_eq!(
+            row.cache_blocks, None,
+            "no cache_blocks = 0 for a byte capacity"
+        );
+        assert_eq!(
+            row.capacity,
+            CacheCapacity {
+                spelled: "64KiB".into(),
+                amount: 65536,
+                unit: CapacityUnit::Bytes
+            }
+        );
+        assert_eq!(row.io.as_ref().map(|io| io.disk_requests), Some(6));
+        let json = serde_json::to_value(&row).unwrap();
+        assert_eq!(
+            (
+                &json["cache_size"],
+                &json["capacity"],
+                &json["capacity_unit"]
+            ),
+            (&"64KiB".into(), &65536.into(), &"bytes".into())
+        );
+        assert!(json.get("cache_blocks").is_none());
+    }
 }

@@ -40,7 +40,7 @@ fn a_plan_lists_the_grid_and_runs_match_their_configs() {
     let plan = Plan::new(&exp, dir.path(), "e").unwrap();
     assert_eq!(plan.runs.len(), 2 * 2 * 2);
     assert_eq!(
-        plan.result(1).unwrap().cache_blocks,
+        plan.result(1).unwrap().capacity.amount,
         45,
         "50% of 90 unique blocks"
     );
@@ -150,9 +150,9 @@ fn each_run_gets_the_settings_of_its_own_policy() {
             if let Some(hir) = label.strip_prefix("lirs(hir=") {
                 spec.set("hir", hir.trim_end_matches(')')).unwrap();
             }
-            let direct = run_one(&spec, &trace, got.cache_blocks as usize).unwrap();
+            let direct = run_one(&spec, &trace, got.capacity.amount as usize).unwrap();
             assert_eq!(got.hits, direct.hits, "{label}");
-            lirs_hits.insert((label, got.cache_blocks), got.hits);
+            lirs_hits.insert((label, got.capacity.amount), got.hits);
         }
     }
     assert_ne!(

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "simulate",
+    "metrics",
     "run",
     "mrc",
     "sweep",
@@ -58,10 +59,41 @@ def _check_finite(config: dict) -> None:
                 raise ConfigError(f"invalid {key} '{v}': expected a finite number")
 
 
+_REGISTRY: dict | None = None
+
+
+def _registry() -> dict:
+    """The metric registry (`crates/belady-core/src/run/metrics.rs`), read once through the binding."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = json.loads(_belady.registry_json())
+    return _REGISTRY
+
+
+def metrics() -> list[dict]:
+    """Every metric of a result row, as the registry describes it: ``key``, ``name``, ``label`` (an
+    axis label with its unit), ``unit`` (``count``, ``bytes``, ``ratio`` (0..1), ``blocks/request``,
+    ``s``, ``ms``), ``scale`` (100 for ratios, drawn in percent), ``better`` (``higher``, ``lower`` or
+    ``-``), ``applies`` (``always``, ``read-ahead``, ``timed``, ``objects``, ``admission``), ``report``
+    (which runs ``belady report`` draws it for, or None) and ``dtype``."""
+    return [dict(m) for m in _registry()["metrics"]]
+
+
 def _frame(rows: list[dict]) -> pd.DataFrame:
+    """`rows` as a DataFrame, each registry column with the registry's dtype: counts as integers
+    (nullable ``Int64`` where some row lacks the key), the rest as floats (NaN where absent)."""
     import pandas as pd
 
-    return pd.DataFrame.from_records(rows)
+    frame = pd.DataFrame.from_records(rows)
+    registry = _registry()
+    for column in registry["metrics"] + registry["fields"]:
+        key, dtype = column["key"], column["dtype"]
+        if key not in frame.columns or dtype == "object":
+            continue
+        if dtype == "int64" and frame[key].isna().any():
+            dtype = "Int64"
+        frame[key] = frame[key].astype(dtype)
+    return frame
 
 
 def _params(params: dict[str, object] | str | Iterable[str] | None) -> list[str]:

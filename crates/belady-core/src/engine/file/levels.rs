@@ -20,6 +20,7 @@ use crate::engine::RunResult;
 use crate::error::Result;
 use crate::policy::registry::PolicyVisitor;
 use crate::policy::{Block, Policy};
+use crate::run::rows::{spell, CacheCapacity, CapacityUnit, RowParts};
 use crate::trace::file::{FileEvent, FileEventKind};
 use rayon::prelude::*;
 
@@ -300,27 +301,25 @@ fn row(
     io.async_requests += reloads;
     io.async_blocks += reloads;
     let hits = stats.hits + below.demand_hits();
-    RunResult {
-        trace: trace.source().to_string(),
-        policy: spec.label(),
-        cache_blocks: levels.iter().map(|l| l.cache_blocks).sum(),
-        block_size: trace.block_size,
-        unique_blocks: trace.distinct as u64,
+    // The hierarchy's totals: a hit at any level is a hit, every level's evictions count.
+    let totals = LevelStats {
         requests: stats.requests,
         hits,
         misses: stats.requests - hits,
-        hit_ratio: if stats.requests == 0 {
-            0.0
-        } else {
-            hits as f64 / stats.requests as f64
-        },
         evictions: levels.iter().map(|l| l.evictions).sum(),
-        prefetch: Some(cfg.prefetch_name()),
-        io: Some(io),
+        ..LevelStats::default()
+    };
+    let sizes: Vec<String> = spec.levels.iter().map(|l| spell(&l.size)).collect();
+    let capacity = CacheCapacity {
+        spelled: sizes.join("+"),
+        amount: levels.iter().map(|l| l.cache_blocks).sum(),
+        unit: CapacityUnit::Blocks,
+    };
+    // A hierarchy has no admission filter (refused before it runs): `cfg` names none.
+    RunResult::build(RowParts {
         levels: Some(levels),
-        ..Default::default()
-    }
-    .with_block_bytes()
+        ..super::run::row_parts(trace, cfg, spec.label(), capacity, &totals, io)
+    })
 }
 
 /// The device's name for the timing report: its preset's when it is one, else its model.
@@ -379,8 +378,9 @@ pub fn run_file_hierarchy(
     cfg.validate_for(trace)?;
     let top = &spec.levels[0];
     if spec.levels.len() == 1 {
-        let capacity = top.size.resolve(trace.distinct, trace.block_size)?;
-        return super::run_file_one(&top.policy, trace, capacity, cfg);
+        let blocks = top.size.resolve(trace.distinct, trace.block_size)?;
+        let given = CacheCapacity::new(&top.size, blocks as u64, CapacityUnit::Blocks);
+        return Ok(super::run_file_one_as(&top.policy, trace, &given, cfg, None)?.0);
     }
     let (capacity, c) = run_client(spec, trace, cfg, false)?;
     Ok(row(

@@ -762,6 +762,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
 pub mod cluster;
 mod run;
+pub(crate) use run::run_file_one_as;
 pub use run::{
     run_file_grid, run_file_one, run_file_one_with_store, simulate_file, simulate_file_with_store,
 };

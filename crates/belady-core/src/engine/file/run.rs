@@ -3,6 +3,7 @@
 //! held whole when it came from a file).
 
 use super::{cf, FileSim, FileSimConfig, IoStats, PreparedFileTrace, RunResult};
+use crate::cache::cache_model::CacheModel;
 use crate::cache::level::LevelStats;
 use crate::cache::size::CacheSize;
 use crate::engine::run_loop::{self, Stepper};
@@ -10,6 +11,7 @@ use crate::error::Result;
 use crate::policy::registry::{PolicySpec, PolicyVisitor};
 use crate::policy::Policy;
 use crate::prefetch::clusterfetch::PrefetchStore;
+use crate::run::rows::{CacheCapacity, CapacityUnit, RowParts};
 use crate::trace::file::{FileEvent, FileEventKind};
 use rayon::prelude::*;
 
@@ -127,10 +129,23 @@ pub fn run_file_one_with_store(
     cfg: &FileSimConfig,
     store: Option<&PrefetchStore>,
 ) -> Result<(RunResult, Option<PrefetchStore>)> {
+    let capacity = CacheCapacity::blocks(capacity as u64);
+    run_file_one_as(spec, trace, &capacity, cfg, store)
+}
+
+/// [`run_file_one_with_store`] at a capacity given as the user spelled it.
+pub(crate) fn run_file_one_as(
+    spec: &PolicySpec,
+    trace: &PreparedFileTrace,
+    given: &CacheCapacity,
+    cfg: &FileSimConfig,
+    store: Option<&PrefetchStore>,
+) -> Result<(RunResult, Option<PrefetchStore>)> {
     cfg.validate_for(trace)?;
     if spec.info.name == "opt" {
         trace.prepare_oracle()?;
     }
+    let capacity = given.amount as usize;
     let run = |cfg: &FileSimConfig, report_launch: bool| -> Result<Finished> {
         let make = MakeRunner {
             trace,
@@ -152,38 +167,47 @@ pub fn run_file_one_with_store(
         let (base_stats, base_io, _) = run(&without, true)?;
         cf::compare_with_baseline(&mut io, &base_stats, &base_io);
     }
-    Ok((result(spec, capacity, trace, cfg, stats, io), learned))
+    Ok((result(spec, given.clone(), trace, cfg, &stats, io), learned))
 }
 
+/// The row of a file-engine run.
 fn result(
     spec: &PolicySpec,
-    capacity: usize,
+    capacity: CacheCapacity,
     trace: &PreparedFileTrace,
     cfg: &FileSimConfig,
-    stats: LevelStats,
+    stats: &LevelStats,
     io: IoStats,
 ) -> RunResult {
-    RunResult {
-        trace: trace.source().to_string(),
-        policy: spec.label(),
-        cache_blocks: capacity as u64,
+    RunResult::build(row_parts(trace, cfg, spec.label(), capacity, stats, io))
+}
+
+/// What the row of a run on the file engine says (a plain run's, or a hierarchy's with its
+/// `levels` added): the trace, the blocks model, the admission filter and read-ahead of `cfg`.
+pub(super) fn row_parts<'a>(
+    trace: &'a PreparedFileTrace,
+    cfg: &FileSimConfig,
+    policy: String,
+    capacity: CacheCapacity,
+    counts: &'a LevelStats,
+    io: IoStats,
+) -> RowParts<'a> {
+    RowParts {
+        trace: trace.source(),
+        policy,
+        capacity,
+        model: CacheModel::Blocks,
         block_size: trace.block_size,
-        unique_blocks: trace.distinct as u64,
-        requests: stats.requests,
-        hits: stats.hits,
-        misses: stats.misses,
-        hit_ratio: stats.hit_ratio(),
-        evictions: stats.evictions,
-        prefetch: Some(cfg.prefetch_name()),
+        unique: trace.distinct as u64,
         admission: cfg
             .admission
             .as_ref()
             .map_or_else(|| "none".into(), ToString::to_string),
-        io: Some(io),
+        prefetch: Some(cfg.prefetch_name()),
+        counts,
+        io,
         levels: None,
-        ..Default::default()
     }
-    .with_block_bytes()
 }
 
 /// Runs every policy at every size over a file-level trace, in grid order (policy-major). The
@@ -196,26 +220,30 @@ pub fn run_file_grid(
     cfg: &FileSimConfig,
 ) -> Result<Vec<RunResult>> {
     cfg.validate_for(trace)?;
-    let capacities: Vec<usize> = sizes
+    let capacities: Vec<CacheCapacity> = sizes
         .iter()
-        .map(|s| s.resolve(trace.distinct, trace.block_size))
+        .map(|s| {
+            let blocks = s.resolve(trace.distinct, trace.block_size)?;
+            Ok(CacheCapacity::new(s, blocks as u64, CapacityUnit::Blocks))
+        })
         .collect::<Result<_>>()?;
     if specs.iter().any(|s| s.info.name == "opt") {
         trace.prepare_oracle()?;
     }
-    let cells: Vec<(&PolicySpec, usize)> = specs
+    let cells: Vec<(&PolicySpec, &CacheCapacity)> = specs
         .iter()
-        .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
+        .flat_map(|s| capacities.iter().map(move |c| (s, c)))
         .collect();
     if cfg.clusterfetch.is_some() {
         // Two runs per cell (with and without ClusterFetch), each replaying the trace itself.
         return cells
             .par_iter()
-            .map(|&(spec, c)| run_file_one(spec, trace, c, cfg))
+            .map(|&(spec, c)| Ok(run_file_one_as(spec, trace, c, cfg, None)?.0))
             .collect();
     }
     let group = GROUP_PER_THREAD * rayon::current_num_threads().max(1);
-    let build = |&(spec, capacity): &(&PolicySpec, usize)| {
+    let build = |&(spec, given): &(&PolicySpec, &CacheCapacity)| {
+        let capacity = given.amount as usize;
         let make = MakeRunner {
             trace,
             capacity,
@@ -235,6 +263,6 @@ pub fn run_file_grid(
     Ok(cells
         .iter()
         .zip(finished)
-        .map(|(&(spec, c), (stats, io, _))| result(spec, c, trace, cfg, stats, io))
+        .map(|(&(spec, c), (stats, io, _))| result(spec, c.clone(), trace, cfg, &stats, io))
         .collect())
 }
