@@ -71,37 +71,32 @@ pub fn document(
     Ok(svg)
 }
 
-/// Okabe & Ito (2008), "Color Universal Design": black, orange, sky blue, bluish green, yellow,
-/// blue, vermillion, reddish purple (distinguishable under the common colour-vision deficiencies).
-pub const OKABE_ITO: [RGBColor; 8] = [
+/// The report's highlighted lines (`belady report`, issue 39): twelve colours that read on white
+/// and differ from one another and from the greys: black and brown first (the baselines LRU and
+/// FIFO take them), then Okabe & Ito's blue, vermillion, bluish green, reddish purple, orange and
+/// sky blue, then Tableau's purple, red, cyan and a dark olive.
+pub const HIGHLIGHT: [RGBColor; 12] = [
     RGBColor(0, 0, 0),
-    RGBColor(230, 159, 0),
-    RGBColor(86, 180, 233),
-    RGBColor(0, 158, 115),
-    RGBColor(240, 228, 66),
+    RGBColor(140, 86, 75),
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
     RGBColor(204, 121, 167),
-];
-
-/// Matplotlib's "tab10" (Tableau 10) line colours, which the miss-ratio curves cycle through.
-pub const TAB10: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
     RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
+    RGBColor(214, 39, 40),
     RGBColor(23, 190, 207),
+    RGBColor(128, 128, 0),
 ];
 
-/// The reference line's colour (OPT in the report).
-const GREY: RGBColor = RGBColor(119, 119, 119);
+/// The reference line's colour (OPT in the report, the compulsory-miss floor in `mrc`).
+pub const GREY: RGBColor = RGBColor(119, 119, 119);
+/// The colour of the lines a chart does not highlight: light, so they show the spread of the
+/// policies without competing with the highlighted ones.
+pub const OTHER: RGBColor = RGBColor(208, 208, 208);
 /// How many marker shapes there are (see `marker`).
-const MARKERS: usize = 6;
+pub const MARKERS: usize = 8;
 
 /// How a line is drawn.
 pub struct Look {
@@ -111,24 +106,92 @@ pub struct Look {
     pub marker: Option<usize>,
     /// Dashed rather than solid.
     pub dashed: bool,
+    /// Stroke width in pixels.
+    pub width: u32,
 }
 
-/// Line `index` (counting lines that are not the reference; `None` for the reference) in the
-/// Okabe–Ito palette: each with its own marker, dashed beyond the palette's eight colours; the
-/// reference is a grey dashed line without markers.
-pub fn look(index: Option<usize>) -> Look {
-    let Some(i) = index else {
-        return Look {
+/// What a line is in a chart that highlights a few lines.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    /// Not highlighted: thin, light grey, no markers, one legend entry for all of them.
+    Other,
+    /// The reference (OPT): grey, dashed, no markers.
+    Reference,
+    /// Highlighted, in palette slot `n`: its own colour and marker.
+    Highlight(usize),
+}
+
+/// How a line of `role` is drawn: highlighted slot `n` takes `HIGHLIGHT[n]` and marker `n % 8`
+/// (so no two of the first 24 slots share both; slots past the palette are dashed too).
+pub fn look(role: Role) -> Look {
+    match role {
+        Role::Other => Look {
+            colour: OTHER,
+            marker: None,
+            dashed: false,
+            width: 1,
+        },
+        Role::Reference => Look {
             colour: GREY,
             marker: None,
             dashed: true,
-        };
-    };
-    Look {
-        colour: OKABE_ITO[i % OKABE_ITO.len()],
-        marker: Some(i % MARKERS),
-        dashed: i >= OKABE_ITO.len(),
+            width: 2,
+        },
+        Role::Highlight(i) => Look {
+            colour: HIGHLIGHT[i % HIGHLIGHT.len()],
+            marker: Some(i % MARKERS),
+            dashed: i >= HIGHLIGHT.len(),
+            width: 2,
+        },
     }
+}
+
+/// A "nice" step (1, 2 or 5 times a power of ten) of at least `raw`.
+fn nice_step(raw: f64) -> f64 {
+    let power = 10f64.powf(raw.log10().floor());
+    let m = raw / power;
+    let f = if m <= 1.0 {
+        1.0
+    } else if m <= 2.0 {
+        2.0
+    } else if m <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    f * power
+}
+
+/// The value axis for `values`: spanning the data (with a little room, rounded to a nice step)
+/// rather than starting at 0, unless the data come near 0; never below 0 for data that are not,
+/// nor above `cap` (100 for percentages, 1 for ratios).
+pub fn value_span(values: &[f64], cap: Option<f64>) -> (f64, f64) {
+    let finite = || values.iter().copied().filter(|v| v.is_finite());
+    let lo = finite().fold(f64::INFINITY, f64::min);
+    let hi = finite().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || (lo == 0.0 && hi == 0.0) {
+        return (0.0, cap.unwrap_or(1.0));
+    }
+    let span = if hi > lo {
+        hi - lo
+    } else {
+        hi.abs().max(lo.abs()) * 0.1
+    };
+    let step = nice_step(span / 5.0);
+    let mut y0 = ((lo - span * 0.05) / step).floor() * step;
+    let mut y1 = ((hi + span * 0.05) / step).ceil() * step;
+    if lo >= 0.0 && y0 < 0.0 {
+        y0 = 0.0;
+    }
+    if let Some(cap) = cap {
+        if hi <= cap {
+            y1 = y1.min(cap);
+        }
+    }
+    if y1 <= y0 {
+        y1 = y0 + step;
+    }
+    (y0, y1)
 }
 
 /// Draws marker `shape` at `at` on `area` (backend pixels).
@@ -152,7 +215,15 @@ pub fn marker<DB: DrawingBackend>(
             fill,
         )),
         4 => area.draw(&Cross::new(at, 4, colour.stroke_width(2))),
-        _ => area.draw(&Circle::new(at, 3, colour.stroke_width(2))),
+        5 => area.draw(&Circle::new(at, 3, colour.stroke_width(2))),
+        6 => area.draw(&Polygon::new(
+            vec![(x, y + 4), (x + 4, y - 3), (x - 4, y - 3)],
+            fill,
+        )),
+        _ => area.draw(&PathElement::new(
+            vec![(x - 5, y), (x + 5, y), (x, y), (x, y - 5), (x, y + 5)],
+            colour.stroke_width(2),
+        )),
     };
     r.map_err(|e| anyhow!("cannot draw a chart: {e}"))
 }
@@ -170,22 +241,50 @@ mod tests {
     }
 
     #[test]
-    fn lines_past_the_palette_are_dashed_and_the_reference_is_grey() {
-        let first = look(Some(0));
-        assert_eq!(
-            (first.colour, first.marker, first.dashed),
-            (OKABE_ITO[0], Some(0), false)
-        );
-        let ninth = look(Some(8));
-        assert_eq!(
-            (ninth.colour, ninth.marker, ninth.dashed),
-            (OKABE_ITO[0], Some(2), true)
-        );
-        let reference = look(None);
+    fn highlighted_slots_differ_in_colour_and_marker_and_the_rest_are_grey() {
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..24 {
+            let l = look(Role::Highlight(i));
+            let c = l.colour;
+            assert!(c != GREY && c != OTHER, "slot {i}");
+            assert!(
+                seen.insert((c.0, c.1, c.2, l.marker, l.dashed)),
+                "slot {i} repeats"
+            );
+        }
+        // Within the palette, colours alone tell the slots apart.
+        let colours: std::collections::BTreeSet<_> =
+            HIGHLIGHT.iter().map(|c| (c.0, c.1, c.2)).collect();
+        assert_eq!(colours.len(), HIGHLIGHT.len());
+        let other = look(Role::Other);
+        assert_eq!((other.colour, other.marker), (OTHER, None));
+        let reference = look(Role::Reference);
         assert_eq!(
             (reference.colour, reference.marker, reference.dashed),
             (GREY, None, true)
         );
+    }
+
+    #[test]
+    fn value_axes_span_the_data_and_start_at_zero_only_near_it() {
+        // Hit ratios crowded near the top: the axis spans them, capped at 100%.
+        let (lo, hi) = value_span(&[62.3, 75.0, 97.8], Some(100.0));
+        assert!(
+            lo > 50.0 && lo <= 62.3 && (97.8..=100.0).contains(&hi),
+            "{lo} {hi}"
+        );
+        // Data reaching down near 0 keep the axis from 0.
+        assert_eq!(value_span(&[3.0, 60.0], Some(100.0)).0, 0.0);
+        // Counts far from 0.
+        let (lo, hi) = value_span(&[12_000.0, 40_000.0], None);
+        assert!(
+            (5_000.0..=12_000.0).contains(&lo) && hi >= 40_000.0,
+            "{lo} {hi}"
+        );
+        // One value, and nothing but zeros, still give an axis of some height.
+        let (lo, hi) = value_span(&[50.0, 50.0], Some(100.0));
+        assert!(lo < 50.0 && hi > 50.0, "{lo} {hi}");
+        assert_eq!(value_span(&[0.0], Some(100.0)), (0.0, 100.0));
     }
 
     #[test]

@@ -130,7 +130,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
     }
     plan.execute(&todo, &store, None, &mut || {})?;
     let report = out.join("report.html");
-    let charts = crate::report::write_report(&store_path, &report, None, &[])?;
+    let charts = crate::report::write_report(&store_path, &report, None, &[], &[])?;
     // Only this demo's runs: the store may hold others (an --out reused with other settings).
     let keys: std::collections::HashSet<String> = plan.runs.iter().map(|(_, c)| c.key()).collect();
     let stored: Vec<_> = store

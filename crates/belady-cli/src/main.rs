@@ -26,6 +26,7 @@ mod record;
 mod report;
 mod report_chart;
 mod report_data;
+mod report_glance;
 mod sample_data;
 mod stats_cmd;
 mod sweep;

@@ -67,6 +67,10 @@ pub struct MrcArgs {
     /// one line saying where; the rows go to a file only with -o.
     #[arg(long)]
     html: Option<PathBuf>,
+    /// With --html: also highlight these policies' curves (comma-separated); with more than six
+    /// curves the page highlights only LRU, FIFO, those lowest at some size and these.
+    #[arg(long, value_delimiter = ',')]
+    highlight: Vec<String>,
     /// Worker threads for the miniature simulations (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -103,6 +107,19 @@ pub fn run(args: MrcArgs) -> Result<()> {
     for spec in &mut specs {
         // The randomised policies draw from the same seed as the sampler.
         spec.seed = args.seed;
+    }
+    // A highlighted policy must be one of the curves, spelled as --policy takes it.
+    let mut highlight = Vec::new();
+    for name in &args.highlight {
+        let canonical = belady_core::policy::registry::PolicySpec::parse(name)
+            .map_or_else(|_| name.clone(), |s| s.info.name.to_string());
+        if !specs.iter().any(|s| s.info.name == canonical) {
+            bail!(
+                "invalid --highlight: '{name}' is not among --policy {}",
+                args.policy
+            );
+        }
+        highlight.push(canonical);
     }
     let sizes = Sizes::parse(&args.sizes)?;
     let opts = MrcOptions {
@@ -173,7 +190,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
         // The page holds the curves and the rows: the terminal gets one line saying where it is
         // (the rows go to a file only with -o, or to standard output with --json).
         Some(path) => {
-            let page = crate::mrc_chart::page(&source, &mrc, ops, warning.as_deref())?;
+            let page = crate::mrc_chart::page(&source, &mrc, ops, warning.as_deref(), &highlight)?;
             belady_core::outfile::write_atomic(path, page.as_bytes())?;
             if args.json && args.output.is_none() {
                 return emit(&text);

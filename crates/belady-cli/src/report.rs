@@ -2,13 +2,17 @@
 //! from a results store, in the shape of the prefetching study's Figures 3–6: hit ratio, disk
 //! requests and execution time against cache size, one line per policy, one chart per read-ahead
 //! setting; each chart is also written as an SVG file, and each figure has its table. A summary
-//! table at the top names the best policy per trace and setting.
+//! table at the top names the best policy per trace and setting; each section opens with its
+//! answer, a ranked table of policies × sizes (`report_glance`), and its charts highlight the few
+//! policies that matter (the best at some size, LRU, FIFO, OPT, and any named) with the rest grey.
 //!
 //! Runs are grouped by every configuration field (`report_data`), so two runs that differ in
 //! anything (a changed trace file, another preset) never share a line or a cell.
 
+use crate::chart::Role;
 use crate::report_chart::{self, Line};
 use crate::report_data::{self, Point, Section};
+use crate::report_glance;
 use anyhow::{bail, Context, Result};
 use belady_core::run::metrics::{metric, Better, Metric, Unit};
 use belady_core::run::rows::{CacheCapacity, CapacityUnit};
@@ -32,15 +36,23 @@ pub struct ReportArgs {
     /// summary; OPT is drawn as the reference line whenever the store has it.
     #[arg(long, value_delimiter = ',')]
     policies: Vec<String>,
+    /// Also highlight these policies in the charts (comma-separated), besides those the report
+    /// highlights on its own: the best at some size, LRU, FIFO and OPT; the rest are grey.
+    #[arg(long, value_delimiter = ',')]
+    highlight: Vec<String>,
 }
 
 /// The offline optimum: the reference line, never "best".
-const OPT: &str = "opt";
+pub const OPT: &str = "opt";
 
-/// What an untimed run with read-ahead assumes, said wherever such runs are shown.
-const UNTIMED: &str = "untimed: no disk model, so read-ahead completes at once: every block \
-                       read ahead is ready in time and no reference waits for one (time the runs \
-                       with a disk model to see the waits)";
+/// What an untimed run with read-ahead assumes: said once under a section's heading and once
+/// under the summary, where "(untimed)" marks such runs.
+const UNTIMED: &str = "no disk model, so read-ahead completes at once: every block read ahead \
+                       is ready in time and no reference waits for one (time the runs with a disk \
+                       model to see the waits)";
+
+/// One chart of a row: its read-ahead setting, its runs and its lines.
+type Chart<'a> = (&'a String, &'a Vec<Point>, Vec<Line>);
 
 /// Whether the runs of a read-ahead setting are untimed with read-ahead on (see `UNTIMED`).
 fn untimed(prefetch: &str, points: &[Point]) -> bool {
@@ -55,18 +67,21 @@ pub fn run(args: ReportArgs) -> Result<()> {
         &args.output,
         args.svg_dir.as_deref(),
         &args.policies,
+        &args.highlight,
     )?;
     eprintln!("wrote {} ({} charts)", args.output.display(), charts);
     Ok(())
 }
 
 /// Writes the report of `store` to `output` (charts also as SVG files in `svg_dir`, by default
-/// NAME-charts/ beside it), showing only `policies` when given; returns how many charts it drew.
+/// NAME-charts/ beside it), showing only `policies` when given and highlighting `highlight`
+/// besides the policies that matter; returns how many charts it drew.
 pub fn write_report(
     store: &Path,
     output: &Path,
     svg_dir: Option<&Path>,
     policies: &[String],
+    highlight: &[String],
 ) -> Result<usize> {
     let mut sections = report_data::load(store)?;
     let total: usize = sections
@@ -75,19 +90,8 @@ pub fn write_report(
         .map(|(_, p)| p.len())
         .sum();
     select(&mut sections, policies)?;
-    // Every line's colour and marker, fixed for the whole report.
-    let labels: BTreeSet<&str> = sections
-        .iter()
-        .flat_map(|s| &s.charts)
-        .flat_map(|(_, p)| p.iter())
-        .filter(|p| p.policy != OPT)
-        .map(|p| p.series.as_str())
-        .collect();
-    let index: BTreeMap<String, usize> = labels
-        .into_iter()
-        .enumerate()
-        .map(|(i, l)| (l.to_string(), i))
-        .collect();
+    let highlight = canonical(highlight);
+    known(&sections, &highlight, "--highlight")?;
     let svg_dir = svg_dir.map(Path::to_path_buf).unwrap_or_else(|| {
         let stem = output
             .file_stem()
@@ -105,36 +109,72 @@ pub fn write_report(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>belady report</title><style>\
          body{font-family:sans-serif;margin:2em;color:#222}\
-         figure{display:inline-block;margin:0 1em 1em 0}\
+         figure{display:inline-block;vertical-align:top;margin:0 1em 1em 0}\
          table{border-collapse:collapse;margin:0 0 2em 0;font-size:90%}\
          td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
          th:first-child,td:first-child{text-align:left}\
          .setting{color:#555;font-size:85%}\
          table.summary td{text-align:left}\
+         table.glance td.best{font-weight:bold}\
+         table.glance th{text-align:center;white-space:nowrap}\
+         table.glance td{white-space:nowrap}\
+         table.glance td:first-child{text-align:center}\
+         table.glance td:nth-child(2){text-align:left}\
+         table.glance caption{text-align:left;font-weight:bold;padding:2px 0}\
+         table.glance tr.reference td{font-style:italic;color:#555}\
+         details{margin:0 0 1.5em 0}\
          </style></head><body>\n",
     );
     let _ = writeln!(
         html,
-        "<h1>belady report</h1><p>{} runs from <code>{}</code>; OPT (the offline optimum, \
-         which needs the future) is the grey dashed reference line.</p>",
+        "<h1>belady report</h1><p>{} runs from <code>{}</code>. Each section opens with a ranked \
+         table (the best of each column marked); its charts highlight the policies that matter \
+         (the best at some size, the baselines LRU and FIFO, any named with --highlight) each in \
+         its own colour and marker, draw the other policies in light grey, and OPT (the offline \
+         optimum, which needs the future) as the grey dashed reference line. Value axes span the \
+         data: each chart's subtitle says where its axis starts.</p>",
         total,
         esc(&store.display().to_string())
     );
     html.push_str(&summary(&sections));
     let mut charts = 0;
     for (n, section) in sections.iter().enumerate() {
+        let (short, all) = report_glance::settings(section);
         let _ = writeln!(
             html,
-            "<h2 id=\"s{n}\">{} <small>({})</small></h2>\n<p class=\"setting\">{}</p>",
+            "<h2 id=\"s{n}\">{} <small>({})</small></h2>\n<p class=\"setting\">{}</p>\n\
+             <details class=\"setting\"><summary>all settings</summary>{}</details>",
             esc(&section.name),
             esc(&section.qualifier()),
-            esc(&details(section))
+            esc(&short),
+            esc(&all)
         );
         if section.charts.iter().any(|(p, points)| untimed(p, points)) {
             let _ = writeln!(
                 html,
-                "<p class=\"setting\"><strong>{}</strong></p>",
+                "<p class=\"setting\"><strong>Untimed read-ahead:</strong> {}</p>",
                 esc(UNTIMED)
+            );
+        }
+        // The answer first: one ranked table per read-ahead setting.
+        let _ = writeln!(
+            html,
+            "<p class=\"setting\">{}</p>",
+            esc(&report_glance::rule(section))
+        );
+        for (prefetch, points) in &section.charts {
+            html.push_str(&report_glance::ranked_table(
+                prefetch,
+                points,
+                untimed(prefetch, points),
+            ));
+        }
+        let highlights = report_glance::highlights(section, &highlight);
+        if !highlights.left_grey.is_empty() {
+            let _ = writeln!(
+                html,
+                "<p class=\"setting\">Also best at some size, drawn grey for want of colours: {}.</p>",
+                esc(&highlights.left_grey.join(", "))
             );
         }
         let unit = section
@@ -142,21 +182,43 @@ pub fn write_report(
             .iter()
             .find_map(|(_, points)| points.first())
             .map_or(CapacityUnit::Blocks, |p| p.capacity.unit);
+        // Every chart's lines first, so that every chart of the section takes one height.
+        let mut rows: Vec<(&Metric, Vec<Chart>)> = Vec::new();
         for metric in report_data::metrics() {
-            if !section
+            let row: Vec<_> = section
                 .charts
                 .iter()
-                .flat_map(|(_, points)| points.iter())
-                .any(|p| p.value(metric).is_some())
-            {
-                continue;
+                .map(|(prefetch, points)| {
+                    let slots = highlights.of_chart(metric, points);
+                    (prefetch, points, lines(metric, points, &slots))
+                })
+                .filter(|(_, _, lines)| !lines.is_empty())
+                .collect();
+            if !row.is_empty() {
+                rows.push((metric, row));
             }
+        }
+        let height = rows
+            .iter()
+            .flat_map(|(_, row)| row.iter().map(|(_, _, l)| report_chart::height(l)))
+            .max()
+            .unwrap_or(report_chart::SIZE.1);
+        for (metric, row) in &rows {
             let _ = writeln!(html, "<h3>{}</h3><div>", metric.title());
-            for (prefetch, points) in &section.charts {
-                let title = format!("{} — read-ahead: {}", metric.title(), prefetch);
-                let lines = lines(metric, points, &index);
+            for (prefetch, points, lines) in row {
+                let title = format!(
+                    "{} — read-ahead: {}{}",
+                    metric.title(),
+                    prefetch,
+                    if untimed(prefetch, points) {
+                        " (untimed)"
+                    } else {
+                        ""
+                    }
+                );
                 let percent = metric.unit == Unit::Ratio;
-                let svg = report_chart::draw(&title, &metric.label(), &lines, percent, unit)?;
+                let svg =
+                    report_chart::draw(&title, &metric.label(), lines, percent, unit, height)?;
                 let file = svg_dir.join(format!(
                     "{n:02}-{}-{}-{}.svg",
                     slug(&section.name),
@@ -169,10 +231,11 @@ pub fn write_report(
                 let _ = writeln!(html, "<figure>{svg}</figure>");
                 charts += 1;
             }
-            html.push_str("</div>\n");
-            for (prefetch, points) in &section.charts {
-                html.push_str(&table(metric, prefetch, points, &index));
+            html.push_str("</div>\n<details><summary>the numbers of these charts</summary>\n");
+            for (prefetch, points, lines) in row {
+                html.push_str(&table(metric, prefetch, points, lines));
             }
+            html.push_str("</details>\n");
         }
     }
     html.push_str("</body></html>\n");
@@ -182,41 +245,46 @@ pub fn write_report(
     Ok(charts)
 }
 
-/// Keeps only the runs of `policies` (and OPT); each name must match a stored run.
-fn select(sections: &mut [Section], policies: &[String]) -> Result<()> {
-    if policies.is_empty() {
-        return Ok(());
-    }
-    // Spelled as sweeps and `sim` take them: `LRU` and `segmented-lru` are `lru` and `slru`.
-    // A name that is no policy (a series such as `lirs(hir=0.01)`) is matched as given.
-    let policies: Vec<String> = policies
+/// Policy names spelled as sweeps and `sim` take them: `LRU` and `segmented-lru` are `lru` and
+/// `slru`. A name that is no policy (a series such as `lirs(hir=0.01)`) is kept as given.
+fn canonical(names: &[String]) -> Vec<String> {
+    names
         .iter()
         .map(|n| {
             belady_core::policy::registry::PolicySpec::parse(n)
                 .map_or_else(|_| n.clone(), |s| s.info.name.to_string())
         })
-        .collect();
-    let policies = &policies;
-    let known: BTreeSet<&str> = sections
-        .iter()
-        .flat_map(|s| &s.charts)
-        .flat_map(|(_, p)| p.iter())
+        .collect()
+}
+
+/// Fails, naming `flag`, if a name in `names` matches no stored run's policy or line.
+fn known(sections: &[Section], names: &[String], flag: &str) -> Result<()> {
+    let points = || {
+        sections
+            .iter()
+            .flat_map(|s| &s.charts)
+            .flat_map(|(_, p)| p.iter())
+    };
+    let known: BTreeSet<&str> = points()
         .flat_map(|p| [p.policy.as_str(), p.series.as_str()])
         .collect();
-    for name in policies {
-        if !known.contains(name.as_str()) {
-            let names: BTreeSet<&str> = sections
-                .iter()
-                .flat_map(|s| &s.charts)
-                .flat_map(|(_, p)| p.iter())
-                .map(|p| p.policy.as_str())
-                .collect();
-            bail!(
-                "invalid --policies: no run in the store has policy '{name}' (it has: {})",
-                names.into_iter().collect::<Vec<_>>().join(", ")
-            );
-        }
+    if let Some(name) = names.iter().find(|n| !known.contains(n.as_str())) {
+        let names: BTreeSet<&str> = points().map(|p| p.policy.as_str()).collect();
+        bail!(
+            "invalid {flag}: no run in the store has policy '{name}' (it has: {})",
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        );
     }
+    Ok(())
+}
+
+/// Keeps only the runs of `policies` (and OPT); each name must match a stored run.
+fn select(sections: &mut [Section], policies: &[String]) -> Result<()> {
+    if policies.is_empty() {
+        return Ok(());
+    }
+    let policies = canonical(policies);
+    known(sections, &policies, "--policies")?;
     let keep =
         |p: &Point| p.policy == OPT || policies.iter().any(|n| *n == p.policy || *n == p.series);
     for s in sections {
@@ -227,39 +295,31 @@ fn select(sections: &mut [Section], policies: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// The section's full setting, for the line under its heading.
-fn details(section: &Section) -> String {
-    let mut parts = vec![format!("trace {}", section.trace)];
-    parts.extend(
-        section
-            .setting
-            .iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| format!("{k} {v}")),
-    );
-    parts.join(" · ")
-}
-
-/// The chart's lines: OPT first (the reference), then every policy in the report's order.
-fn lines(metric: &Metric, points: &[Point], index: &BTreeMap<String, usize>) -> Vec<Line> {
-    // (colour index, OPT first as None; label) -> (size, value) points.
+/// The chart's lines: OPT as the reference, the highlighted lines in their `slots`, the rest
+/// grey; in the order of their labels.
+fn lines(metric: &Metric, points: &[Point], slots: &BTreeMap<String, usize>) -> Vec<Line> {
     type Points = Vec<(u64, f64)>;
-    let mut by: BTreeMap<(Option<usize>, &str), Points> = BTreeMap::new();
+    let mut by: BTreeMap<&str, (Role, Points)> = BTreeMap::new();
     for p in points {
         let Some(v) = p.value(metric) else { continue };
-        let at = if p.policy == OPT {
-            None
+        let role = if p.policy == OPT {
+            Role::Reference
         } else {
-            index.get(&p.series).copied()
+            slots
+                .get(&p.series)
+                .map_or(Role::Other, |&i| Role::Highlight(i))
         };
-        by.entry((at, &p.series)).or_default().push((p.size(), v));
+        by.entry(&p.series)
+            .or_insert_with(|| (role, Vec::new()))
+            .1
+            .push((p.size(), v));
     }
     by.into_iter()
-        .map(|((index, label), mut points)| {
+        .map(|(label, (role, mut points))| {
             points.sort_by_key(|p| p.0);
             Line {
                 label: label.to_string(),
-                index,
+                role,
                 points,
             }
         })
@@ -297,15 +357,7 @@ fn summary(sections: &[Section]) -> String {
     let mut any_untimed = false;
     for (n, s) in sections.iter().enumerate() {
         for (prefetch, points) in &s.charts {
-            let mut sizes_of: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
-            for p in points.iter().filter(|p| p.policy != OPT) {
-                sizes_of.entry(&p.series).or_default().insert(p.size());
-            }
-            let common: BTreeSet<u64> = sizes_of
-                .values()
-                .cloned()
-                .reduce(|a, b| a.intersection(&b).copied().collect())
-                .unwrap_or_default();
+            let common = report_glance::common_sizes(points);
             let shown = if untimed(prefetch, points) {
                 any_untimed = true;
                 format!("{prefetch} (untimed)")
@@ -344,13 +396,17 @@ fn summary(sections: &[Section]) -> String {
     }
     t.push_str("</table>\n");
     if any_untimed {
-        let _ = writeln!(t, "<p class=\"setting\">(untimed) {}</p>", esc(UNTIMED));
+        let _ = writeln!(t, "<p class=\"setting\">(untimed): {}</p>", esc(UNTIMED));
     }
     t
 }
 
 /// The policies with the best mean of `metric` over `sizes` (all of them on a tie), and that mean.
-fn best(metric: &Metric, points: &[Point], sizes: &BTreeSet<u64>) -> Option<(Vec<String>, f64)> {
+pub fn best(
+    metric: &Metric,
+    points: &[Point],
+    sizes: &BTreeSet<u64>,
+) -> Option<(Vec<String>, f64)> {
     let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
     for p in points
         .iter()
@@ -380,7 +436,8 @@ fn best(metric: &Metric, points: &[Point], sizes: &BTreeSet<u64>) -> Option<(Vec
     (!names.is_empty()).then_some((names, pick))
 }
 
-fn esc(s: &str) -> String {
+/// `s` escaped for HTML text and attributes.
+pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -395,13 +452,7 @@ fn slug(s: &str) -> String {
 
 /// The figure's numbers: one row per policy, one column per cache size (named with its unit,
 /// a byte capacity by its size), sorted by value.
-fn table(
-    metric: &Metric,
-    prefetch: &str,
-    points: &[Point],
-    index: &BTreeMap<String, usize>,
-) -> String {
-    let lines = lines(metric, points, index);
+fn table(metric: &Metric, prefetch: &str, points: &[Point], lines: &[Line]) -> String {
     let mut sizes: Vec<&CacheCapacity> = points.iter().map(|p| &p.capacity).collect();
     sizes.sort_by_key(|c| c.sort_key());
     sizes.dedup_by_key(|c| c.sort_key());
@@ -410,7 +461,7 @@ fn table(
         metric.title(),
         esc(prefetch),
         if untimed(prefetch, points) {
-            " (untimed: read-ahead completes at once)"
+            " (untimed)"
         } else {
             ""
         }
@@ -419,7 +470,7 @@ fn table(
         let _ = write!(t, "<th>{}</th>", esc(&s.label()));
     }
     t.push_str("</tr>");
-    for line in &lines {
+    for line in lines {
         let _ = write!(t, "<tr><td>{}</td>", esc(&line.label));
         for s in &sizes {
             match line.points.iter().find(|p| p.0 == s.amount) {

@@ -1,21 +1,24 @@
 //! One line chart of the report as standalone SVG (the document, palette and markers are
 //! `chart`'s).
 //!
-//! The cache-size axis is log2 with a tick at each simulated size; lines take the Okabe–Ito
-//! palette, each with its own marker, dashed beyond the palette's eight colours; OPT is the grey
-//! dashed reference line, drawn last so a line under it shows through its gaps.
+//! The cache-size axis is log2 with a tick at each simulated size; the value axis spans the data
+//! (not from 0 unless the data come near it), and the subtitle says where it starts and ends. A
+//! few lines are highlighted, each in its own colour and marker (`chart::look`); the rest are thin
+//! light grey lines under one legend entry ("N other policies (grey)"), and OPT is the grey dashed
+//! reference. Drawing order is grey, then OPT, then the highlighted lines, so neither the grey
+//! lines nor the reference hide a highlighted one.
 //!
-//! Ties stay visible: lines equal at every size are drawn once under one legend entry naming them
-//! all ("arc, lru (tied)"), and markers that would cover one another at a size (lines meeting at
-//! one point) are spread sideways so each shows.
+//! Ties stay visible: highlighted lines equal at every size are drawn once under one legend entry
+//! naming them all ("arc, lru (tied)"), and markers that would cover one another at a size (lines
+//! meeting at one point) are spread sideways so each shows.
 
-use crate::chart::{self, look, marker, SizeAxis};
+use crate::chart::{self, look, marker, Role, SizeAxis};
 use anyhow::Result;
 use belady_core::run::rows::{bytes_label, CapacityUnit};
 use plotters::prelude::*;
 
 /// Chart size in pixels (the headless-Chromium test checks it); a long legend makes it taller,
-/// below the plot.
+/// below the plot, and every chart of a section takes the height of its tallest.
 pub const SIZE: (u32, u32) = (520, 340);
 /// The legend's text: size, line height, and characters per line before a label wraps.
 const LEGEND_FONT: u32 = 15;
@@ -28,14 +31,16 @@ const SPREAD: i32 = 7;
 const SPREAD_MAX: i32 = 28;
 /// Width of the plot's half of the chart; the legend takes the rest.
 const PLOT_WIDTH: u32 = 370;
+/// Height of the title and the subtitle above the plot.
+const HEADER: u32 = 44;
 
 /// One line: its label and its (capacity, value) points, sorted by size (capacities of one unit).
 pub struct Line {
     /// The legend's text.
     pub label: String,
-    /// The line's place in the report's order of lines, which picks its colour and marker (so a
-    /// policy looks the same in every chart); `None` for the offline optimum, the reference.
-    pub index: Option<usize>,
+    /// Highlighted (with its palette slot, the same in every chart of a section), the
+    /// reference, or one of the grey rest.
+    pub role: Role,
     /// (capacity, value).
     pub points: Vec<(u64, f64)>,
 }
@@ -53,8 +58,9 @@ pub fn label(v: f64) -> String {
     }
 }
 
-/// Lines equal at every point merged into one, labelled with every member's name and "(tied)",
-/// drawn in the first member's look; the reference line is never merged.
+/// Highlighted lines equal at every point merged into one, labelled with every member's name and
+/// "(tied)" in palette order, drawn in the look of the member with the first slot; the reference
+/// and the grey lines are never merged.
 pub fn merge_ties(lines: &[Line]) -> Vec<Line> {
     let same = |a: &Line, b: &Line| {
         a.points.len() == b.points.len()
@@ -62,11 +68,12 @@ pub fn merge_ties(lines: &[Line]) -> Vec<Line> {
                 p.0 == q.0 && (p.1 - q.1).abs() <= 1e-9 * p.1.abs().max(q.1.abs()).max(1.0)
             })
     };
+    let highlighted = |l: &Line| matches!(l.role, Role::Highlight(_));
     let mut groups: Vec<Vec<&Line>> = Vec::new();
     for line in lines {
         match groups
             .iter_mut()
-            .find(|g| line.index.is_some() && g[0].index.is_some() && same(g[0], line))
+            .find(|g| highlighted(line) && highlighted(g[0]) && same(g[0], line))
         {
             Some(g) => g.push(line),
             None => groups.push(vec![line]),
@@ -74,6 +81,11 @@ pub fn merge_ties(lines: &[Line]) -> Vec<Line> {
     }
     groups
         .into_iter()
+        .map(|mut g| {
+            // The member with the first slot (a baseline before a winner) lends its look.
+            g.sort_by_key(|l| l.role);
+            g
+        })
         .map(|g| Line {
             label: if g.len() == 1 {
                 g[0].label.clone()
@@ -81,7 +93,7 @@ pub fn merge_ties(lines: &[Line]) -> Vec<Line> {
                 let names: Vec<&str> = g.iter().map(|l| l.label.as_str()).collect();
                 format!("{} (tied)", names.join(", "))
             },
-            index: g[0].index,
+            role: g[0].role,
             points: g[0].points.clone(),
         })
         .collect()
@@ -131,28 +143,72 @@ fn spread(at: &[(i32, i32)]) -> Vec<i32> {
     dx
 }
 
+/// The legend's entries, top to bottom: each highlighted line (ties merged) in slot order, the
+/// reference, then one entry for the grey lines (`None` as its role's line: its label says how
+/// many).
+fn legend(lines: &[Line]) -> Vec<(String, Role)> {
+    let mut merged = merge_ties(lines);
+    merged.sort_by_key(|l| match l.role {
+        Role::Highlight(i) => (0, i),
+        Role::Reference => (1, 0),
+        Role::Other => (2, 0),
+    });
+    let others = merged.iter().filter(|l| l.role == Role::Other).count();
+    let mut entries: Vec<(String, Role)> = merged
+        .iter()
+        .filter(|l| l.role != Role::Other)
+        .map(|l| {
+            let label = if l.role == Role::Reference {
+                format!("{} (reference)", l.label)
+            } else {
+                l.label.clone()
+            };
+            (label, l.role)
+        })
+        .collect();
+    if others > 0 {
+        let what = if others == 1 { "policy" } else { "policies" };
+        entries.push((format!("{others} other {what} (grey)"), Role::Other));
+    }
+    entries
+}
+
 /// The chart's height: `SIZE`'s, or more when the legend's rows need it.
 pub fn height(lines: &[Line]) -> u32 {
-    let rows: usize = merge_ties(lines).iter().map(|l| wrap(&l.label).len()).sum();
-    let entries = merge_ties(lines).len();
-    let needed = 40 + LEGEND_ROW * rows as i32 + 4 * entries as i32 + 8;
+    let entries = legend(lines);
+    let rows: usize = entries.iter().map(|(l, _)| wrap(l).len()).sum();
+    let needed = HEADER as i32 + LEGEND_ROW * rows as i32 + 4 * entries.len() as i32 + 8;
     SIZE.1.max(needed as u32)
 }
 
-/// The chart as SVG text. `percent` caps the y axis at 100; `unit` is what the sizes count
-/// (a byte capacity's tick is its size, `64MiB`).
+/// The value axis' subtitle: where it starts and ends (`percent`: in percent).
+pub fn span_note(span: (f64, f64), percent: bool) -> String {
+    let unit = if percent { "%" } else { "" };
+    let from_zero = if span.0 > 0.0 { " (not from 0)" } else { "" };
+    format!(
+        "y axis from {}{unit} to {}{unit}{from_zero}",
+        label(span.0),
+        label(span.1)
+    )
+}
+
+/// The chart as SVG text, `height` pixels tall (at least `height(lines)`: the charts of a row
+/// share one height so their plots line up). `percent` caps the value axis at 100; `unit` is what
+/// the sizes count (a byte capacity's tick is its size, `64MiB`).
 pub fn draw(
     title: &str,
     axis: &str,
     lines: &[Line],
     percent: bool,
     unit: CapacityUnit,
+    height: u32,
 ) -> Result<String> {
     let err = |e: &dyn std::fmt::Display| chart::error(title, e);
-    let height = height(lines);
+    let height = height.max(self::height(lines));
+    let entries = legend(lines);
     let mut lines = merge_ties(lines);
-    // The reference last, on top: its dashes let a line it covers show through.
-    lines.sort_by_key(|l| l.index.is_none());
+    // Grey first, the reference over them, the highlighted lines on top.
+    lines.sort_by_key(|l| l.role);
     let mut sizes: Vec<u64> = lines
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.0))
@@ -162,27 +218,32 @@ pub fn draw(
     sizes.dedup();
     let ticks: Vec<f64> = sizes.iter().map(|&s| chart::log2_blocks(s)).collect();
     let (x0, x1) = match (ticks.first(), ticks.last()) {
-        (Some(&a), Some(&b)) => (a - 0.25, b + 0.25),
+        (Some(&a), Some(&b)) => (a - 0.35, b + 0.35),
         _ => (0.0, 1.0),
     };
-    let top = lines
+    let values: Vec<f64> = lines
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.1))
-        .fold(0.0f64, f64::max);
-    let y1 = if top <= 0.0 {
-        1.0
-    } else if percent {
-        (top * 1.08).min(100.0)
-    } else {
-        top * 1.08
-    };
+        .collect();
+    let (y0, y1) = chart::value_span(&values, percent.then_some(100.0));
+    let note = span_note((y0, y1), percent);
     chart::document(title, (SIZE.0, height), |root| {
-        let (left, legend) = root.split_horizontally(PLOT_WIDTH);
+        let (left, legend_area) = root.split_horizontally(PLOT_WIDTH);
+        let text = |size: u32, colour: &RGBColor| ("sans-serif", size).into_font().color(colour);
+        root.draw(&Text::new(title.to_string(), (8, 6), text(17, &BLACK)))
+            .map_err(|e| err(&e))?;
+        root.draw(&Text::new(
+            note.clone(),
+            (8, 26),
+            text(13, &RGBColor(85, 85, 85)),
+        ))
+        .map_err(|e| err(&e))?;
         // The plot keeps its place and size whatever the legend's length.
-        let (plot, _) = left.split_vertically(SIZE.1);
+        let (_, below) = left.split_vertically(HEADER);
+        let (plot, _) = below.split_vertically(SIZE.1 - HEADER);
         let mut chart = ChartBuilder::on(&plot)
-            .caption(title, ("sans-serif", 17))
             .margin(8)
+            .margin_top(4)
             .x_label_area_size(40)
             .y_label_area_size(58)
             .build_cartesian_2d(
@@ -190,7 +251,7 @@ pub fn draw(
                     range: x0..x1,
                     ticks: ticks.clone(),
                 },
-                0f64..y1,
+                y0..y1,
             )
             .map_err(|e| err(&e))?;
         chart
@@ -215,14 +276,14 @@ pub fn draw(
             .map_err(|e| err(&e))?;
         let mut marks: Vec<((i32, i32), usize, RGBColor)> = Vec::new();
         for line in &lines {
-            let l = look(line.index);
+            let l = look(line.role);
             let pts: Vec<(f64, f64)> = line
                 .points
                 .iter()
                 .filter(|p| p.0 > 0)
                 .map(|&(x, y)| (chart::log2_blocks(x), y))
                 .collect();
-            let style = l.colour.stroke_width(2);
+            let style = l.colour.stroke_width(l.width);
             if l.dashed {
                 chart
                     .draw_series(DashedLineSeries::new(pts.clone(), 6, 4, style))
@@ -245,33 +306,28 @@ pub fn draw(
             // The chart's pixels are the root's: the plot area starts at the root's origin.
             marker(root, (x + dx, y), shape, colour)?;
         }
-        // The legend, one entry per drawn line (the reference first), each label wrapped.
-        let mut y = 40;
-        let reference_first = lines.iter().filter(|l| l.index.is_none());
-        for line in reference_first.chain(lines.iter().filter(|l| l.index.is_some())) {
-            let l = look(line.index);
-            let style = l.colour.stroke_width(2);
+        // The legend, one entry per highlighted line, the reference, and the grey rest.
+        let mut y = HEADER as i32 + 6;
+        for (entry, role) in &entries {
+            let l = look(*role);
+            let style = l.colour.stroke_width(l.width.max(2));
             if l.dashed {
                 for x in [6, 20] {
-                    legend
+                    legend_area
                         .draw(&PathElement::new(vec![(x, y), (x + 8, y)], style))
                         .map_err(|e| err(&e))?;
                 }
             } else {
-                legend
+                legend_area
                     .draw(&PathElement::new(vec![(6, y), (34, y)], style))
                     .map_err(|e| err(&e))?;
             }
             if let Some(shape) = l.marker {
-                marker(&legend, (20, y), shape, l.colour)?;
+                marker(&legend_area, (20, y), shape, l.colour)?;
             }
-            for row in wrap(&line.label) {
-                legend
-                    .draw(&Text::new(
-                        row,
-                        (40, y - 6),
-                        ("sans-serif", LEGEND_FONT).into_font().color(&BLACK),
-                    ))
+            for row in wrap(entry) {
+                legend_area
+                    .draw(&Text::new(row, (40, y - 6), text(LEGEND_FONT, &BLACK)))
                     .map_err(|e| err(&e))?;
                 y += LEGEND_ROW;
             }
@@ -285,10 +341,10 @@ pub fn draw(
 mod tests {
     use super::*;
 
-    fn line(label: &str, index: Option<usize>, values: &[f64]) -> Line {
+    fn line(label: &str, role: Role, values: &[f64]) -> Line {
         Line {
             label: label.into(),
-            index,
+            role,
             points: values
                 .iter()
                 .enumerate()
@@ -298,20 +354,41 @@ mod tests {
     }
 
     #[test]
-    fn lines_tied_everywhere_share_one_entry_naming_them_all() {
+    fn highlighted_lines_tied_everywhere_share_one_entry_naming_them_all() {
         let lines = [
-            line("opt", None, &[1.0, 2.0]),
-            line("arc", Some(0), &[1.0, 2.0]),
-            line("lirs", Some(1), &[0.5, 2.0]),
-            line("lru", Some(2), &[1.0, 2.0]),
+            line("opt", Role::Reference, &[1.0, 2.0]),
+            line("arc", Role::Highlight(2), &[1.0, 2.0]),
+            line("lirs", Role::Highlight(3), &[0.5, 2.0]),
+            line("lru", Role::Highlight(0), &[1.0, 2.0]),
+            line("clock", Role::Other, &[1.0, 2.0]),
+            line("2q", Role::Other, &[0.7, 1.0]),
         ];
         let merged = merge_ties(&lines);
         let labels: Vec<&str> = merged.iter().map(|l| l.label.as_str()).collect();
-        // The reference is never merged; lirs meets the others at one size only.
-        assert_eq!(labels, ["opt", "arc, lru (tied)", "lirs"]);
-        assert_eq!(merged[1].index, Some(0));
-        let svg = draw("t", "hit ratio (%)", &lines, true, CapacityUnit::Blocks).unwrap();
-        assert!(svg.contains("\narc, lru (tied)\n"), "{svg}");
+        // Neither the reference nor a grey line is merged; lirs meets the others at one size only.
+        assert_eq!(labels, ["opt", "lru, arc (tied)", "lirs", "clock", "2q"]);
+        assert_eq!(merged[1].role, Role::Highlight(0));
+        let entries: Vec<String> = legend(&lines).into_iter().map(|e| e.0).collect();
+        assert_eq!(
+            entries,
+            [
+                "lru, arc (tied)",
+                "lirs",
+                "opt (reference)",
+                "2 other policies (grey)"
+            ]
+        );
+        let svg = draw(
+            "t",
+            "hit ratio (%)",
+            &lines,
+            true,
+            CapacityUnit::Blocks,
+            SIZE.1,
+        )
+        .unwrap();
+        assert!(svg.contains("\nlru, arc (tied)\n"), "{svg}");
+        assert!(svg.contains("\n2 other policies\n"), "{svg}");
     }
 
     #[test]
@@ -332,22 +409,34 @@ mod tests {
     }
 
     #[test]
-    fn long_legends_wrap_and_make_the_chart_taller() {
+    fn long_legends_wrap_and_make_the_chart_taller_and_a_row_shares_its_height() {
         assert_eq!(
             wrap("2q, arc, car, clock, fbr (tied)"),
             ["2q, arc, car,", "clock, fbr (tied)"]
         );
         let few: Vec<Line> = (0..3)
-            .map(|i| line(&format!("p{i}"), Some(i), &[i as f64]))
+            .map(|i| line(&format!("p{i}"), Role::Highlight(i), &[i as f64]))
             .collect();
         assert_eq!(height(&few), SIZE.1);
         let many: Vec<Line> = (0..25)
-            .map(|i| line(&format!("p{i}"), Some(i), &[i as f64]))
+            .map(|i| line(&format!("p{i}"), Role::Highlight(i), &[i as f64]))
             .collect();
         let tall = height(&many);
         assert!(tall > SIZE.1, "{tall}");
-        let svg = draw("t", "y", &many, false, CapacityUnit::Blocks).unwrap();
+        let svg = draw("t", "y", &many, false, CapacityUnit::Blocks, 0).unwrap();
         assert!(svg.contains(&format!("height=\"{tall}\"")));
         assert!(svg.contains("\np24\n"), "every entry is drawn");
+        // A chart beside a taller one takes its height.
+        let svg = draw("t", "y", &few, false, CapacityUnit::Blocks, tall).unwrap();
+        assert!(svg.contains(&format!("height=\"{tall}\"")));
+    }
+
+    #[test]
+    fn the_subtitle_says_where_the_value_axis_starts() {
+        assert_eq!(
+            span_note((60.0, 100.0), true),
+            "y axis from 60% to 100% (not from 0)"
+        );
+        assert_eq!(span_note((0.0, 40_000.0), false), "y axis from 0 to 40k");
     }
 }

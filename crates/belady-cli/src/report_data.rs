@@ -107,6 +107,18 @@ fn show(field: &str, v: &Value, short: bool) -> String {
     }
 }
 
+/// Every configuration field's default value, as `show` writes it (what a section's settings line
+/// leaves out).
+pub fn default_setting() -> BTreeMap<String, String> {
+    match serde_json::to_value(belady_core::run::config::RunConfig::default()) {
+        Ok(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| (k.clone(), show(k, v, false)))
+            .collect(),
+        _ => BTreeMap::new(),
+    }
+}
+
 fn text(config: &Map<String, Value>, field: &str) -> String {
     config
         .get(field)

@@ -152,8 +152,9 @@ fn the_same_run_written_two_ways_is_shown_once_but_different_results_are_refused
     let html = report(&store, &dir.path().join("r.html"), &[]);
     assert_eq!(
         html.matches("<tr><td>lru</td>").count(),
-        2,
-        "hit ratio and disk requests rows (no byte miss ratio: a blocks-model store)"
+        1,
+        "the hit ratio's row only: no byte miss ratio (a blocks-model store), and no disk \
+         requests without read-ahead or a disk (they are the misses)"
     );
     // A store whose two rows for one point disagree cannot be drawn without hiding one (the
     // report reads the stored rows).
@@ -255,22 +256,27 @@ fn untimed_read_ahead_is_marked_and_tied_lines_name_their_members() {
     let html = report(&store, &dir.path().join("u.html"), &[]);
     assert!(html.contains("linux6 (untimed)"), "summary cell");
     assert!(html.contains("read-ahead completes at once"), "the note");
-    assert!(html.contains(
-        "<caption>Hit ratio — read-ahead: linux6 (untimed: read-ahead completes at once)</caption>"
-    ));
+    assert!(html.contains("<caption>Hit ratio — read-ahead: linux6 (untimed)</caption>"));
+    // The explanation is said once per place, never "(untimed) untimed:".
+    assert!(!html.contains("(untimed) untimed") && !html.contains("untimed: no disk"));
     assert!(html.contains("<caption>Hit ratio — read-ahead: none</caption>"));
-    // The three policies miss everything without read-ahead: one entry names all three.
-    // (The legend wraps it after 17 characters.)
+    // The three policies miss everything without read-ahead: one entry names all three, the
+    // baselines first (the legend wraps it after 17 characters).
     assert!(
-        html.contains("\narc, fifo, lru\n</text>") && html.contains("\n(tied)\n</text>"),
+        html.contains("\nlru, fifo, arc\n</text>") && html.contains("\n(tied)\n</text>"),
         "tied legend entry"
     );
+    // Disk requests are charted where read-ahead makes them differ from the misses, not without.
+    assert!(html.contains("<caption>Disk requests — read-ahead: linux6 (untimed)</caption>"));
+    assert!(!html.contains("Disk requests — read-ahead: none"));
 
     let timed = write(dir.path(), "t.toml", &exp("disks = [\"hdd\"]\n"));
     let store = dir.path().join("t.sqlite").display().to_string();
     sweep(&timed, &store);
     let html = report(&store, &dir.path().join("t.html"), &[]);
     assert!(!html.contains("untimed"), "timed runs carry no note");
+    // On a disk every setting has its disk-requests chart.
+    assert!(html.contains("<caption>Disk requests — read-ahead: none</caption>"));
 }
 
 /// The cells of each summary row and of its header row.

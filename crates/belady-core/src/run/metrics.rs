@@ -130,6 +130,9 @@ pub enum Applies {
     Admission,
     /// Runs on a disk model with its own read cache (`hdd`, `cheetah9lp`).
     DiskCache,
+    /// Runs with read-ahead on (an engine other than `none`) or timed by a disk model: where disk
+    /// requests say more than the misses do.
+    ReadAheadOrDisk,
 }
 
 impl Applies {
@@ -145,6 +148,9 @@ impl Applies {
                 .io
                 .as_ref()
                 .is_some_and(|io| io.disk_cache_hits.is_some()),
+            Applies::ReadAheadOrDisk => {
+                row.prefetch.as_deref().is_some_and(|p| p != "none") || Applies::Timed.to(row)
+            }
         }
     }
 
@@ -157,6 +163,7 @@ impl Applies {
             Applies::Objects => "objects",
             Applies::Admission => "admission",
             Applies::DiskCache => "disk cache",
+            Applies::ReadAheadOrDisk => "read-ahead or disk",
         }
     }
 }
@@ -291,7 +298,7 @@ fn io(row: &RunResult) -> Option<&crate::run::rows::IoStats> {
     row.io.as_ref()
 }
 
-use Applies::{Admission, Always, DiskCache, Objects, ReadAhead, Timed};
+use Applies::{Admission, Always, DiskCache, Objects, ReadAhead, ReadAheadOrDisk, Timed};
 use Unit::{Bytes, Count, Millis, PerRequest, Ratio, Seconds};
 
 /// Every metric of a result row, in the order tables, store columns and docs list them.
@@ -323,7 +330,7 @@ pub static METRICS: &[Metric] = &[
     })
     .lower()
     .table("disk_requests")
-    .report(Always)
+    .report(ReadAheadOrDisk)
     .doc("disk requests issued (a run without read-ahead: one per miss)"),
     Metric::new("sync_requests", "synchronous requests", Count, ReadAhead, |r| {
         int(io(r)?.sync_requests)
