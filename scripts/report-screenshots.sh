@@ -57,5 +57,5 @@ shoot "$out/sweep/report.html" sweep
 # The quick start's miss-ratio curves, with more policies than it asks for.
 rm -f "$out/mrc/mrc.html"
 "$bin" mrc "$traces/lirs/ps.trace.gz" --policy lru,arc,fifo,lirs,clock,2q,s3fifo,sieve \
-    --sample-rate 0.05 --html "$out/mrc/mrc.html" --quiet >/dev/null
+    --highlight sieve --html "$out/mrc/mrc.html" --quiet >/dev/null
 shoot "$out/mrc/mrc.html" mrc

@@ -26,7 +26,7 @@ def test_miss_ratio_curves_are_drawn_on_log2_sizes_with_words_and_no_read_ahead_
     assert ax.get_xscale() == "log" and ax.xaxis.get_transform().base == 2
     assert ax.get_ylabel() == "miss ratio" and ax.get_xlabel() == "cache size (blocks, log2 scale)"
     assert "read-ahead" not in ax.get_title()
-    assert ax.get_title() == "miss-ratio curves"
+    assert ax.get_title().splitlines()[0] == "miss-ratio curves"
     lines = ax.get_lines()
     assert [ln.get_label() for ln in lines] == ["lru", "arc", "fifo"]
     # Lines that coincide (lru and fifo on a loop) still differ in style and marker.
@@ -38,13 +38,13 @@ def test_miss_ratio_curves_are_drawn_on_log2_sizes_with_words_and_no_read_ahead_
     with pytest.warns(UserWarning, match="too few"):  # 450 of 900 blocks: said, and drawn all the same
         half = belady.mrc(trace, ["lru", "arc"], format="lirs", sample_rate=0.5)
     sampled = belady.plot(half)
-    assert sampled.axes[0].get_title() == "miss-ratio curves (sampled, R = 0.5)"
+    assert sampled.axes[0].get_title().splitlines()[0] == "miss-ratio curves (sampled, R = 0.5)"
 
 
 def test_runs_get_a_panel_per_read_ahead_setting_and_size_ticks(trace):
     runs = belady.simulate(trace, ["lru", "arc"], [50, 100, 200, 400], format="lirs", prefetch=["none", "linux6"])
     fig = belady.plot(runs)
-    assert [ax.get_title() for ax in fig.axes] == ["read-ahead: none", "read-ahead: linux6"]
+    assert [ax.get_title().splitlines()[0] for ax in fig.axes] == ["read-ahead: none", "read-ahead: linux6"]
     for ax in fig.axes:
         assert ax.get_xscale() == "log" and ax.get_ylabel() == "hit ratio (%)"
         # A tick at each simulated size, labelled as the number of blocks.
@@ -88,3 +88,44 @@ def test_byte_capacities_get_their_own_panel_named_in_bytes(tmp_path, belady_bin
     assert fig.axes[1].get_ylabel() == "byte miss ratio (%)"
     ticks = [t.get_text() for t in fig.axes[1].get_xticklabels()]
     assert "8MiB" in ticks and "64MiB" in ticks, ticks
+
+
+def test_many_policies_highlight_the_few_that_matter_and_the_axis_spans_the_data(traces):
+    """Issue 39: eight policies on cpp at sizes where every hit ratio is far from 0. Each panel
+    highlights LRU, FIFO, the named policy and the best at each size (computed here from the rows),
+    each in its own colour and marker; the rest are light grey under one legend entry; the y axis
+    spans the data and the title says so."""
+    from belady._plot import OTHER, REFERENCE
+
+    policies = ["opt", "lru", "fifo", "arc", "lirs", "clock", "2q", "sieve", "s3fifo"]
+    runs = belady.simulate(traces / "lirs" / "cpp.trace.gz", policies, [300, 600, 1000, 2000], format="lirs")
+    with pytest.raises(ValueError, match="lfuda"):
+        belady.plot(runs, highlight=["lfuda"])
+    fig = belady.plot(runs, highlight=["clock"])
+    (ax,) = fig.axes
+    lines = ax.get_lines()
+    grey = [ln for ln in lines if ln.get_color() == OTHER]
+    shown = [ln for ln in lines if ln.get_color() not in (OTHER, REFERENCE)]
+    names = {ln.get_label() for ln in shown}
+    ranked = runs[runs["policy"] != "opt"]
+    best = set()
+    for _, at in ranked.groupby("capacity"):
+        top = at["hit_ratio"].max()
+        tied = set(at[(at["hit_ratio"] - top).abs() <= 1e-12]["policy"])
+        if len(tied) <= 3:
+            best |= tied
+    assert {"lru", "fifo", "clock"} | best <= names, (names, best)
+    assert len(names) < len(policies) - 1, "not every policy is highlighted"
+    looks = [(ln.get_color(), ln.get_marker()) for ln in shown]
+    assert len({c for c, _ in looks}) == len(looks) and len({m for _, m in looks}) == len(looks), looks
+    # The rest: one grey line each, one legend entry counting them.
+    assert len(grey) == len(policies) - 1 - len(names)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"{len(grey)} other policies (grey)" in labels and "opt (reference)" in labels
+    assert sum("(grey)" in t for t in labels) == 1
+    # The axis spans the data, not from 0, and says so.
+    lo, hi = ax.get_ylim()
+    values = runs["hit_ratio"] * 100
+    assert 0 < lo <= values.min() and values.max() <= hi <= 100, (lo, hi, values.min())
+    assert ax.get_title().splitlines()[-1] == f"y axis from {lo:g}% to {hi:g}% (not from 0)"
+    assert ax.get_xlabel() == "cache size (blocks, log2 scale)"

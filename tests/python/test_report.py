@@ -47,7 +47,8 @@ def test_report_is_self_contained_with_every_chart(report):
     svgs = sorted(p.name for p in (report.parent / "report-charts").iterdir())
     assert len(svgs) == 6 and all(n.endswith(".svg") for n in svgs)
     for policy in ("opt", "lru", "arc", "lirs"):
-        assert re.search(rf">\s*{policy}\s*</text>", text) and f"<td>{policy}</td>" in text
+        # OPT's legend entry says it is the reference.
+        assert re.search(rf">\s*{policy}( \(reference\))?\s*</text>", text) and f"<td>{policy}</td>" in text
     # Headings name the trace by file name, not by its absolute path.
     assert re.search(r"<h2 id=\"s0\">cpp\.trace\.gz <small>\(disk: cheetah9lp\)</small></h2>", text)
     # The summary comes first: one row per read-ahead setting of the trace.
@@ -190,9 +191,10 @@ class _DevTools:
 
 
 # Where the report's charts draw their data (report_chart.rs `draw`): a 520x340 SVG whose plot
-# frame spans x 66..361 and y 29..291; the legend sits to its right, so it is left out here.
+# frame spans x 66..362 and y 48..292 (below the title and the axis' subtitle); the legend sits to
+# its right, so it is left out here.
 CHART_SIZE = (520, 340)
-PLOT = (67, 30, 360, 290)
+PLOT = (67, 49, 360, 290)
 
 LAYOUT_JS = """JSON.stringify({
   height: document.documentElement.scrollHeight,
@@ -284,7 +286,8 @@ def test_report_renders_in_headless_chromium(belady_bin, report, tmp_path):
     text = report.read_text()
     assert charts == text.count("<svg") == 6
     svgs = re.findall(r"<svg.*?</svg>", text, re.S)
-    _check_report_page(report, svgs, tmp_path / "profile", min_height=1600, min_coloured=1000)
+    # Thousands of pixels: black (LRU) and the greys do not count as coloured.
+    _check_report_page(report, svgs, tmp_path / "profile", min_height=1600, min_coloured=600)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
@@ -367,3 +370,270 @@ def test_python_results_and_plot_keep_a_changed_traces_runs_apart(belady_bin, tm
         belady.plot(frame)
     one = frame[frame["trace_hash"] == frame["trace_hash"].iloc[0]]
     assert belady.plot(one) is not None
+
+
+# ---- issue 39: the report read at a glance -------------------------------------------------------
+
+GLANCE_POLICIES = ["opt", "lru", "fifo", "arc", "lirs", "clock", "2q", "sieve", "s3fifo", "mq"]
+
+
+@pytest.fixture(scope="module")
+def glance(belady_bin, traces, tmp_path_factory):
+    """Ten policies (more than the six a chart highlights all of) on one trace, four sizes, without
+    and with read-ahead, no disk model; the page, its store's rows and `sim --print-config`'s
+    defaults."""
+    d = tmp_path_factory.mktemp("glance")
+    exp = d / "exp.toml"
+    exp.write_text(
+        f"policies = {json.dumps(GLANCE_POLICIES)}\n"
+        'sizes = ["100", "300", "1000", "2000"]\n'
+        'prefetch = ["none", "linux6"]\n'
+        f'[[trace]]\npath = "{traces / "lirs" / "cpp.trace.gz"}"\nformat = "lirs"\n'
+    )
+    store = d / "g.sqlite"
+    subprocess.run([str(belady_bin), "sweep", str(exp), "--store", str(store), "--quiet"], check=True,
+                   capture_output=True)
+    page = d / "g.html"
+    subprocess.run([str(belady_bin), "report", "--store", str(store), "-o", str(page), "--highlight", "clock"],
+                   check=True, capture_output=True)
+    rows = json.loads(subprocess.run([str(belady_bin), "results", "export", "--store", str(store), "--format",
+                                      "json"], check=True, capture_output=True, text=True).stdout)
+    defaults = json.loads(subprocess.run([str(belady_bin), "sim", "--print-config", "x.trace", "-c", "10"],
+                                         check=True, capture_output=True, text=True).stdout)
+    return page, rows, defaults
+
+
+_ELEMENT = re.compile(r"<(circle|rect|polygon|polyline|line|text)\b([^>]*)>(?:([^<]*)</text>)?", re.S)
+
+
+def _attr(attrs, name):
+    m = re.search(rf'\b{name}="([^"]*)"', attrs)
+    return m.group(1) if m else None
+
+
+def _centre_y(tag, attrs):
+    """The vertical centre of a drawn element (pixels)."""
+    if tag == "circle":
+        return float(_attr(attrs, "cy"))
+    if tag == "rect":
+        return float(_attr(attrs, "y")) + float(_attr(attrs, "height")) / 2
+    if tag == "line":
+        return (float(_attr(attrs, "y1")) + float(_attr(attrs, "y2"))) / 2
+    ys = [float(p.split(",")[1]) for p in (_attr(attrs, "points") or "0,0").split()]
+    return sum(ys) / len(ys)
+
+
+def _legend(svg):
+    """The chart's legend entries, top to bottom: (label, line colour, marker) where the marker is
+    (shape, colour) or None; the legend is what plotters draws right of the plot (x >= 372), each
+    entry's sample and marker level with its first row of text."""
+    entries, pending = [], []
+    for tag, attrs, text in _ELEMENT.findall(svg):
+        if tag == "text":
+            x = float(_attr(attrs, "x") or 0)
+            if x < 400:
+                continue
+            label = " ".join(text.split())
+            level = float(_attr(attrs, "y")) + 6
+            pending = [(t, a) for t, a in pending if abs(_centre_y(t, a) - level) <= 6]
+            if pending:
+                line = next((_attr(a, "stroke") for t, a in pending if t == "polyline"
+                             and len((_attr(a, "points") or "").split()) == 2), None)
+                marks = [(t, a) for t, a in pending if not (t == "polyline"
+                                                            and len((_attr(a, "points") or "").split()) == 2)]
+                marker = None
+                if marks:
+                    t, a = marks[0]
+                    colour = _attr(a, "fill") if _attr(a, "fill") not in (None, "none") else _attr(a, "stroke")
+                    shape = (t, len((_attr(a, "points") or "").split()), _attr(a, "fill") == "none", len(marks))
+                    if t == "polygon":
+                        pts = [tuple(map(int, p.split(","))) for p in _attr(a, "points").split()]
+                        shape += (pts[0][1] < pts[1][1],)  # pointing up or down
+                    marker = (shape, colour)
+                entries.append([label, line, marker])
+                pending = []
+            elif entries:
+                entries[-1][0] += " " + label
+        else:
+            xs = [float(_attr(attrs, k)) for k in ("x", "cx", "x1") if _attr(attrs, k)]
+            pts = _attr(attrs, "points")
+            if pts:
+                xs += [float(p.split(",")[0]) for p in pts.split()]
+            if xs and min(xs) >= 372:
+                pending.append((tag, attrs))
+    return [tuple(e) for e in entries]
+
+
+def _sections(text):
+    return [part for part in text.split('<h2 id="s')[1:]]
+
+
+def test_highlighted_lines_differ_in_colour_and_marker_and_the_rest_are_grey(glance):
+    page, rows, _ = glance
+    svgs = sorted((page.parent / "g-charts").iterdir())
+    assert svgs
+    policies = [p for p in GLANCE_POLICIES if p != "opt"]
+    for path in svgs:
+        svg = path.read_text()
+        entries = _legend(svg)
+        labels = [e[0] for e in entries]
+        grey = [e for e in entries if e[0].endswith("(grey)")]
+        highlighted = [e for e in entries if not e[0].endswith("(grey)") and e[0] != "opt (reference)"]
+        assert "opt (reference)" in labels, (path.name, labels)
+        # Distinct colour and marker for every highlighted line (and no two share a colour).
+        looks = [(e[1], e[2]) for e in highlighted]
+        assert all(e[2] is not None for e in highlighted), (path.name, entries)
+        assert len(set(looks)) == len(looks), (path.name, looks)
+        assert len({e[1] for e in highlighted}) == len(highlighted), (path.name, looks)
+        assert len({e[2][0] for e in highlighted}) == len(highlighted), ("marker shapes", path.name, looks)
+        # The baselines and the named policy are always highlighted; ties are named together.
+        named = {n.strip() for e in highlighted for n in e[0].replace("(tied)", "").split(",")}
+        assert {"lru", "fifo", "clock"} <= named, (path.name, labels)
+        # One legend entry for the grey rest, counting them; as many thin grey lines drawn.
+        assert len(grey) == 1, (path.name, labels)
+        count = int(re.match(r"(\d+) other polic", grey[0][0]).group(1))
+        assert count + len(named) == len(policies), (path.name, labels)
+        thin = re.findall(r'<polyline fill="none" opacity="1" stroke="#D0D0D0" stroke-width="1"', svg)
+        assert len(thin) == count, (path.name, len(thin), count)
+
+
+def test_each_chart_highlights_the_best_at_every_size_unless_many_tie(glance):
+    page, rows, _ = glance
+    for path in sorted((page.parent / "g-charts").iterdir()):
+        prefetch = "none" if "-none-" in path.name else "linux6"
+        key, better = ("hit_ratio", max) if "hit-ratio" in path.name else ("disk_requests", min)
+        named = {n.strip() for e in _legend(path.read_text()) for n in e[0].replace("(tied)", "").split(",")}
+        mine = [r for r in rows if r["prefetch"] == prefetch and r["policy"] != "opt"]
+        for size in {r["capacity"] for r in mine}:
+            at = {r["policy"]: r[key] for r in mine if r["capacity"] == size}
+            best = better(at.values())
+            tied = [p for p, v in at.items() if abs(v - best) <= 1e-9 * max(abs(best), 1)]
+            if len(tied) <= 3:
+                assert set(tied) <= named, (path.name, size, tied, named)
+
+
+def test_value_axes_span_the_data_and_say_where_they_start(glance):
+    page, rows, _ = glance
+    for path in sorted((page.parent / "g-charts").iterdir()):
+        svg = path.read_text()
+        m = re.search(r"y axis from ([\d.]+)(%?)(k?) to ([\d.]+)%?(k?)( \(not from 0\))?", svg)
+        assert m, path.name
+        scale = lambda v, k: float(v) * (1000 if k else 1)  # noqa: E731
+        lo, hi = scale(m.group(1), m.group(3)), scale(m.group(4), m.group(5))
+        prefetch = "none" if "-none-" in path.name else "linux6"
+        key, factor = ("hit_ratio", 100) if "hit-ratio" in path.name else ("disk_requests", 1)
+        values = [r[key] * factor for r in rows if r["prefetch"] == prefetch]
+        assert lo <= min(values) and hi >= max(values), (path.name, lo, hi, min(values), max(values))
+        assert (m.group(6) is not None) == (lo > 0), path.name
+        if key == "hit_ratio" and min(values) > 0.3 * max(values):
+            # Data far from 0: the axis does not start there, and its lowest tick says so.
+            assert lo > 0, (path.name, lo, min(values))
+            assert lo >= min(values) - (max(values) - min(values)), (path.name, lo)
+
+
+def test_no_disk_requests_chart_without_read_ahead_or_a_disk(glance):
+    page, _, _ = glance
+    names = sorted(p.name for p in (page.parent / "g-charts").iterdir())
+    assert any("-linux6-disk-requests" in n for n in names), names
+    assert not any("-none-disk-requests" in n for n in names), names
+    assert "Disk requests — read-ahead: none" not in page.read_text()
+
+
+def test_settings_line_lists_only_what_differs_from_the_defaults(glance):
+    page, _, defaults = glance
+    (section,) = _sections(page.read_text())
+    line = re.search(r'<p class="setting">(trace [^<]*)</p>', section).group(1)
+    shown = dict(part.split(" ", 1) for part in line.split(" · "))
+    everything = re.search(r"<details class=\"setting\"><summary>all settings</summary>([^<]*)</details>",
+                           section).group(1)
+    every = dict(part.split(" ", 1) for part in everything.split(" · "))
+
+    def default(key):
+        v = defaults.get(key)
+        if v is None:
+            return "-"
+        if isinstance(v, list):
+            return " ".join(map(str, v))
+        return v if isinstance(v, str) else json.dumps(v)
+
+    never = {"trace", "disk", "capacity_unit", "trace_hash", "belady_version"}
+    differ = {k for k, v in every.items() if k not in never and k in defaults and v not in ("-", default(k))}
+    assert set(shown) - {"trace"} == differ, (shown, differ)
+    assert "format" in differ, "the experiment names its format"
+    assert "cf_bandwidth" not in shown and "warm" not in shown and "seed" not in shown
+    assert {"trace_hash", "block_size", "seed"} <= set(every), "the rest a click away"
+
+
+def test_untimed_is_explained_once_per_place(glance):
+    page, _, _ = glance
+    text = page.read_text()
+    assert "(untimed) untimed" not in text and "untimed: no disk" not in text
+    # Once under the summary and once under the section's heading.
+    assert text.count("read-ahead completes at once") == 2, text.count("read-ahead completes at once")
+
+
+def _glance_tables(section):
+    """Each ranked table of a section: (caption, header sizes, rows), rows as (rank, policy, mean,
+    [(starred, value)])."""
+    out = []
+    for caption, body in re.findall(r'<table class="glance"><caption>([^<]*)</caption>(.*?)</table>', section, re.S):
+        trs = re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)
+        groups = re.findall(r'<th colspan="(\d+)">([^<]*)</th>', trs[0])
+        rows = []
+        for tr in trs[2:]:
+            cells = re.findall(r"<td[^>]*>([^<]*)</td>", tr)
+            if "(reference)" in cells[1]:
+                continue
+            values = [(c.startswith("★"), float(c.lstrip("★ "))) for c in cells[3:]]
+            rows.append((cells[0], cells[1], float(cells[2]), values))
+        out.append((caption, groups, rows))
+    return out
+
+
+def test_ranked_table_marks_the_best_of_each_column_and_ranks_by_the_stated_rule(glance):
+    page, rows, _ = glance
+    (section,) = _sections(page.read_text())
+    assert "ranked by their mean hit ratio over the cache sizes every policy ran (highest first)" in section
+    tables = _glance_tables(section)
+    assert [t[0].split(" (")[0] for t in tables] == ["Ranked — read-ahead: none", "Ranked — read-ahead: linux6"]
+    for caption, groups, table in tables:
+        prefetch = "none" if "none" in caption else "linux6"
+        mine = [r for r in rows if r["prefetch"] == prefetch and r["policy"] != "opt"]
+        sizes = sorted({r["capacity"] for r in mine})
+        assert {p for _, p, _, _ in table} == {r["policy"] for r in mine}
+        column = 0
+        for _, (count, label) in enumerate(groups):
+            key = {"hit ratio (%)": "hit_ratio", "disk requests": "disk_requests"}[label]
+            for size in sizes:
+                value = {r["policy"]: r[key] * (100 if key == "hit_ratio" else 1) for r in mine if r["capacity"] == size}
+                best = (max if key == "hit_ratio" else min)(value.values())
+                want = {p for p, v in value.items() if abs(v - best) <= 1e-9 * max(abs(best), 1)}
+                starred = {p for _, p, _, cells in table if cells[column][0]}
+                assert starred == want, (caption, label, size, starred, want)
+                column += 1
+            assert int(count) == len(sizes)
+        # Ranked by the mean hit ratio (highest first); equal shown means share a rank.
+        means = {p: sum(100 * r["hit_ratio"] for r in mine if r["policy"] == p) / len(sizes)
+                 for p in {r["policy"] for r in mine}}
+        order = [p for _, p, _, _ in table]
+        assert [round(means[p], 2) for p in order] == sorted((round(v, 2) for v in means.values()), reverse=True)
+        for rank, p, mean, _ in table:
+            assert mean == pytest.approx(means[p], abs=0.005)
+            higher = {f"{v:.2f}" for q, v in means.items() if round(v, 2) > round(means[p], 2)}
+            assert int(rank) == 1 + sum(1 for q, v in means.items() if f"{v:.2f}" in higher), (p, rank)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
+def test_glance_charts_render_aligned_in_headless_chromium(glance, tmp_path):
+    page, _, _ = glance
+    text = page.read_text()
+    svgs = re.findall(r"<svg.*?</svg>", text, re.S)
+    shots = _screenshots(page, tmp_path / "profile")
+    # Charts side by side sit at the same height and are as tall as each other.
+    by_top = {}
+    for (x, y, w, h), _ in shots:
+        by_top.setdefault(round(y), []).append(round(h))
+    assert any(len(hs) == 2 for hs in by_top.values()), by_top
+    for hs in by_top.values():
+        assert len(set(hs)) == 1, by_top
+    _check_report_page(page, svgs, tmp_path / "profile2")

@@ -95,8 +95,8 @@ pub const GREY: RGBColor = RGBColor(119, 119, 119);
 /// The colour of the lines a chart does not highlight: light, so they show the spread of the
 /// policies without competing with the highlighted ones.
 pub const OTHER: RGBColor = RGBColor(208, 208, 208);
-/// How many marker shapes there are (see `marker`).
-pub const MARKERS: usize = 8;
+/// How many marker shapes there are (see `marker`): one per colour of `HIGHLIGHT`.
+pub const MARKERS: usize = 12;
 
 /// How a line is drawn.
 pub struct Look {
@@ -121,8 +121,8 @@ pub enum Role {
     Highlight(usize),
 }
 
-/// How a line of `role` is drawn: highlighted slot `n` takes `HIGHLIGHT[n]` and marker `n % 8`
-/// (so no two of the first 24 slots share both; slots past the palette are dashed too).
+/// How a line of `role` is drawn: highlighted slot `n` takes `HIGHLIGHT[n]` and marker `n` (modulo
+/// twelve: no two of the palette's slots share a colour or a marker; slots past it are dashed).
 pub fn look(role: Role) -> Look {
     match role {
         Role::Other => Look {
@@ -220,8 +220,40 @@ pub fn marker<DB: DrawingBackend>(
             vec![(x, y + 4), (x + 4, y - 3), (x - 4, y - 3)],
             fill,
         )),
-        _ => area.draw(&PathElement::new(
+        7 => area.draw(&PathElement::new(
             vec![(x - 5, y), (x + 5, y), (x, y), (x, y - 5), (x, y + 5)],
+            colour.stroke_width(2),
+        )),
+        8 => area.draw(&Rectangle::new(
+            [(x - 3, y - 3), (x + 3, y + 3)],
+            colour.stroke_width(2),
+        )),
+        9 => area.draw(&PathElement::new(
+            vec![(x, y - 4), (x + 4, y + 3), (x - 4, y + 3), (x, y - 4)],
+            colour.stroke_width(2),
+        )),
+        10 => area.draw(&PathElement::new(
+            vec![
+                (x, y - 5),
+                (x + 4, y),
+                (x, y + 5),
+                (x - 4, y),
+                (x, y - 5),
+                (x, y - 5),
+            ],
+            colour.stroke_width(2),
+        )),
+        _ => area.draw(&PathElement::new(
+            vec![
+                (x, y - 5),
+                (x, y + 5),
+                (x, y),
+                (x - 4, y - 3),
+                (x + 4, y + 3),
+                (x, y),
+                (x - 4, y + 3),
+                (x + 4, y - 3),
+            ],
             colour.stroke_width(2),
         )),
     };
@@ -252,10 +284,14 @@ mod tests {
                 "slot {i} repeats"
             );
         }
-        // Within the palette, colours alone tell the slots apart.
+        // Within the palette, colours alone and markers alone tell the slots apart.
         let colours: std::collections::BTreeSet<_> =
             HIGHLIGHT.iter().map(|c| (c.0, c.1, c.2)).collect();
         assert_eq!(colours.len(), HIGHLIGHT.len());
+        let markers: std::collections::BTreeSet<_> = (0..HIGHLIGHT.len())
+            .map(|i| look(Role::Highlight(i)).marker)
+            .collect();
+        assert_eq!(markers.len(), HIGHLIGHT.len());
         let other = look(Role::Other);
         assert_eq!((other.colour, other.marker), (OTHER, None));
         let reference = look(Role::Reference);

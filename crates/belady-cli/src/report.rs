@@ -116,6 +116,7 @@ pub fn write_report(
          .setting{color:#555;font-size:85%}\
          table.summary td{text-align:left}\
          table.glance td.best{font-weight:bold}\
+         table.glance{font-size:82%}\
          table.glance th{text-align:center;white-space:nowrap}\
          table.glance td{white-space:nowrap}\
          table.glance td:first-child{text-align:center}\

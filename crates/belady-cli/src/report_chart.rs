@@ -218,7 +218,12 @@ pub fn draw(
     sizes.dedup();
     let ticks: Vec<f64> = sizes.iter().map(|&s| chart::log2_blocks(s)).collect();
     let (x0, x1) = match (ticks.first(), ticks.last()) {
-        (Some(&a), Some(&b)) => (a - 0.35, b + 0.35),
+        // Room for a cluster of spread markers at the first and last size (`SPREAD_MAX` pixels
+        // of the plot's ~296): a margin of at least 0.35 of a doubling.
+        (Some(&a), Some(&b)) => {
+            let margin = (f64::from(SPREAD_MAX + 2) * (b - a) / 236.0).max(0.35);
+            (a - margin, b + margin)
+        }
         _ => (0.0, 1.0),
     };
     let values: Vec<f64> = lines

@@ -11,6 +11,8 @@ use std::fmt::Write as _;
 
 /// The policies that are the baselines: highlighted in every chart, in palette slots 0 and 1.
 const BASELINES: [&str; 2] = ["lru", "fifo"];
+/// Up to this many policies (OPT aside) are all highlighted; with more, only those that matter.
+const ALL: usize = 6;
 /// How many policies a chart highlights at most (the palette's colours): the named ones and the
 /// baselines first, then the winners with the most wins.
 const MOST: usize = 12;
@@ -154,7 +156,7 @@ impl Highlights {
 }
 
 /// The lines the section's charts highlight: LRU and FIFO in slots 0 and 1, then the policies
-/// named by `--highlight`, then those best at some size by some ranked metric in some chart
+/// named by `--highlight` (every policy when there are at most `ALL`), then those best at some size by some ranked metric in some chart
 /// (unless more than `TIES` tie there), most wins first; at most `MOST` in all.
 pub fn highlights(section: &Section, named: &[String]) -> Highlights {
     let points = || section.charts.iter().flat_map(|(_, p)| p.iter());
@@ -169,9 +171,11 @@ pub fn highlights(section: &Section, named: &[String]) -> Highlights {
             slots.insert(s.to_string(), slot);
         }
     }
+    // With few policies every one matters.
+    let everyone = series.len() <= ALL;
     let named: Vec<String> = series
         .iter()
-        .filter(|(s, p)| named.iter().any(|n| n == s || n == p))
+        .filter(|(s, p)| everyone || named.iter().any(|n| n == s || n == p))
         .map(|(s, _)| s.to_string())
         .collect();
     let mut always: BTreeSet<String> = slots.keys().cloned().collect();
@@ -290,7 +294,7 @@ pub fn ranked_table(prefetch: &str, points: &[Point], untimed: bool) -> String {
     let mut t = format!(
         "<table class=\"glance\"><caption>Ranked — read-ahead: {}{} (cache sizes in {})</caption><tr>\
          <th rowspan=\"2\">rank</th><th rowspan=\"2\">policy</th>\
-         <th rowspan=\"2\">mean {}</th>",
+         <th rowspan=\"2\">mean<br>{}</th>",
         esc(prefetch),
         if untimed { " (untimed)" } else { "" },
         unit.name(),

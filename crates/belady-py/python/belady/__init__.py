@@ -305,11 +305,14 @@ def _plan(experiment: Path, exp: dict | None = None) -> dict:
     return json.loads(_belady.plan_json(json.dumps(exp), str(experiment.parent), str(experiment)))
 
 
-def plot(frame: pd.DataFrame, metric: str | None = None, *, trace: str | None = None, ax=None):
+def plot(frame: pd.DataFrame, metric: str | None = None, *, trace: str | None = None, ax=None,
+         highlight=None):
     """Draws `metric` against cache size on a log2 axis, one line per policy: for runs (`simulate`,
     `sweep`, `results`) one panel per read-ahead setting (the study's Figures 3-6), for miss-ratio
     curves (`mrc`) one panel. `metric` defaults to ``hit_ratio`` for runs and ``miss_ratio`` for
-    curves. Returns the matplotlib Figure."""
+    curves. With more than six policies only LRU, FIFO, the best at some size and those named in
+    `highlight` get their own colour and marker, the rest are light grey; the value axis spans the
+    data (docs/python.md). Returns the matplotlib Figure."""
     from belady._plot import plot as _plot
 
-    return _plot(frame, metric, trace=trace, ax=ax)
+    return _plot(frame, metric, trace=trace, ax=ax, highlight=highlight)
