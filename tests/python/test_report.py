@@ -473,6 +473,7 @@ def test_highlighted_lines_differ_in_colour_and_marker_and_the_rest_are_grey(gla
     svgs = sorted((page.parent / "g-charts").iterdir())
     assert svgs
     policies = [p for p in GLANCE_POLICIES if p != "opt"]
+    look_of = {}
     for path in svgs:
         svg = path.read_text()
         entries = _legend(svg)
@@ -486,6 +487,10 @@ def test_highlighted_lines_differ_in_colour_and_marker_and_the_rest_are_grey(gla
         assert len(set(looks)) == len(looks), (path.name, looks)
         assert len({e[1] for e in highlighted}) == len(highlighted), (path.name, looks)
         assert len({e[2][0] for e in highlighted}) == len(highlighted), ("marker shapes", path.name, looks)
+        # A policy looks the same in every chart of its section (nine policies fit the palette).
+        for label, line, marker in highlighted:
+            if "(tied)" not in label:
+                assert look_of.setdefault(label, (line, marker)) == (line, marker), (path.name, label)
         # The baselines and the named policy are always highlighted; ties are named together.
         named = {n.strip() for e in highlighted for n in e[0].replace("(tied)", "").split(",")}
         assert {"lru", "fifo", "clock"} <= named, (path.name, labels)

@@ -14,7 +14,8 @@ const BASELINES: [&str; 2] = ["lru", "fifo"];
 /// Up to this many policies (OPT aside) are all highlighted; with more, only those that matter.
 const ALL: usize = 6;
 /// How many policies a chart highlights at most (the palette's colours): the named ones and the
-/// baselines first, then the winners with the most wins.
+/// baselines first, then the winners with the most wins; policies never in one chart may share a
+/// colour.
 const MOST: usize = 12;
 /// A size where more policies than this tie for the best value makes none of them a winner to
 /// highlight (a line for each would hide the point); the ranked table still marks them all.
@@ -157,7 +158,7 @@ impl Highlights {
 
 /// The lines the section's charts highlight: LRU and FIFO in slots 0 and 1, then the policies
 /// named by `--highlight` (every policy when there are at most `ALL`), then those best at some size by some ranked metric in some chart
-/// (unless more than `TIES` tie there), most wins first; at most `MOST` in all.
+/// (unless more than `TIES` tie there), most wins first; at most `MOST` in any one chart.
 pub fn highlights(section: &Section, named: &[String]) -> Highlights {
     let points = || section.charts.iter().flat_map(|(_, p)| p.iter());
     let series: BTreeSet<(&str, &str)> = points()
@@ -180,18 +181,25 @@ pub fn highlights(section: &Section, named: &[String]) -> Highlights {
         .collect();
     let mut always: BTreeSet<String> = slots.keys().cloned().collect();
     always.extend(named.iter().cloned());
+    // Each chart's highlighted lines, and every winner's wins over the section.
+    let mut charts: Vec<BTreeSet<&str>> = Vec::new();
     let mut wins: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, points) in &section.charts {
         for metric in ranked_metrics(points) {
-            for (n, w) in winners(metric, points) {
+            let mine = winners(metric, points);
+            for (&n, &w) in &mine {
                 *wins.entry(n).or_default() += w;
             }
+            let mut lines: BTreeSet<&str> = mine.into_keys().collect();
+            lines.extend(always.iter().map(String::as_str));
+            charts.push(lines);
         }
     }
     let mut by_wins: Vec<(&str, usize)> = wins.into_iter().collect();
     by_wins.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    // Each line keeps one slot (colour and marker) in the whole section, and no chart shows two
+    // lines alike.
     let mut left_grey = Vec::new();
-    let mut next = BASELINES.len();
     for s in named
         .into_iter()
         .chain(by_wins.iter().map(|w| w.0.to_string()))
@@ -199,12 +207,30 @@ pub fn highlights(section: &Section, named: &[String]) -> Highlights {
         if slots.contains_key(&s) {
             continue;
         }
-        if slots.len() >= MOST {
-            left_grey.push(s);
-            continue;
+        let taken: BTreeSet<usize> = slots
+            .iter()
+            .filter(|(other, _)| {
+                charts
+                    .iter()
+                    .any(|c| c.contains(s.as_str()) && c.contains(other.as_str()))
+                    || always.contains(*other)
+                    || always.contains(&s)
+            })
+            .map(|(_, &i)| i)
+            .collect();
+        // A slot no line has yet, while there is one (so a policy looks the same in every chart
+        // of the section); past twelve, one no line of its charts has.
+        let used: BTreeSet<usize> = slots.values().copied().collect();
+        let free = |i: &usize| !taken.contains(i);
+        match (BASELINES.len()..MOST)
+            .find(|i| free(i) && !used.contains(i))
+            .or_else(|| (BASELINES.len()..MOST).find(free))
+        {
+            Some(i) => {
+                slots.insert(s, i);
+            }
+            None => left_grey.push(s),
         }
-        slots.insert(s, next);
-        next += 1;
     }
     Highlights {
         slots,
