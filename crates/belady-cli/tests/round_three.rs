@@ -416,7 +416,11 @@ fn a_chart_file_linked_to_the_store_is_refused() {
     let charts = names(&svgs);
     assert!(!charts.is_empty());
     let before = std::fs::read(&store).unwrap();
-    for victim in [&charts[0], charts.last().unwrap()] {
+    // The first chart and the last (one and the same when, without read-ahead or a disk, the
+    // hit ratio is the only chart).
+    let mut victims = vec![&charts[0], charts.last().unwrap()];
+    victims.dedup();
+    for victim in victims {
         let link = svgs.join(victim);
         std::fs::remove_file(&link).unwrap();
         std::os::unix::fs::symlink(&store, &link).unwrap();
