@@ -255,3 +255,63 @@ fn a_too_small_sample_warns_and_no_row_is_below_the_compulsory_misses() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 39: with more than six curves the page highlights LRU, FIFO, the lowest at some size and
+/// those named (`--highlight`), the rest grey under one legend entry; the miss-ratio axis spans the
+/// data; a highlighted name that is no curve is refused in one line.
+#[test]
+fn many_curves_highlight_those_that_matter_and_the_axis_spans_the_data() {
+    let dir = tempfile::tempdir().unwrap();
+    // A loop of 300 blocks, then a scan of 1200 new ones: half the references are first ones.
+    let refs: String = (0..3000)
+        .map(|i| format!("{}\n", if i < 1800 { i % 300 } else { i + 1000 }))
+        .collect();
+    let t = write(dir.path(), "t.trace", &refs);
+    let page = path_in(dir.path(), "m.html");
+    let policies = "lru,fifo,arc,lirs,clock,2q,sieve,s3fifo";
+    let run = |highlight: &str| {
+        belady(&[
+            "mrc",
+            &t,
+            "-f",
+            "lirs",
+            "-p",
+            policies,
+            "-c",
+            "20,50,100,200,400",
+            "--html",
+            &page,
+            "--highlight",
+            highlight,
+        ])
+    };
+    ok(&run("sieve"));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let grey = html
+        .lines()
+        .find_map(|l| l.strip_suffix(" other curves (grey)"))
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .expect("one legend entry for the grey curves");
+    for name in ["lru (exact)", "fifo (exact)", "sieve (exact)"] {
+        assert!(html.contains(&format!("\n{name}\n")), "{name} highlighted");
+    }
+    let highlighted = html.matches(" (exact)\n</text>").count();
+    assert_eq!(
+        highlighted + grey,
+        8,
+        "every curve once: highlighted or grey"
+    );
+    assert!(grey > 0 && highlighted >= 3, "{highlighted} {grey}");
+    let thin = html
+        .matches("stroke=\"#D0D0D0\" stroke-width=\"1\"")
+        .count();
+    assert_eq!(thin, grey, "one thin grey line per grey curve");
+    // The axis spans the data and says so (misses here are at least the compulsory 1500/3000).
+    let axis = html
+        .split("miss ratio (axis from ")
+        .nth(1)
+        .expect("the axis says where it starts");
+    let lo: f64 = axis[..axis.find(' ').unwrap()].parse().unwrap();
+    assert!(lo > 0.0 && lo <= 0.5, "{axis}");
+    assert_error(&run("lfuda"), "--highlight");
+}
