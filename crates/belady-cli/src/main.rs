@@ -484,7 +484,7 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
     if args.json {
         return emit(&format!("{}\n", out.rows_json(true)));
     }
-    let ops = OpFilter::parse(&config.ops)?;
+    let ops = out.ops;
     let objects = out.runs.iter().any(|r| r.cache_model == "objects");
     let head = format!(
         "trace {} ({} {}, {} references, {} unique {})\n",

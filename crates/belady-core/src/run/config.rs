@@ -4,7 +4,7 @@
 //! [`crate::run::run`] performs it. Its keys are flat and stay so (old `--config` files, stores'
 //! configurations and Python calls keep working); [`crate::run::sections::Sections::parse`]
 //! parses it once into the typed sections the engines receive. [`RunConfig::normalized`] spells
-//! every name one way. Every default is written once, in [`defaults`]: the CLI's flags and
+//! every name one way (sweep keys). Every default is written once, in [`defaults`]: the CLI's flags and
 //! Python's keyword arguments take theirs from there.
 //!
 //! Errors name configuration keys (`max_request`, `read_ahead_kb`); [`crate::run::origin`]
@@ -242,7 +242,10 @@ impl RunConfig {
         for p in &prefetches {
             for d in &disks {
                 let p = p.clone().unwrap_or_else(|| "none".into());
-                grid.push((p, d.clone().filter(|d| d != "none")));
+                let d = d
+                    .clone()
+                    .filter(|d| !matches!(name(d).as_str(), "none" | "off"));
+                grid.push((p, d));
             }
         }
         Ok(grid)
@@ -250,10 +253,10 @@ impl RunConfig {
 
     /// The policies' preset: `compat = accusim` implies AccuSim's, whatever `preset` says.
     pub fn policy_preset(&self) -> Result<Preset> {
-        if self.compat.as_deref() == Some("accusim") {
+        if self.compat.as_deref().map(name).as_deref() == Some("accusim") {
             Ok(Preset::Accusim)
         } else {
-            Preset::parse(&self.preset)
+            Preset::parse(&name(&self.preset))
         }
     }
 
@@ -279,11 +282,12 @@ impl RunConfig {
 }
 
 impl RunConfig {
-    /// The configuration with every name in its one spelling: what `sim`, `sim --config`,
-    /// Python, sweep cells and the Dask worker all run, so two spellings of one run (`--prefetch
-    /// off` and `none`, `LRU` and `lru`, `./t.lirs` and `t.lirs`) run the same engine, print the
-    /// same rows and get the same sweep key. Names that do not parse are left for the run to
-    /// refuse with its own message.
+    /// The configuration with every name in its one spelling, as sweeps plan and key their
+    /// cells: two spellings of one run (`--prefetch off` and `none`, `LRU` and `lru`,
+    /// `./t.lirs` and `t.lirs`, `TinyLFU` and `tinylfu`) get the same sweep key. A run reads any
+    /// spelling alike ([`crate::run::sections::Sections::parse`] folds case itself), so it
+    /// needs no normalising first. Names that do not parse are left for the run to refuse with
+    /// its own message.
     pub fn normalized(&self) -> Result<RunConfig> {
         let mut c = self.clone();
         c.trace = canonical_path(&c.trace);

@@ -110,8 +110,9 @@ pub struct Sections {
 }
 
 impl Sections {
-    /// Parses and checks a normalised configuration ([`RunConfig::normalized`]); reads the
-    /// trace's head when its format is not named, and a disk model's file when one is named.
+    /// Parses and checks a configuration, each value once, whatever its spelling (`LRU`,
+    /// `Linux-2.4`, `C-LOOK`, `./t.lirs`); reads the trace's head when its format is not named,
+    /// and a disk model's file when one is named.
     pub fn parse(config: &RunConfig) -> Result<Sections> {
         if config.trace.as_os_str().is_empty() {
             return Err(Error::config("trace", "", "name the trace file"));
@@ -119,7 +120,7 @@ impl Sections {
         let pairs = config.setting_names()?;
         let read = read_options(config.block_size, config.max_request_bytes)?;
         let format = config.trace_format()?;
-        let ops = OpFilter::parse(&config.ops)?;
+        let ops = OpFilter::parse(&name(&config.ops))?;
         let preset = config.policy_preset()?;
         let setup = LevelSetup {
             model: config
@@ -133,24 +134,14 @@ impl Sections {
             seed: config.seed,
         };
         check_csv_options(config, &format)?;
-        let shaping = Shaping {
-            warm: config.warm,
-            launch_until_open: config.launch_until_open.clone(),
-            cf_store: config.cf_store.clone(),
-        };
+        let common = Common::parse(config, setup.admission.clone())?;
         let levels = !config.levels.is_empty();
-        let mut settings = Vec::with_capacity(pairs.len());
-        for (prefetch, disk) in &pairs {
-            settings.push(parse_setting(
-                config,
-                prefetch,
-                disk.as_deref(),
-                &format,
-                levels,
-            )?);
-        }
+        let settings: Vec<Setting> = pairs
+            .iter()
+            .map(|(p, d)| common.setting(config, p, d.as_deref(), &format, levels))
+            .collect::<Result<_>>()?;
         check_levels_alone(config)?;
-        check_applies(config, &settings)?;
+        check_applies(config, &common, &settings)?;
         check_model(config, &setup, &format, &settings)?;
         if levels && setup.admission.is_some() {
             return Err(Error::config(
@@ -171,7 +162,8 @@ impl Sections {
                 sizes: Vec::new(),
                 setup,
             };
-            (cache, Some(hierarchy_specs(config, preset)?))
+            let specs = hierarchy_specs(config, preset, &common)?;
+            (cache, Some(specs))
         } else {
             let mut policies = parse_policies(&config.policies.join(","), &config.params, preset)?;
             for spec in &mut policies {
@@ -195,7 +187,7 @@ impl Sections {
         };
         Ok(Sections {
             trace: TraceSection {
-                path: config.trace.clone(),
+                path: crate::run::config::canonical_path(&config.trace),
                 format,
                 read,
                 ops,
@@ -203,9 +195,18 @@ impl Sections {
             cache,
             hierarchies,
             settings,
-            shaping,
+            shaping: Shaping {
+                warm: config.warm,
+                launch_until_open: config.launch_until_open.clone(),
+                cf_store: config.cf_store.clone(),
+            },
         })
     }
+}
+
+/// A name as written, trimmed and in lower case (how every name is compared).
+fn name(text: &str) -> String {
+    text.trim().to_ascii_lowercase()
 }
 
 /// The reader settings for `block_size`-byte blocks and requests of at most `max_request_bytes`,
@@ -245,122 +246,65 @@ fn check_csv_options(config: &RunConfig, format: &Format) -> Result<()> {
     Ok(())
 }
 
-/// One setting: its read-ahead (`none` for none) and device (`None` for none) parsed, its
-/// engine decided (the one place: read-ahead, clustering, a device, AccuSim's rules,
-/// ClusterFetch's settings or a file-level trace need the file engine; hierarchies run on it;
-/// the rest runs on the block grid's fast loop).
-fn parse_setting(
-    config: &RunConfig,
-    prefetch: &str,
-    disk: Option<&str>,
-    format: &Format,
-    levels: bool,
-) -> Result<Setting> {
-    let (file, cf) = setting_file(config, prefetch, disk)?;
-    let cf_given = [
-        config.cf_queue.is_some(),
-        config.cf_threshold.is_some(),
-        config.cf_min_burst.is_some(),
-        config.cf_store_limit.is_some(),
-        config.cf_bandwidth.is_some(),
-    ]
-    .contains(&true);
-    let file_engine = format.is_file_level()
-        || file.prefetch != PrefetchKind::None
-        || cf
-        || file.disk.is_some()
-        || file.departures != Departures::default()
-        || config.compat.as_deref().is_some_and(|c| !c.is_empty())
-        || file.scheduler != Scheduler::Fcfs
-        || file.placement != Layout::Contiguous
-        || cf_given
-        || config.warm
-        || config.launch_until_open.is_some()
-        || config.cf_store.is_some();
-    let engine = match levels {
-        true => Engine::FileHierarchy,
-        false if file_engine => Engine::FileGrid,
-        false => Engine::BlockGrid,
-    };
-    Ok(Setting {
-        engine,
-        prefetch: file.prefetch,
-        clusterfetch: cf,
-        disk: file.disk.is_some(),
-        file,
-    })
+/// What every setting of a run shares, parsed once: the file engine's configuration but for
+/// the read-ahead engine and the device (compat rules, request cap, read-ahead window,
+/// scheduler, layout, admission), ClusterFetch's parameters and the hierarchies' placements.
+#[derive(Clone, Debug)]
+pub(crate) struct Common {
+    /// The file engine's configuration without a read-ahead engine, ClusterFetch or a device.
+    file: FileSimConfig,
+    /// ClusterFetch's parameters, when any is given.
+    clusterfetch: Option<ClusterFetchConfig>,
+    /// The first ClusterFetch option given, to refuse it where ClusterFetch is off.
+    cf_given: Option<&'static str>,
+    /// The placements of `placement`, in order.
+    placements: Vec<Placement>,
 }
 
-/// The file engine's configuration of the setting (`prefetch`, `disk`) of `config`, checked.
-pub(crate) fn file_config(
-    config: &RunConfig,
-    prefetch: &str,
-    disk: Option<&str>,
-) -> Result<FileSimConfig> {
-    let (file, _) = setting_file(config, prefetch, disk)?;
-    file.validate()?;
-    Ok(file)
-}
-
-/// The file engine's configuration of one setting, parsed (not yet checked as a whole), and
-/// whether ClusterFetch is on.
-fn setting_file(
-    config: &RunConfig,
-    prefetch: &str,
-    disk: Option<&str>,
-) -> Result<(FileSimConfig, bool)> {
-    let (engine_name, cf) = crate::prefetch::clusterfetch::split_prefetch(prefetch)?;
-    let mut file = FileSimConfig {
-        block_size: config.block_size,
-        prefetch: PrefetchKind::parse(engine_name)?,
-        log_requests: config.log_requests,
-        placement: Layout::parse(&config.layout)?,
-        admission: AdmissionSpec::parse(&config.admission)?,
-        seed: config.seed,
-        ..FileSimConfig::default()
-    };
-    file.clusterfetch = clusterfetch(config, cf)?;
-    match config.compat.as_deref().filter(|c| !c.is_empty()) {
-        None => {}
-        Some("accusim") => file.departures = Departures::accusim(),
-        Some(other) => return Err(Error::config("compat", other, "expected accusim")),
-    }
-    for rule in &config.compat_rules {
-        file.departures.enable(rule)?;
-    }
-    file.max_request_bytes = match CacheSize::parse_as(&config.max_request, "max_request")? {
-        CacheSize::Bytes(b) => b,
-        CacheSize::Blocks(b) => b.saturating_mul(config.block_size as u64),
-        CacheSize::Percent(_) => {
-            return Err(Error::config(
-                "max_request",
-                &config.max_request,
-                "expected a byte size such as 64KiB",
-            ))
+impl Common {
+    /// Parses what `config`'s settings share; `admission` is its parsed filter.
+    fn parse(config: &RunConfig, admission: Option<AdmissionSpec>) -> Result<Common> {
+        let mut file = FileSimConfig {
+            block_size: config.block_size,
+            prefetch: PrefetchKind::None,
+            log_requests: config.log_requests,
+            placement: Layout::parse(&name(&config.layout))?,
+            admission,
+            seed: config.seed,
+            ..FileSimConfig::default()
+        };
+        match config.compat.as_deref().map(name).filter(|c| !c.is_empty()) {
+            None => {}
+            Some(c) if c == "accusim" => file.departures = Departures::accusim(),
+            Some(other) => return Err(Error::config("compat", other, "expected accusim")),
         }
-    };
-    if let Some(kb) = config.read_ahead_kb {
-        let blocks = kb.saturating_mul(1024) / config.block_size.max(1) as u64;
-        if blocks == 0 {
-            return Err(Error::config(
-                "read_ahead_kb",
-                kb,
-                format!("is less than one {}-byte block", config.block_size),
-            ));
+        for rule in &config.compat_rules {
+            file.departures.enable(&name(rule))?;
         }
-        file.readahead_max = blocks;
-        file.readahead_min = file.readahead_min.min(blocks);
-    }
-    if let Some(disk) = disk {
-        file.disk = Some(crate::disk::load_config(disk)?);
-    }
-    file.scheduler = Scheduler::parse(&config.scheduler)?;
-    Ok((file, cf))
-}
-
-/// ClusterFetch's parameters when `on`; an error when its settings are given without it.
-fn clusterfetch(config: &RunConfig, on: bool) -> Result<Option<ClusterFetchConfig>> {
-    if !on {
+        file.max_request_bytes = match CacheSize::parse_as(&config.max_request, "max_request")? {
+            CacheSize::Bytes(b) => b,
+            CacheSize::Blocks(b) => b.saturating_mul(config.block_size as u64),
+            CacheSize::Percent(_) => {
+                return Err(Error::config(
+                    "max_request",
+                    &config.max_request,
+                    "expected a byte size such as 64KiB",
+                ))
+            }
+        };
+        if let Some(kb) = config.read_ahead_kb {
+            let blocks = kb.saturating_mul(1024) / config.block_size.max(1) as u64;
+            if blocks == 0 {
+                return Err(Error::config(
+                    "read_ahead_kb",
+                    kb,
+                    format!("is less than one {}-byte block", config.block_size),
+                ));
+            }
+            file.readahead_max = blocks;
+            file.readahead_min = file.readahead_min.min(blocks);
+        }
+        file.scheduler = Scheduler::parse(&name(&config.scheduler))?;
         let given = [
             ("cf_queue", config.cf_queue.is_some()),
             ("cf_threshold", config.cf_threshold.is_some()),
@@ -369,15 +313,116 @@ fn clusterfetch(config: &RunConfig, on: bool) -> Result<Option<ClusterFetchConfi
             ("cf_bandwidth", config.cf_bandwidth.is_some()),
             ("cf_store", config.cf_store.is_some()),
         ];
-        if let Some((key, _)) = given.iter().find(|g| g.1) {
-            return Err(Error::config(
-                key,
-                "given",
-                "is a ClusterFetch option: add +clusterfetch to the read-ahead engine",
-            ));
-        }
-        return Ok(None);
+        let cf_given = given.iter().find(|g| g.1).map(|g| g.0);
+        let clusterfetch = match cf_given {
+            Some(_) => Some(clusterfetch_params(config)?),
+            None => None,
+        };
+        let placements: Vec<Placement> = config
+            .placement
+            .split(',')
+            .filter(|p| !p.trim().is_empty())
+            .map(Placement::parse)
+            .collect::<Result<_>>()?;
+        Ok(Common {
+            file,
+            clusterfetch,
+            cf_given,
+            placements,
+        })
     }
+
+    /// One setting: its read-ahead (`none` for none) and device (`None` for none) parsed, its
+    /// engine decided (the one place: read-ahead, clustering, a device, AccuSim's rules,
+    /// ClusterFetch's settings or a file-level trace need the file engine; hierarchies run on
+    /// it; the rest runs on the block grid's fast loop).
+    fn setting(
+        &self,
+        config: &RunConfig,
+        prefetch: &str,
+        disk: Option<&str>,
+        format: &Format,
+        levels: bool,
+    ) -> Result<Setting> {
+        let mut file = self.file_config(prefetch, disk)?;
+        let cf = file.clusterfetch.is_some();
+        // What changes nothing in this setting does not choose its engine either: a scheduler
+        // without a device, a layout without a device or ClusterFetch (the run refuses them when
+        // no setting has what they need).
+        if file.disk.is_none() {
+            file.scheduler = Scheduler::Fcfs;
+            if !cf {
+                file.placement = Layout::Contiguous;
+            }
+        }
+        let file_engine = format.is_file_level()
+            || file.prefetch != PrefetchKind::None
+            || cf
+            || file.disk.is_some()
+            || file.departures != Departures::default()
+            || config
+                .compat
+                .as_deref()
+                .is_some_and(|c| !c.trim().is_empty())
+            || file.scheduler != Scheduler::Fcfs
+            || file.placement != Layout::Contiguous
+            || self.cf_given.is_some()
+            || config.warm
+            || config.launch_until_open.is_some();
+        let engine = match levels {
+            true => Engine::FileHierarchy,
+            false if file_engine => Engine::FileGrid,
+            false => Engine::BlockGrid,
+        };
+        Ok(Setting {
+            engine,
+            prefetch: file.prefetch,
+            clusterfetch: cf,
+            disk: file.disk.is_some(),
+            file,
+        })
+    }
+
+    /// The file engine's configuration of one setting (not yet checked as a whole).
+    fn file_config(&self, prefetch: &str, disk: Option<&str>) -> Result<FileSimConfig> {
+        let prefetch = name(prefetch);
+        let (engine, cf) = crate::prefetch::clusterfetch::split_prefetch(&prefetch)?;
+        let mut file = FileSimConfig {
+            prefetch: PrefetchKind::parse(engine)?,
+            ..self.file.clone()
+        };
+        file.clusterfetch = match (cf, self.cf_given) {
+            (true, _) => Some(self.clusterfetch.clone().unwrap_or_default()),
+            (false, Some(key)) => {
+                return Err(Error::config(
+                    key,
+                    "given",
+                    "is a ClusterFetch option: add +clusterfetch to the read-ahead engine",
+                ))
+            }
+            (false, None) => None,
+        };
+        if let Some(disk) = disk {
+            file.disk = Some(crate::disk::load_config(disk.trim())?);
+        }
+        Ok(file)
+    }
+}
+
+/// The file engine's configuration of the setting (`prefetch`, `disk`) of `config`, checked.
+pub(crate) fn file_config(
+    config: &RunConfig,
+    prefetch: &str,
+    disk: Option<&str>,
+) -> Result<FileSimConfig> {
+    let admission = AdmissionSpec::parse(&config.admission)?;
+    let file = Common::parse(config, admission)?.file_config(prefetch, disk)?;
+    file.validate()?;
+    Ok(file)
+}
+
+/// ClusterFetch's parameters as given, checked.
+fn clusterfetch_params(config: &RunConfig) -> Result<ClusterFetchConfig> {
     let mut cf = ClusterFetchConfig::default();
     if let Some(q) = config.cf_queue {
         cf.queue_len = q;
@@ -395,7 +440,7 @@ fn clusterfetch(config: &RunConfig, on: bool) -> Result<Option<ClusterFetchConfi
         cf.bandwidth_bytes_per_s = bytes("cf_bandwidth", t)?;
     }
     cf.validate()?;
-    Ok(Some(cf))
+    Ok(cf)
 }
 
 /// A byte size (`3MB`, `512KiB`, `1048576`) for key `key`.
@@ -509,15 +554,17 @@ fn has_window(s: &Setting) -> bool {
     !matches!(s.prefetch, PrefetchKind::None | PrefetchKind::Example)
 }
 
-/// The options that need others, as `config` sets them.
-fn conditional_options(config: &RunConfig) -> Vec<Applies> {
+/// The options that need others, as `config` sets them (`common`: its shared settings, parsed).
+fn conditional_options(config: &RunConfig, common: &Common) -> Vec<Applies> {
     let d = RunConfig::default();
+    let file = &common.file;
+    let default_file = FileSimConfig::default();
     let links_need = format!(
         "times a hierarchy's links under a disk, so it needs {} and {}",
         key_ref("levels"),
         key_ref("disk")
     );
-    vec![
+    let mut options = vec![
         Applies {
             key: "read_ahead_kb",
             value: config
@@ -534,7 +581,7 @@ fn conditional_options(config: &RunConfig) -> Vec<Applies> {
         Applies {
             key: "max_request",
             value: config.max_request.clone(),
-            set: config.max_request != d.max_request,
+            set: file.max_request_bytes != default_file.max_request_bytes,
             applies: |_, s| {
                 s.engine != Engine::BlockGrid && s.file.departures.request_block_cap().is_none()
             },
@@ -549,14 +596,14 @@ fn conditional_options(config: &RunConfig) -> Vec<Applies> {
         Applies {
             key: "scheduler",
             value: config.scheduler.clone(),
-            set: config.scheduler != d.scheduler,
+            set: file.scheduler != Scheduler::Fcfs,
             applies: |_, s| s.disk,
             needs: format!("orders a device queue, so it needs {}", key_ref("disk")),
         },
         Applies {
             key: "layout",
             value: config.layout.clone(),
-            set: config.layout != d.layout,
+            set: file.placement != Layout::Contiguous,
             applies: |_, s| s.disk || s.clusterfetch,
             needs: format!(
                 "places files on a device, so it needs {} (or ClusterFetch)",
@@ -579,7 +626,7 @@ fn conditional_options(config: &RunConfig) -> Vec<Applies> {
         Applies {
             key: "placement",
             value: config.placement.clone(),
-            set: config.placement != d.placement,
+            set: common.placements != [Placement::Access],
             applies: |c, _| !c.levels.is_empty(),
             needs: format!(
                 "places blocks in a hierarchy's lower levels, so it needs {}",
@@ -587,31 +634,10 @@ fn conditional_options(config: &RunConfig) -> Vec<Applies> {
             ),
         },
         Applies {
-            key: "link_latency_us",
-            value: config.link_latency_us.to_string(),
-            set: config.link_latency_us != d.link_latency_us,
-            applies: |c, s| !c.levels.is_empty() && s.disk,
-            needs: links_need.clone(),
-        },
-        Applies {
-            key: "link_mbps",
-            value: config.link_mbps.to_string(),
-            set: config.link_mbps != d.link_mbps,
-            applies: |c, s| !c.levels.is_empty() && s.disk,
-            needs: links_need.clone(),
-        },
-        Applies {
-            key: "think_us",
-            value: config.think_us.to_string(),
-            set: config.think_us != d.think_us,
-            applies: |c, s| !c.levels.is_empty() && s.disk,
-            needs: links_need.clone(),
-        },
-        Applies {
             key: "reload_queue",
             value: config.reload_queue.to_string(),
             set: config.reload_queue != d.reload_queue,
-            applies: |c, s| !c.levels.is_empty() && s.disk,
+            applies: timed_hierarchy,
             needs: format!(
                 "holds a hierarchy's reloads waiting for the disk, so it needs {} and {}",
                 key_ref("levels"),
@@ -638,7 +664,26 @@ fn conditional_options(config: &RunConfig) -> Vec<Applies> {
                 key_ref("levels")
             ),
         },
-    ]
+    ];
+    // The links' three timings, alike.
+    let links = [
+        ("link_latency_us", config.link_latency_us, d.link_latency_us),
+        ("link_mbps", config.link_mbps, d.link_mbps),
+        ("think_us", config.think_us, d.think_us),
+    ];
+    options.extend(links.map(|(key, value, default)| Applies {
+        key,
+        value: value.to_string(),
+        set: value != default,
+        applies: timed_hierarchy,
+        needs: links_need.clone(),
+    }));
+    options
+}
+
+/// Whether a setting times a hierarchy (levels over a device).
+fn timed_hierarchy(config: &RunConfig, setting: &Setting) -> bool {
+    !config.levels.is_empty() && setting.disk
 }
 
 /// `levels` replace `policies` and `cache_sizes` in one run: both given is refused (the
@@ -668,8 +713,8 @@ fn check_levels_alone(config: &RunConfig) -> Result<()> {
 }
 
 /// Refuses an option set in `config` that changes none of its settings.
-fn check_applies(config: &RunConfig, settings: &[Setting]) -> Result<()> {
-    for option in conditional_options(config) {
+fn check_applies(config: &RunConfig, common: &Common, settings: &[Setting]) -> Result<()> {
+    for option in conditional_options(config, common) {
         if option.set && !settings.iter().any(|s| (option.applies)(config, s)) {
             return Err(Error::config(option.key, option.value, option.needs));
         }
@@ -677,22 +722,82 @@ fn check_applies(config: &RunConfig, settings: &[Setting]) -> Result<()> {
     Ok(())
 }
 
-/// The keys of the options `config` sets that change its run under `setting`.
-pub(crate) fn applying(config: &RunConfig, setting: &Setting) -> Vec<&'static str> {
-    conditional_options(config)
-        .into_iter()
-        .filter(|o| o.set && (o.applies)(config, setting))
-        .map(|o| o.key)
-        .collect()
+/// A sweep cell's configuration (one read-ahead and one device) parsed as far as its options
+/// need: what its settings share and its one setting, over the format it names.
+pub(crate) struct CellView {
+    common: Common,
+    setting: Setting,
+}
+
+impl CellView {
+    /// Parses `config`, a sweep cell's.
+    pub(crate) fn parse(config: &RunConfig) -> Result<CellView> {
+        let Some(name) = &config.format else {
+            return Err(Error::config(
+                "format",
+                "",
+                "a sweep cell names its trace's format",
+            ));
+        };
+        let format = Format::parse(name, config.columns.as_deref(), config.header)?;
+        let common = Common::parse(config, AdmissionSpec::parse(&config.admission)?)?;
+        let setting = common.setting(
+            config,
+            config.the_prefetch(),
+            config.the_disk(),
+            &format,
+            !config.levels.is_empty(),
+        )?;
+        Ok(CellView { common, setting })
+    }
+
+    /// The keys of the options `config` sets that change its run.
+    pub(crate) fn applying(&self, config: &RunConfig) -> Vec<&'static str> {
+        conditional_options(config, &self.common)
+            .into_iter()
+            .filter(|o| o.set && (o.applies)(config, &self.setting))
+            .map(|o| o.key)
+            .collect()
+    }
+
+    /// `config` without the options that change nothing in its run, each back at its
+    /// default: two spellings of one sweep cell (`read_ahead_kb = 64` with no read-ahead, and
+    /// none) are one run.
+    pub(crate) fn without_inert(&self, config: &RunConfig) -> RunConfig {
+        let mut out = config.clone();
+        let d = RunConfig::default();
+        for option in conditional_options(config, &self.common) {
+            if !option.set || (option.applies)(config, &self.setting) {
+                continue;
+            }
+            match option.key {
+                "read_ahead_kb" => out.read_ahead_kb = d.read_ahead_kb,
+                "max_request" => out.max_request = d.max_request.clone(),
+                "scheduler" => out.scheduler = d.scheduler.clone(),
+                "layout" => out.layout = d.layout.clone(),
+                "log_requests" => out.log_requests = d.log_requests,
+                "placement" => out.placement = d.placement.clone(),
+                "link_latency_us" => out.link_latency_us = d.link_latency_us,
+                "link_mbps" => out.link_mbps = d.link_mbps,
+                "think_us" => out.think_us = d.think_us,
+                "reload_queue" => out.reload_queue = d.reload_queue,
+                "warm" => out.warm = d.warm,
+                "launch_until_open" => out.launch_until_open = d.launch_until_open.clone(),
+                other => unreachable!("{other} has no default to return to"),
+            }
+        }
+        out
+    }
 }
 
 /// Refuses an option `experiment` sets that changes none of its cells (`applied`: the keys
-/// that change some cell, from [`applying`]).
+/// that change some cell, from [`CellView::applying`]).
 pub(crate) fn refuse_unapplied(
     experiment: &RunConfig,
     applied: &std::collections::HashSet<&'static str>,
 ) -> Result<()> {
-    match conditional_options(experiment)
+    let common = Common::parse(experiment, AdmissionSpec::parse(&experiment.admission)?)?;
+    match conditional_options(experiment, &common)
         .into_iter()
         .find(|o| o.set && !applied.contains(o.key))
     {
@@ -701,64 +806,14 @@ pub(crate) fn refuse_unapplied(
     }
 }
 
-/// The one setting of a sweep cell's configuration (its first read-ahead and device), over
-/// the format it names.
-pub(crate) fn cell_setting(config: &RunConfig) -> Result<Setting> {
-    let Some(name) = &config.format else {
-        return Err(Error::config(
-            "format",
-            "",
-            "a sweep cell names its trace's format",
-        ));
-    };
-    let format = Format::parse(name, config.columns.as_deref(), config.header)?;
-    parse_setting(
-        config,
-        config.the_prefetch(),
-        config.the_disk(),
-        &format,
-        !config.levels.is_empty(),
-    )
-}
-
-/// `config` (of one setting, `setting`) without the options that change nothing under it,
-/// each back at its default: two spellings of one sweep cell (`read_ahead_kb = 64` with no
-/// read-ahead, and none) are one run.
-pub(crate) fn without_inert(config: &RunConfig, setting: &Setting) -> RunConfig {
-    let mut out = config.clone();
-    let d = RunConfig::default();
-    for option in conditional_options(config) {
-        if !option.set || (option.applies)(config, setting) {
-            continue;
-        }
-        match option.key {
-            "read_ahead_kb" => out.read_ahead_kb = d.read_ahead_kb,
-            "max_request" => out.max_request = d.max_request.clone(),
-            "scheduler" => out.scheduler = d.scheduler.clone(),
-            "layout" => out.layout = d.layout.clone(),
-            "log_requests" => out.log_requests = d.log_requests,
-            "placement" => out.placement = d.placement.clone(),
-            "link_latency_us" => out.link_latency_us = d.link_latency_us,
-            "link_mbps" => out.link_mbps = d.link_mbps,
-            "think_us" => out.think_us = d.think_us,
-            "reload_queue" => out.reload_queue = d.reload_queue,
-            "warm" => out.warm = d.warm,
-            "launch_until_open" => out.launch_until_open = d.launch_until_open.clone(),
-            other => unreachable!("{other} has no default to return to"),
-        }
-    }
-    out
-}
-
 /// The hierarchies `levels` × `placement` ask for, in that order: each hierarchy once per
 /// placement, the placement applying to every lower level that does not name its own.
-fn hierarchy_specs(config: &RunConfig, preset: Preset) -> Result<Vec<HierarchySpec>> {
-    let placements: Vec<Placement> = config
-        .placement
-        .split(',')
-        .filter(|p| !p.trim().is_empty())
-        .map(Placement::parse)
-        .collect::<Result<_>>()?;
+fn hierarchy_specs(
+    config: &RunConfig,
+    preset: Preset,
+    common: &Common,
+) -> Result<Vec<HierarchySpec>> {
+    let placements = &common.placements;
     if placements.is_empty() {
         return Err(Error::config(
             "placement",
@@ -769,15 +824,24 @@ fn hierarchy_specs(config: &RunConfig, preset: Preset) -> Result<Vec<HierarchySp
     let links = links(config)?;
     let mut out = Vec::new();
     for text in &config.levels {
-        let named_everywhere = text.split(',').skip(1).all(|l| l.split(':').count() > 3);
+        // Which lower levels name their own placement (a fourth field), read off the text; the
+        // hierarchy is parsed once, and each placement given to the others.
+        let named: Vec<bool> = text.split(',').map(|l| l.split(':').count() > 3).collect();
+        let named_everywhere = named.iter().skip(1).all(|&n| n);
+        let mut parsed = HierarchySpec::parse(text, &config.params, preset, placements[0])?;
+        parsed.links = links.clone();
+        parsed.seed_policies(config.seed);
         for (k, &p) in placements.iter().enumerate() {
             // A hierarchy whose levels all name their placement is the same for each placement.
             if named_everywhere && k > 0 {
                 break;
             }
-            let mut spec = HierarchySpec::parse(text, &config.params, preset, p)?;
-            spec.links = links.clone();
-            spec.seed_policies(config.seed);
+            let mut spec = parsed.clone();
+            for (level, &own) in spec.levels.iter_mut().zip(&named).skip(1) {
+                if !own {
+                    level.placement = p;
+                }
+            }
             out.push(spec);
         }
     }

@@ -52,8 +52,8 @@ impl CellConfig {
             .collect();
         run.levels = run.levels.iter().map(|l| level_sizes(l)).collect();
         run.params = canonical_params(&run.params);
-        if let Ok(setting) = crate::run::sections::cell_setting(&run) {
-            run = crate::run::sections::without_inert(&run, &setting);
+        if let Ok(view) = crate::run::sections::CellView::parse(&run) {
+            run = view.without_inert(&run);
         }
         CellConfig {
             run,

@@ -193,9 +193,9 @@ impl Plan {
         // none of the cells is refused, naming what it needs.
         let mut applied = std::collections::HashSet::new();
         for (_, config) in &mut runs {
-            let setting = sections::cell_setting(&config.run).map_err(|e| in_run(config, e))?;
-            applied.extend(sections::applying(&config.run, &setting));
-            config.run = sections::without_inert(&config.run, &setting);
+            let view = sections::CellView::parse(&config.run).map_err(|e| in_run(config, e))?;
+            applied.extend(view.applying(&config.run));
+            config.run = view.without_inert(&config.run);
         }
         sections::refuse_unapplied(run, &applied)?;
         // A trace, a policy or a size listed twice (or spelled two ways: `64KiB` and `64K`)
