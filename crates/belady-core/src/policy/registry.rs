@@ -53,9 +53,9 @@ pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
 ];
 
 impl Preset {
-    /// Parses `paper` or `study`.
+    /// Parses `paper`, `study`, `accusim` or `libcachesim`, in any case.
     pub fn parse(s: &str) -> Result<Preset> {
-        match s {
+        match s.trim().to_ascii_lowercase().as_str() {
             "paper" => Ok(Preset::Paper),
             "study" => Ok(Preset::Study),
             "accusim" => Ok(Preset::Accusim),

@@ -256,7 +256,7 @@ impl RunConfig {
         if self.compat.as_deref().map(name).as_deref() == Some("accusim") {
             Ok(Preset::Accusim)
         } else {
-            Preset::parse(&name(&self.preset))
+            Preset::parse(&self.preset)
         }
     }
 

@@ -472,13 +472,14 @@ fn check_model(
     }
     // What needs blocks, as the user gave it.
     let first = |key: &'static str, value: String| Some((key, value));
+    let given = |v: &&String| !matches!(name(v).as_str(), "none" | "off" | "");
     let culprit = if let Some(levels) = config.levels.first() {
         first("levels", levels.clone())
-    } else if let Some(p) = config.prefetch.iter().find(|p| p.as_str() != "none") {
+    } else if let Some(p) = config.prefetch.iter().find(given) {
         first("prefetch", p.clone())
-    } else if let Some(d) = config.disk.iter().find(|d| d.as_str() != "none") {
+    } else if let Some(d) = config.disk.iter().find(given) {
         first("disk", d.clone())
-    } else if let Some(c) = config.compat.as_ref().filter(|c| !c.is_empty()) {
+    } else if let Some(c) = config.compat.as_ref().filter(|c| !c.trim().is_empty()) {
         first("compat", c.clone())
     } else if let Some(r) = config.compat_rules.first() {
         first("compat_rules", r.clone())
@@ -705,8 +706,9 @@ fn check_levels_alone(config: &RunConfig) -> Result<()> {
     if !config.cache_sizes.is_empty() {
         return both("cache_sizes", config.cache_sizes.join(","), "cache sizes");
     }
-    let d = RunConfig::default();
-    if !config.policies.is_empty() && config.policies != d.policies {
+    // `policies` holds its default (`lru`) unless set: only another policy is refused.
+    let default = crate::run::config::defaults::POLICY;
+    if config.policies.iter().any(|p| name(p) != default) {
         return both("policies", config.policies.join(","), "policies");
     }
     Ok(())
