@@ -130,7 +130,7 @@ pub fn build_for<V: PolicyVisitor>(
 ) -> Result<V::Output> {
     match spec.info.name {
         "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
-            Ok(visitor.visit(ArcSizedPolicy::new(universe)))
+            Ok(visitor.visit(ArcSizedPolicy::from_spec(spec, capacity.units, universe)?))
         }
         "s3fifo" if capacity.weighted => Ok(visitor.visit(
             crate::policy::s3fifo_sized::S3FifoSizedPolicy::from_spec(
@@ -163,9 +163,34 @@ pub fn build_for<V: PolicyVisitor>(
     }
 }
 
+/// Parameters that concern prefetched blocks only (their first use, a prefetch of a ghost, the
+/// time of a prefetch insertion): a cache that weighs objects has no read-ahead, so set there
+/// they would change nothing.
+const PREFETCH_ONLY: &[(&str, &str)] = &[
+    ("arc", "ghost_prefetch"),
+    ("arc", "first_use"),
+    ("lrfu", "prefetch_time"),
+    ("lru-k", "first_use"),
+    ("lru-k", "prefetch_time"),
+    ("mq", "adjust_on_prefetch"),
+    ("mq", "unused_count"),
+];
+
 /// Refuses, in one line naming the policy, a policy that cannot weigh objects (the objects model
-/// with a byte capacity: see [`Policy::weighs_objects`]).
+/// with a byte capacity: see [`Policy::weighs_objects`]), and a parameter set by the user that
+/// changes nothing there; every other parameter is read as the count-based policy reads it.
 pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
+    if let Some((_, key)) = PREFETCH_ONLY
+        .iter()
+        .find(|(p, k)| *p == spec.info.name && spec.params.contains_key(*k))
+    {
+        return Err(Error::config(
+            "params",
+            format!("{}.{key}={}", spec.info.name, spec.raw(key)),
+            "concerns prefetched blocks, and a cache that weighs objects has no read-ahead: \
+             leave it out, or count objects (a plain -c N)",
+        ));
+    }
     struct Weighs;
     impl PolicyVisitor for Weighs {
         type Output = std::result::Result<(), &'static str>;
@@ -240,6 +265,48 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn at_a_byte_capacity_each_parameter_is_applied_or_refused() {
+        // Applied: the same validation as the count-based policy (a bad value is refused).
+        for (policy, bad) in [
+            ("arc", "arc.p0=abc"),
+            ("arc", "arc.delta=half"),
+            ("2q", "2q.kin=1.5"),
+            ("slru", "slru.segments=0"),
+            ("s3fifo", "s3fifo.small=2"),
+            ("lhd", "lhd.associativity=0"),
+        ] {
+            let spec = &parse_policies(policy, &[bad.to_string()], Preset::Paper).unwrap()[0];
+            let weighted = crate::cache::cache_model::Capacity {
+                units: 1 << 20,
+                weighted: true,
+                entries: 100,
+            };
+            struct Builds;
+            impl PolicyVisitor for Builds {
+                type Output = ();
+                fn visit<P: Policy + 'static>(self, _: P) {}
+            }
+            let e = build_for(spec, &weighted, 100, Builds)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(bad) && !e.contains('\n'), "{bad}: {e}");
+        }
+        // Refused: what concerns prefetched blocks only.
+        let spec = &parse_policies("arc", &["arc.ghost_prefetch=forget".into()], Preset::Paper)
+            .unwrap()[0];
+        let e = check_weighs(spec).unwrap_err().to_string();
+        assert!(
+            e.contains("arc.ghost_prefetch=forget") && e.contains("no read-ahead"),
+            "{e}"
+        );
+        // AccuSim's ARC is count-based: refused as such.
+        let spec =
+            &parse_policies("arc", &["arc.replace=accusim".into()], Preset::Paper).unwrap()[0];
+        let e = check_weighs(spec).unwrap_err().to_string();
+        assert!(e.contains("cannot weigh"), "{e}");
     }
 
     #[test]

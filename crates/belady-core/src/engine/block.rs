@@ -78,14 +78,13 @@ pub fn run_block_grid_with(
     }
     // Sizes are read unless the blocks model is asked for (a native file shows whether it kept
     // them only once opened).
-    let explicit = setup.model.as_deref().map(CacheModel::parse).transpose()?;
-    let mut feed = if explicit == Some(CacheModel::Blocks) {
+    let mut feed = if setup.model == Some(CacheModel::Blocks) {
         ingest::ingest(source.path, source.format, source.opts, source.ops)?
     } else {
         ingest::ingest_sized(source.path, source.format, source.opts, source.ops)?
     };
     let unique = feed.unique;
-    let model = CacheModel::choose(setup.model.as_deref(), feed.has_sizes())?;
+    let model = CacheModel::or_default(setup.model, feed.has_sizes());
     model.check_run(feed.has_sizes(), false, false)?;
     let sized = model == CacheModel::Objects;
     let footprint = feed.size_totals().map(|t| t.footprint);

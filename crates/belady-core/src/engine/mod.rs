@@ -221,7 +221,7 @@ pub fn run_grid_with(
     setup: &LevelSetup,
 ) -> Result<Vec<RunResult>> {
     let sized = trace_sizes(&trace.trace).is_some();
-    let model = CacheModel::choose(setup.model.as_deref(), sized)?;
+    let model = CacheModel::or_default(setup.model, sized);
     model.check_run(sized, false, false)?;
     let footprint = trace_footprint(&trace.trace);
     let capacities: Vec<Capacity> = sizes

@@ -56,9 +56,9 @@ pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
 ];
 
 impl Preset {
-    /// Parses `paper` or `study`.
+    /// Parses `paper`, `study`, `accusim` or `libcachesim`, in any case.
     pub fn parse(s: &str) -> Result<Preset> {
-        match s {
+        match s.trim().to_ascii_lowercase().as_str() {
             "paper" => Ok(Preset::Paper),
             "study" => Ok(Preset::Study),
             "accusim" => Ok(Preset::Accusim),
@@ -283,11 +283,12 @@ fn split_param(item: &str) -> Result<(&'static str, &str, &str)> {
     let bad = || Error::config("params", item, "expected POLICY.KEY=VALUE");
     let (lhs, value) = item.split_once('=').ok_or_else(bad)?;
     let (policy, key) = lhs.split_once('.').ok_or_else(bad)?;
-    Ok((
-        PolicySpec::parse(policy)?.info.name,
-        key.trim(),
-        value.trim(),
-    ))
+    // An unknown policy here is the setting's fault, not the policy list's.
+    let spec = PolicySpec::parse(policy).map_err(|e| match e {
+        Error::Config { msg, .. } => Error::config("params", item, msg),
+        e => e,
+    })?;
+    Ok((spec.info.name, key.trim(), value.trim()))
 }
 
 /// The registered name of the policy a `POLICY.KEY=VALUE` setting is for (aliases resolved).
@@ -331,6 +332,14 @@ mod tests {
             .to_string();
         assert!(err.contains("has no parameter 'x'"), "{err}");
         assert!(parse_policies("lru", &["fifo.x=1".into()], Preset::Paper).is_err());
+        // A misspelt policy in a setting is the setting's fault (it was blamed on the policy
+        // list).
+        let err = parse_policies("lru", &["lruu.x=1".into()], Preset::Paper).unwrap_err();
+        assert!(
+            matches!(&err, Error::Config { field, value, msg }
+                if field == "params" && value == "lruu.x=1" && msg.contains("did you mean 'lru'")),
+            "{err}"
+        );
         assert!(parse_policies(" , ", &[], Preset::Paper).is_err());
         assert_eq!(
             parse_policies("lru,fifo", &[], Preset::Paper)
