@@ -94,7 +94,7 @@ impl ArcSizedPolicy {
 
 impl Policy for ArcSizedPolicy {
     fn name(&self) -> &'static str {
-        "arc"
+        super::arc::INFO.name
     }
 
     fn on_hit(&mut self, b: Block, _cx: &Access) {

@@ -50,14 +50,56 @@
 //! history. Pinned blocks are passed over by both experts (and by SR's overflow in libCacheSim's
 //! variant, where a prefetch leaves SR over its target until the next demand insert).
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
 use super::structures::lcs_draws::Draws;
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "cacheus",
+    aliases: &[],
+    about: "Cacheus (Rodriguez et al., FAST 2021): SR-LRU and CR-LFU experts drawn by weight, adaptive learning rate",
+    params: &[
+        ParamInfo {
+            name: "adapt_size",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "move SR's target by demoted and new history hits (paper); false keeps it at c/2, as libCacheSim's code does",
+        },
+        ParamInfo {
+            name: "adapt_rate",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "move the learning rate along the hit rate every c references (paper); false keeps the first random rate, as libCacheSim's code does",
+        },
+        ParamInfo {
+            name: "variant",
+            default: "paper",
+            study: None,
+            accusim: None,
+            about: "paper, or libcachesim: SR and R capped at floor(c/2) each with SR's overflow leaving even with room free, SR growing but never shrinking, the learning rate stepped and the draws made as libcachesim 0.3.5 does (seed 0 replays its first cache in a process)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(CacheusPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// SR-LRU's lists: new and demoted blocks.
 const SR: usize = 0;
@@ -345,7 +387,7 @@ impl CacheusPolicy {
 
 impl Policy for CacheusPolicy {
     fn name(&self) -> &'static str {
-        "cacheus"
+        INFO.name
     }
 
     #[inline]

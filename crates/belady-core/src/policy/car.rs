@@ -41,12 +41,47 @@
 //! the head-most unpinned page of T1, else of T2, is taken; with every page pinned, none is.
 
 use super::arc::{trim_ghosts, Delta};
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "car",
+    aliases: &[],
+    about: "Clock with Adaptive Replacement (Bansal & Modha, FAST 2004): two clocks, ghosts B1/B2, adaptive p",
+    params: &[
+        ParamInfo {
+            name: "delta",
+            default: "real",
+            study: None,
+            accusim: None,
+            about: "adaptation step max(|B2|/|B1|,1): real (paper) or integer",
+        },
+        ParamInfo {
+            name: "adapt",
+            default: "after",
+            study: None,
+            accusim: None,
+            about: "when p adapts on a ghost hit: after replace() (paper) or before (libCacheSim)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(CarPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const T1: usize = 0;
 const T2: usize = 1;
@@ -138,7 +173,7 @@ impl CarPolicy {
 
 impl Policy for CarPolicy {
     fn name(&self) -> &'static str {
-        "car"
+        INFO.name
     }
 
     #[inline]

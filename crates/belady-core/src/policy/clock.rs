@@ -12,9 +12,30 @@
 //! The order is a `Ring` (`ring.rs`) of ids whose oldest end is the hand: passing a block moves its id from
 //! one end to the other, with no linked list to relink; the bits sit beside it, one byte per id.
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::ring::Ring;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "clock",
+    aliases: &["second-chance"],
+    about: "second chance, one reference bit, new blocks enter with the bit clear",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(ClockPolicy::new(universe)))
+}
 
 /// Second-chance replacement with one reference bit per block.
 pub struct ClockPolicy {
@@ -39,7 +60,7 @@ impl ClockPolicy {
 
 impl Policy for ClockPolicy {
     fn name(&self) -> &'static str {
-        "clock"
+        INFO.name
     }
 
     #[inline]

@@ -43,11 +43,61 @@
 //! bitmap of non-empty buckets, so the victim is found in O(c-max / 64) without scanning the old
 //! section. Aging rebuilds the buckets (O(cache) once every many references).
 
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::PolicyVisitor;
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Error;
 use crate::policy::registry::PolicySpec;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "fbr",
+    aliases: &["frequency-based"],
+    about: "frequency-based replacement: LRU stack in new/middle/old sections, least count in old (Robinson & Devarakonda 1990)",
+    params: &[
+        ParamInfo {
+            name: "new",
+            default: "0.25",
+            study: None,
+            accusim: None,
+            about: "share of the cache in the new section (MRU end; hits there do not count)",
+        },
+        ParamInfo {
+            name: "old",
+            default: "0.25",
+            study: None,
+            accusim: None,
+            about: "share of the cache in the old section (LRU end; victims come from here)",
+        },
+        ParamInfo {
+            name: "a-max",
+            default: "100",
+            study: None,
+            accusim: None,
+            about: "when the average count of resident blocks exceeds this, every count becomes ceil(count/2)",
+        },
+        ParamInfo {
+            name: "c-max",
+            default: "1000",
+            study: None,
+            accusim: None,
+            about: "largest reference count a block can reach",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(FbrPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const NEW: usize = 0;
 const MIDDLE: usize = 1;
@@ -322,7 +372,7 @@ impl FbrPolicy {
 
 impl Policy for FbrPolicy {
     fn name(&self) -> &'static str {
-        "fbr"
+        INFO.name
     }
 
     #[inline]

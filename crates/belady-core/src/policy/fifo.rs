@@ -3,9 +3,30 @@
 //! The queue is a `Ring` (`ring.rs`) of ids: a miss appends at one end and evicts from the other, so the
 //! policy touches no per-block state at all (the frame table's flags are the only random access).
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::ring::Ring;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "fifo",
+    aliases: &[],
+    about: "first in, first out",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(FifoPolicy::new(universe)))
+}
 
 /// First-in, first-out replacement.
 pub struct FifoPolicy {
@@ -23,7 +44,7 @@ impl FifoPolicy {
 
 impl Policy for FifoPolicy {
     fn name(&self) -> &'static str {
-        "fifo"
+        INFO.name
     }
 
     #[inline]

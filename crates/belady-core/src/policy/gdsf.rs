@@ -25,10 +25,31 @@
 //! demand access is its first reference, so the frequency stays 1 and only the priority is
 //! recomputed. Pinned objects are passed over: the victim is the lowest-priority unpinned one.
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use std::collections::BTreeMap;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gdsf",
+    aliases: &["greedydual-size-frequency"],
+    about: "GreedyDual-Size-Frequency (Cherkasova 1998): evict the lowest L + frequency x 10^6 / size, libCacheSim's rules",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(GdsfPolicy::new(universe)))
+}
 
 /// The weight of one reference in a priority, as libCacheSim scales it.
 const SCALE: f64 = 1.0e6;
@@ -157,7 +178,7 @@ impl GdsfPolicy {
 
 impl Policy for GdsfPolicy {
     fn name(&self) -> &'static str {
-        "gdsf"
+        INFO.name
     }
 
     #[inline]

@@ -21,9 +21,30 @@
 //! demand access is its first reference, so it re-enters as the newest block of group `L + 1` at
 //! that moment's age instead of having its priority raised.
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lfuda",
+    aliases: &[],
+    about: "LFU with dynamic aging (Arlitt et al. 2000), libCacheSim's priority rules",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LfudaPolicy::new(universe)))
+}
 
 /// LFU with dynamic aging, libCacheSim's rules.
 pub struct LfudaPolicy {
@@ -84,7 +105,7 @@ impl LfudaPolicy {
 
 impl Policy for LfudaPolicy {
     fn name(&self) -> &'static str {
-        "lfuda"
+        INFO.name
     }
 
     #[inline]

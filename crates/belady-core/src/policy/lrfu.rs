@@ -53,8 +53,65 @@
 
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::PolicyVisitor;
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::policy::registry::PolicySpec;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lrfu",
+    aliases: &[],
+    about: "least recently/frequently used: evict the smallest combined recency-frequency value (Lee et al. 2001)",
+    params: &[
+        ParamInfo {
+            name: "lambda",
+            default: "0.001",
+            study: None,
+            accusim: None,
+            about: "weighing function F(x) = (1/2)^(lambda x) per reference tick; 0 = LFU, 1 = LRU",
+        },
+        ParamInfo {
+            name: "heap",
+            default: "exact",
+            study: None,
+            accusim: Some("accusim"),
+            about: "exact (true minimum CRF, log-domain keys) or accusim (AccuSim's queue: doubles scaled by its F(0), its sifting and tie rules; selects AccuSim's variant, compat/accusim/lrfu.rs)",
+        },
+        ParamInfo {
+            name: "threshold",
+            default: "none",
+            study: None,
+            accusim: Some("auto"),
+            about: "heap/LRU-list hybrid (needs heap=accusim): none, auto (the paper's bound from lambda; 10495 at 0.001) or a block count",
+        },
+        ParamInfo {
+            name: "float",
+            default: "double",
+            study: None,
+            accusim: Some("x87"),
+            about: "CRF comparisons in the accusim queue: double, or x87 (AccuSim's 32-bit build: first operand rounded to double, second in 64-bit-mantissa extended precision)",
+        },
+        ParamInfo {
+            name: "prefetch_time",
+            default: "next",
+            study: None,
+            accusim: Some("trigger"),
+            about: "time of a prefetch insertion: next (the next demand reference's) or trigger (AccuSim: the triggering reference's)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LrfuPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const NOWHERE: u32 = u32::MAX;
 
@@ -244,7 +301,7 @@ pub(crate) fn insert_tick(kind: InsertKind, cx: &Access, prefetch_at_trigger: bo
 
 impl Policy for LrfuPolicy {
     fn name(&self) -> &'static str {
-        "lrfu"
+        INFO.name
     }
 
     #[inline]

@@ -3,9 +3,30 @@
 //! Prefetched blocks enter at the MRU end without counting as a reference; their first demand
 //! access moves them to the MRU end like any hit (the prefetching study's section 4).
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lru",
+    aliases: &[],
+    about: "least recently used",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LruPolicy::new(universe)))
+}
 
 const QUEUE: usize = 0;
 
@@ -37,7 +58,7 @@ pub(crate) fn last_unpinned(lists: &Lists, list: usize, frames: &Frames) -> Opti
 
 impl Policy for LruPolicy {
     fn name(&self) -> &'static str {
-        "lru"
+        INFO.name
     }
 
     #[inline]

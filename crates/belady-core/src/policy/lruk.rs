@@ -71,14 +71,84 @@
 //! `tests/python/test_xcheck_lruk.py`); for K > 2 blocks with 2 .. K-1 references are ordered
 //! by insertion there and by their newest reference here.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lru-k",
+    aliases: &["lru2", "lruk"],
+    about: "LRU-K (O'Neil, O'Neil, Weikum 1993) with correlated reference period and retained history",
+    params: &[
+        ParamInfo {
+            name: "k",
+            default: "2",
+            study: None,
+            accusim: None,
+            about: "number of uncorrelated references whose times are kept (backward K-distance)",
+        },
+        ParamInfo {
+            name: "crp",
+            default: "0",
+            study: Some("20"),
+            accusim: None,
+            about: "correlated reference period, in references; a block is ineligible for this long after a reference",
+        },
+        ParamInfo {
+            name: "history",
+            default: "1",
+            study: None,
+            accusim: None,
+            about: "histories retained for evicted blocks, as a multiple of the cache size (0 = none)",
+        },
+        ParamInfo {
+            name: "ties",
+            default: "hist1",
+            study: None,
+            accusim: Some("heap"),
+            about: "eligible blocks with equal HIST(K): hist1 (oldest HIST(1) first) or heap (AccuSim's binary heap: mostly by promotion order; selects AccuSim's variant, compat/accusim/lruk.rs)",
+        },
+        ParamInfo {
+            name: "ineligible",
+            default: "last",
+            study: None,
+            accusim: Some("entry"),
+            about: "ineligible list order: last (by LAST) or entry (AccuSim: a correlated reference does not move a block; fallback victim is the earliest entered; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "first_use",
+            default: "fetch",
+            study: None,
+            accusim: Some("correlated"),
+            about: "first use of a prefetched block: fetch (history shift, HIST(1) = now) or correlated (AccuSim: HIST(1) only if empty, LAST = now, block stays where it is; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "prefetch_time",
+            default: "next",
+            study: None,
+            accusim: Some("trigger"),
+            about: "LAST of a prefetched block: next (time of the next demand reference) or trigger (AccuSim: time of the reference that triggered it; selects AccuSim's variant)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LruKPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// List of resident blocks referenced within the last CRP ticks, newest `LAST` first.
 pub(crate) const INELIGIBLE: usize = 0;
@@ -400,7 +470,7 @@ pub(crate) const ACCUSIM_VALUES: [(&str, &str, &str); 4] = [
 
 impl Policy for LruKPolicy {
     fn name(&self) -> &'static str {
-        "lru-k"
+        INFO.name
     }
 
     #[inline]

@@ -45,12 +45,47 @@
 //! victim search ends the search at the oldest generation's tail (the kernel's scan budget).
 //! Blocks evicted as unused prefetches leave no shadow (belady's policy contract).
 
-use super::registry::PolicySpec;
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 use std::collections::VecDeque;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "mglru",
+    aliases: &["lru-gen", "multi-gen-lru"],
+    about: "Linux 6's multi-generational LRU (mm/vmscan.c lru_gen): 2 to 4 generations, tiers by descriptor accesses, refault feedback",
+    params: &[
+        ParamInfo {
+            name: "aging",
+            default: "kswapd",
+            study: None,
+            accusim: None,
+            about: "when a new generation opens: kswapd (whenever 3 or fewer remain, as background reclaim) or direct (only at 2, when eviction would stall)",
+        },
+        ParamInfo {
+            name: "refault",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "shadow entries: refault counts per tier for the tier controller, PG_workingset restored on a recent refault",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(MglruPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// `MIN_NR_GENS`.
 pub const MIN_NR_GENS: u64 = 2;
@@ -307,7 +342,7 @@ impl MglruPolicy {
 
 impl Policy for MglruPolicy {
     fn name(&self) -> &'static str {
-        "mglru"
+        INFO.name
     }
 
     #[inline]

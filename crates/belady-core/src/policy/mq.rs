@@ -65,12 +65,89 @@
 //!   does AccuSim. The two differ only on that rare case; `before-evict` reproduces libCacheSim
 //!   hit for hit.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "mq",
+    aliases: &["multi-queue"],
+    about: "Multi-Queue (Zhou, Philbin, Li 2001): m LRU queues by log2 reference count, lifeTime demotion, Qout",
+    params: &[
+        ParamInfo {
+            name: "queues",
+            default: "8",
+            study: Some("4"),
+            accusim: None,
+            about: "number of LRU queues m",
+        },
+        ParamInfo {
+            name: "qout",
+            default: "4",
+            study: Some("1"),
+            accusim: None,
+            about: "Qout size (ids and counts of evicted blocks), as a multiple of the cache size",
+        },
+        ParamInfo {
+            name: "lifetime",
+            default: "1",
+            study: None,
+            accusim: None,
+            about: "lifeTime, in references, as a multiple of the cache size",
+        },
+        ParamInfo {
+            name: "ghost_lookup",
+            default: "after-evict",
+            study: None,
+            accusim: Some("before-evict"),
+            about: "look a missed block up in Qout after the eviction (paper) or before it (libCacheSim, AccuSim)",
+        },
+        ParamInfo {
+            name: "count",
+            default: "references",
+            study: None,
+            accusim: Some("prefetches"),
+            about: "what raises a block's count: demand references (paper) or prefetch insertions only (prefetches: AccuSim, no prefetching makes MQ equal LRU; selects AccuSim's variant, compat/accusim/mq.rs)",
+        },
+        ParamInfo {
+            name: "clock",
+            default: "after-access",
+            study: None,
+            accusim: Some("before-access"),
+            about: "currentTime advances after a demand reference (paper: expireTime = t + lifeTime) or before it (AccuSim: t + 1 + lifeTime; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "adjust_on_prefetch",
+            default: "false",
+            study: None,
+            accusim: Some("true"),
+            about: "run Adjust (expiry demotion) after a prefetch insertion too, at the unchanged clock (true: AccuSim; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "unused_count",
+            default: "drop",
+            study: None,
+            accusim: None,
+            about: "a block evicted before its first use that entered with a remembered count: drop it (prefetching study) or keep the count in Qout (keep; the default at hierarchy levels placing on eviction)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(MqPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// Most queues accepted (`Lists` holds at most 254 lists, one is Qout).
 pub const MAX_QUEUES: usize = 64;
@@ -219,7 +296,7 @@ pub(crate) const ACCUSIM_VALUES: [(&str, &str, &str); 2] = [
 
 impl Policy for MqPolicy {
     fn name(&self) -> &'static str {
-        "mq"
+        INFO.name
     }
 
     #[inline]

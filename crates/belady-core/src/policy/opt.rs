@@ -24,11 +24,37 @@
 //! AccuSim's tie order (`ties=heap`, `--compat accusim`) is a variant built by the builder:
 //! `compat/accusim/opt.rs`.
 
-use super::registry::PolicySpec;
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::next_use_index::PositionBits;
 use super::{Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "opt",
+    aliases: &["belady", "min"],
+    about: "Belady's MIN: evict the block referenced farthest in the future (offline)",
+    params: &[ParamInfo {
+        name: "ties",
+        default: "first",
+        study: None,
+        accusim: Some("heap"),
+        about: "blocks with equal next reference (never again): first (recorded earliest goes first) or heap (AccuSim's binary heap: mostly by insertion order)",
+    }],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(OptPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// The key shared by blocks not referenced again (and next uses at or past `u32::MAX`).
 const NEVER_KEY: u32 = u32::MAX;
@@ -215,7 +241,7 @@ impl OptPolicy {
 
 impl Policy for OptPolicy {
     fn name(&self) -> &'static str {
-        "opt"
+        INFO.name
     }
 
     fn needs_oracle(&self) -> bool {

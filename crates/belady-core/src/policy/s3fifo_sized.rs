@@ -141,7 +141,7 @@ impl S3FifoSizedPolicy {
 
 impl Policy for S3FifoSizedPolicy {
     fn name(&self) -> &'static str {
-        "s3fifo"
+        super::s3fifo::INFO.name
     }
 
     #[inline]

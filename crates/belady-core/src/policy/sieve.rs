@@ -13,8 +13,29 @@
 //! one; its first demand access is its first reference and leaves the bit clear. Pinned blocks
 //! are passed over with their bit kept.
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "sieve",
+    aliases: &[],
+    about: "SIEVE (Zhang et al., NSDI 2024): FIFO queue with visited bits and a hand that leaves survivors in place",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(SievePolicy::new(universe)))
+}
 
 /// A slot whose block left the queue.
 const HOLE: Block = Block::MAX;
@@ -98,7 +119,7 @@ impl SievePolicy {
 
 impl Policy for SievePolicy {
     fn name(&self) -> &'static str {
-        "sieve"
+        INFO.name
     }
 
     #[inline]

@@ -24,12 +24,46 @@
 //! Pinned blocks are passed over: the victim is the LRU-most unpinned block of the lowest segment
 //! that has one. Demotions move pinned blocks like any other (they stay resident).
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "slru",
+    aliases: &["segmented-lru"],
+    about: "segmented LRU (Karedla et al. 1994) with equal segments, as libCacheSim: a hit promotes one segment up",
+    params: &[ParamInfo {
+        name: "segments",
+        default: "4",
+        study: None,
+        accusim: None,
+        about: "number of LRU segments (libCacheSim's default 4; 2 = probation/protected)",
+    }],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point):
+/// the size-aware form for a level that weighs objects.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    if capacity.weighted {
+        return Ok(visitor.visit(super::slru_sized::SlruSizedPolicy::from_spec(
+            spec,
+            capacity.units,
+            universe,
+        )?));
+    }
+    Ok(visitor.visit(SlruPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// The most segments `slru.segments` accepts.
 pub const MAX_SEGMENTS: usize = 16;
@@ -91,7 +125,7 @@ impl SlruPolicy {
 
 impl Policy for SlruPolicy {
     fn name(&self) -> &'static str {
-        "slru"
+        INFO.name
     }
 
     #[inline]

@@ -119,7 +119,7 @@ impl SlruSizedPolicy {
 
 impl Policy for SlruSizedPolicy {
     fn name(&self) -> &'static str {
-        "slru"
+        super::slru::INFO.name
     }
 
     #[inline]

@@ -54,12 +54,56 @@
 //!   grown past `Kin`, after which `A1in` never falls below `Kin` again; on demand-only traces the
 //!   two therefore agree hit for hit (asserted in `tests/python/test_xcheck_twoq.py`).
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "2q",
+    aliases: &["twoq"],
+    about: "full 2Q (Johnson, Shasha 1994): A1in FIFO, A1out ghost FIFO, Am LRU",
+    params: &[
+        ParamInfo {
+            name: "kin",
+            default: "0.25",
+            study: None,
+            accusim: None,
+            about: "A1in threshold Kin, as a fraction of the cache",
+        },
+        ParamInfo {
+            name: "kout",
+            default: "0.5",
+            study: Some("1"),
+            accusim: None,
+            about:
+                "A1out size Kout (ids of blocks paged out of A1in), as a multiple of the cache size",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point):
+/// the size-aware form for a level that weighs objects.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    if capacity.weighted {
+        return Ok(visitor.visit(super::twoq_sized::TwoQSizedPolicy::from_spec(
+            spec,
+            capacity.units,
+            universe,
+        )?));
+    }
+    Ok(visitor.visit(TwoQPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const A1IN: usize = 0;
 const AM: usize = 1;
@@ -110,7 +154,7 @@ impl TwoQPolicy {
 
 impl Policy for TwoQPolicy {
     fn name(&self) -> &'static str {
-        "2q"
+        INFO.name
     }
 
     #[inline]

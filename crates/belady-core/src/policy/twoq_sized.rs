@@ -87,7 +87,7 @@ impl TwoQSizedPolicy {
 
 impl Policy for TwoQSizedPolicy {
     fn name(&self) -> &'static str {
-        "2q"
+        super::twoq::INFO.name
     }
 
     fn on_hit(&mut self, b: Block, _cx: &Access) {

@@ -39,12 +39,47 @@
 //! pinned, main's victim is evicted; when main's victim is pinned, the next unpinned block towards
 //! its MRU end (then protected's, then the window's) is taken.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "wtinylfu",
+    aliases: &["w-tinylfu"],
+    about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging",
+    params: &[
+        ParamInfo {
+            name: "window",
+            default: "0.01",
+            study: None,
+            accusim: None,
+            about: "share of the cache for the window LRU (at least one block; libcachesim: floor of the share, nothing cached when 0)",
+        },
+        ParamInfo {
+            name: "variant",
+            default: "paper",
+            study: None,
+            accusim: None,
+            about: "paper (Caffeine's design), or libcachesim: libCacheSim's WTinyLFU.c as libcachesim 0.3.5 runs it (SLRU main 1:4, counting Bloom filter halved after 32x main's size in main hits, eviction loop), exact with dense ids",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const WINDOW: usize = 0;
 const PROBATION: usize = 1;
@@ -205,7 +240,7 @@ impl WTinyLfuPolicy {
 
 impl Policy for WTinyLfuPolicy {
     fn name(&self) -> &'static str {
-        "wtinylfu"
+        INFO.name
     }
 
     #[inline]

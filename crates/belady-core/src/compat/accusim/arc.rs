@@ -26,12 +26,35 @@
 //! than c blocks are resident; the level here evicts only when full (on the shared inputs the two
 //! never differ).
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::arc::{ArcPolicy, GhostPrefetch, B1, B2, T1, T2};
 use crate::policy::lru::last_unpinned;
-use crate::policy::registry::PolicySpec;
+use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
 use crate::policy::{Access, Block, Evicted, InsertKind, LevelHooks, Policy};
+
+/// The policy this module is a variant of.
+pub const OF: &PolicyInfo = &crate::policy::arc::INFO;
+
+/// Builds AccuSim's ARC when `spec` asks for its behaviour ([`AccusimArc::wanted`]);
+/// otherwise hands `visitor` back for the paper's policy.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<Variant<V>> {
+    if !AccusimArc::wanted(spec) {
+        return Ok(Err(visitor));
+    }
+    Ok(Ok(visitor.visit(AccusimArc::from_spec(
+        spec,
+        capacity.entries,
+        universe,
+    )?)))
+}
 
 /// How AccuSim's case IV handles the directory for a miss on a block in no list, decided from
 /// the list lengths before the miss (`directory=accusim`).
@@ -159,7 +182,7 @@ impl LevelHooks for AccusimArc {
 
 impl Policy for AccusimArc {
     fn name(&self) -> &'static str {
-        "arc"
+        OF.name
     }
 
     #[inline]

@@ -11,11 +11,34 @@
 //!   the unused-prefetch mark. A prefetched block that had no S entry still leaves none (the
 //!   paper's type adds an entry only for a block already in S).
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lirs::LirsPolicy;
-use crate::policy::registry::PolicySpec;
+use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
 use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+
+/// The policy this module is a variant of.
+pub const OF: &PolicyInfo = &crate::policy::lirs::INFO;
+
+/// Builds AccuSim's LIRS when `spec` asks for it ([`AccusimLirs::wanted`]);
+/// otherwise hands `visitor` back for the paper's policy.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<Variant<V>> {
+    if !AccusimLirs::wanted(spec) {
+        return Ok(Err(visitor));
+    }
+    Ok(Ok(visitor.visit(AccusimLirs::from_spec(
+        spec,
+        capacity.entries,
+        universe,
+    )?)))
+}
 
 /// The paper's LIRS whose evicted unused prefetches keep their S entries.
 pub struct AccusimLirs {
@@ -50,7 +73,7 @@ impl AccusimLirs {
 
 impl Policy for AccusimLirs {
     fn name(&self) -> &'static str {
-        "lirs"
+        OF.name
     }
 
     #[inline]

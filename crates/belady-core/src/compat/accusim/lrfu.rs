@@ -18,13 +18,38 @@
 //! As in the paper's policy, a prefetched block enters with `F(0)` and its first demand access
 //! resets its CRF to `F(0)`; nothing is remembered about an evicted block.
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lrfu::insert_tick;
 use crate::policy::lru::last_unpinned;
-use crate::policy::registry::PolicySpec;
+use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
 use crate::policy::structures::list::Lists;
 use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+
+/// The policy this module is a variant of.
+pub const OF: &PolicyInfo = &crate::policy::lrfu::INFO;
+
+/// Builds AccuSim's LRFU queue when `spec` asks for it (`heap=accusim`); for the paper's LRFU, refuses
+/// the parameters only AccuSim's queue takes ([`refuse_queue_params`]);
+/// otherwise hands `visitor` back for the paper's policy.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<Variant<V>> {
+    if spec.raw("heap") != "accusim" {
+        refuse_queue_params(spec)?;
+        return Ok(Err(visitor));
+    }
+    Ok(Ok(visitor.visit(AccusimLrfu::from_spec(
+        spec,
+        capacity.entries,
+        universe,
+    )?)))
+}
 
 /// AccuSim's LRFU queue (`lrfu.cc`, after Sedgewick's priority queue): CRF values as plain
 /// doubles scaled by `F(0)`, decayed with `pow` whenever two blocks are compared, in a 1-based
@@ -386,7 +411,7 @@ impl AccusimLrfu {
 
 impl Policy for AccusimLrfu {
     fn name(&self) -> &'static str {
-        "lrfu"
+        OF.name
     }
 
     #[inline]

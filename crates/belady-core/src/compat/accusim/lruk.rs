@@ -23,15 +23,38 @@
 //! promotion scan runs before each reference is applied, as in AccuSim (the heap's operations
 //! depend on their order).
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::compat::accusim::stamped_heap::StampedHeap;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lru::last_unpinned;
 use crate::policy::lruk::{LruKPolicy, ACCUSIM_VALUES, ELIGIBLE, INELIGIBLE};
-use crate::policy::registry::PolicySpec;
+use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
 use crate::policy::structures::list::Lists;
 use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
 use std::cmp::Reverse;
+
+/// The policy this module is a variant of.
+pub const OF: &PolicyInfo = &crate::policy::lruk::INFO;
+
+/// Builds AccuSim's LRU-K when `spec` asks for it ([`AccusimLruK::wanted`]);
+/// otherwise hands `visitor` back for the paper's policy.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<Variant<V>> {
+    if !AccusimLruK::wanted(spec) {
+        return Ok(Err(visitor));
+    }
+    Ok(Ok(visitor.visit(AccusimLruK::from_spec(
+        spec,
+        capacity.entries,
+        universe,
+    )?)))
+}
 
 /// The paper's LRU-K with AccuSim's tie order, entry-ordered ineligible list, correlated first
 /// use and/or trigger-time prefetches.
@@ -154,7 +177,7 @@ impl AccusimLruK {
 
 impl Policy for AccusimLruK {
     fn name(&self) -> &'static str {
-        "lru-k"
+        OF.name
     }
 
     #[inline]

@@ -18,11 +18,34 @@
 //!
 //! The queues, Qout and `Adjust` are the paper type's; this type decides the counts and clocks.
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::mq::{MqPolicy, ACCUSIM_VALUES};
-use crate::policy::registry::PolicySpec;
+use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
 use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+
+/// The policy this module is a variant of.
+pub const OF: &PolicyInfo = &crate::policy::mq::INFO;
+
+/// Builds AccuSim's MQ when `spec` asks for it ([`AccusimMq::wanted`]);
+/// otherwise hands `visitor` back for the paper's policy.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<Variant<V>> {
+    if !AccusimMq::wanted(spec) {
+        return Ok(Err(visitor));
+    }
+    Ok(Ok(visitor.visit(AccusimMq::from_spec(
+        spec,
+        capacity.entries,
+        universe,
+    )?)))
+}
 
 /// The paper's MQ with AccuSim's prefetch counting, clock order and/or `Adjust` after prefetches.
 pub struct AccusimMq {
@@ -87,7 +110,7 @@ impl AccusimMq {
 
 impl Policy for AccusimMq {
     fn name(&self) -> &'static str {
-        "mq"
+        OF.name
     }
 
     #[inline]

@@ -9,11 +9,30 @@
 //! The choice never changes the miss count, but it decides which blocks stay resident and so how
 //! misses cluster into disk requests, which AccuSim's timed table shows.
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::compat::accusim::stamped_heap::StampedHeap;
+use crate::compat::Variant;
 use crate::error::Result;
-use crate::policy::registry::PolicySpec;
+use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
 use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+
+/// The policy this module is a variant of.
+pub const OF: &PolicyInfo = &crate::policy::opt::INFO;
+
+/// Builds AccuSim's OPT when `spec` asks for its heap ([`AccusimOpt::wanted`]);
+/// otherwise hands `visitor` back for the paper's policy.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<Variant<V>> {
+    if !AccusimOpt::wanted(spec) {
+        return Ok(Err(visitor));
+    }
+    Ok(Ok(visitor.visit(AccusimOpt::from_spec(spec, universe)?)))
+}
 
 /// Belady's MIN with AccuSim's heap deciding ties (module header).
 pub struct AccusimOpt {
@@ -51,7 +70,7 @@ impl AccusimOpt {
 
 impl Policy for AccusimOpt {
     fn name(&self) -> &'static str {
-        "opt"
+        OF.name
     }
 
     fn needs_oracle(&self) -> bool {

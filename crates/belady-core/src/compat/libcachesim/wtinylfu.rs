@@ -42,10 +42,35 @@
 
 use twox_hash::XxHash64;
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::policy::lru::last_unpinned;
+use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
 use crate::policy::structures::list::Lists;
 use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+
+/// The policy this module is a variant of.
+pub const OF: &PolicyInfo = &crate::policy::wtinylfu::INFO;
+
+/// Builds libCacheSim's design (its SLRU main, counting Bloom filter and eviction loop) when `variant`
+/// asks for it, as the libcachesim preset does;
+/// otherwise hands `visitor` back for the paper's policy.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<Variant<V>> {
+    if spec.choice("variant", &["paper", "libcachesim"])? != "libcachesim" {
+        return Ok(Err(visitor));
+    }
+    Ok(Ok(visitor.visit(LibcachesimWTinyLfu::from_spec(
+        spec,
+        capacity.entries,
+        universe,
+    )?)))
+}
 
 const WINDOW: usize = 0;
 const PROBATION: usize = 1;
@@ -233,7 +258,7 @@ impl LibcachesimWTinyLfu {
 
 impl Policy for LibcachesimWTinyLfu {
     fn name(&self) -> &'static str {
-        "wtinylfu"
+        OF.name
     }
 
     #[inline]

@@ -56,7 +56,78 @@ use super::{Access, Block, Evicted, InsertKind, Policy};
 use crate::cache::frames::Frames;
 use crate::error::Result;
 
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::PolicyVisitor;
+use crate::cache::cache_model::Capacity;
 use ring::{Ring, BIT_FLAG, COLD, GHOST, HOT, KIND_MASK, NIL, PIN_FLAG, TEST_FLAG};
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "clock-pro",
+    aliases: &["clockpro"],
+    about: "CLOCK-Pro (Jiang, Chen & Zhang, USENIX ATC 2005): hot/cold/test pages on one clock, three hands",
+    params: &[
+        ParamInfo {
+            name: "adaptive",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "adapt the cold allocation (paper); false = the authors' simulator default, fixed at cold_min",
+        },
+        ParamInfo {
+            name: "cold_min",
+            default: "0.01",
+            study: None,
+            accusim: None,
+            about: "lower end of the cold allocation band, share of the cache (fixed allocation when not adaptive; authors' default 0.05)",
+        },
+        ParamInfo {
+            name: "cold_max",
+            default: "1",
+            study: None,
+            accusim: None,
+            about: "upper end of the cold allocation band, share of the cache (capped at m - 1 pages)",
+        },
+        ParamInfo {
+            name: "cold_floor",
+            default: "2",
+            study: None,
+            accusim: None,
+            about: "minimum of both band ends in pages (authors' LOWEST_COLD_ALLOC)",
+        },
+        ParamInfo {
+            name: "nonresident",
+            default: "1",
+            study: None,
+            accusim: None,
+            about: "bound on non-resident cold pages, multiple of the cache size (paper and authors: m; Caffeine: 2m)",
+        },
+        ParamInfo {
+            name: "authors_bit",
+            default: "false",
+            study: None,
+            accusim: None,
+            about: "reproduce the authors' code setting the bit of the next page (not the moved one) when credit is positive",
+        },
+        ParamInfo {
+            name: "skip_dup",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "ignore a reference equal to the previous one (authors' simulator)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(ClockProPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// CLOCK-Pro with hot, cold and test hands.
 pub struct ClockProPolicy {
@@ -435,7 +506,7 @@ impl ClockProPolicy {
 
 impl Policy for ClockProPolicy {
     fn name(&self) -> &'static str {
-        "clock-pro"
+        INFO.name
     }
 
     #[inline]
