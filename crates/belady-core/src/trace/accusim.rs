@@ -33,6 +33,7 @@ use super::file::{FileEvent, FileEventKind, FileTrace};
 use super::input::{excerpt, open_text, open_trace, parse_u64, trim_line};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use std::io::{BufRead, Read, Write};
 use std::path::Path;
 
@@ -713,17 +714,37 @@ pub fn load(path: &Path, binary: bool) -> Result<FileTrace> {
 
 /// [`load`], refusing a read or write of more than `max_request_bytes` (its call is named).
 pub fn load_with(path: &Path, binary: bool, max_request_bytes: u64) -> Result<FileTrace> {
-    let source = path.display().to_string();
-    let mut trace = FileTrace {
-        source: source.clone(),
-        ..FileTrace::default()
-    };
-    let mut resolver = Resolver::new(source).with_max_request_bytes(max_request_bytes);
+    let mut events = Vec::new();
+    let names = stream(path, binary, max_request_bytes, &mut |ev| {
+        events.push(ev.clone());
+        Ok(())
+    })?;
+    Ok(FileTrace {
+        source: path.display().to_string(),
+        events,
+        names,
+    })
+}
+
+/// Hands each file event of an AccuSim trace to `sink` in order, in memory bounded by its
+/// processes' descriptor tables, and returns each file's name.
+pub fn stream(
+    path: &Path,
+    binary: bool,
+    max_request_bytes: u64,
+    sink: &mut dyn FnMut(&FileEvent) -> Result<()>,
+) -> Result<BTreeMap<u64, String>> {
+    let mut resolver =
+        Resolver::new(path.display().to_string()).with_max_request_bytes(max_request_bytes);
+    let mut names = BTreeMap::new();
+    let mut events = Vec::new();
     for item in calls(path, binary)? {
         let (call, loc) = item?;
-        resolver.resolve(&call, loc, &mut trace.names, &mut trace.events)?;
+        events.clear();
+        resolver.resolve(&call, loc, &mut names, &mut events)?;
+        events.iter().try_for_each(&mut *sink)?;
     }
-    Ok(trace)
+    Ok(names)
 }
 
 /// Streams the demand block references of an AccuSim trace (each read or write expanded to the

@@ -75,6 +75,24 @@ pub fn load_with(path: &Path, max_request_bytes: u64) -> Result<FileTrace> {
     read_with(input, &path.display().to_string(), max_request_bytes)
 }
 
+/// Hands each event of an events file to `sink` in order, in memory bounded by its files, and
+/// returns each file's name.
+pub fn stream(
+    path: &Path,
+    max_request_bytes: u64,
+    sink: &mut dyn FnMut(&FileEvent) -> Result<()>,
+) -> Result<BTreeMap<u64, String>> {
+    let mut reader = EventReader::new(
+        open_text(path)?,
+        &path.display().to_string(),
+        max_request_bytes,
+    );
+    while let Some((ev, _)) = reader.next_event()? {
+        sink(&ev)?;
+    }
+    Ok(reader.into_names())
+}
+
 /// Reads a whole events file and each event's TIME (`None` where it is `-`), so a rewrite can
 /// keep every field.
 pub fn load_timed(path: &Path) -> Result<(FileTrace, Vec<Option<u64>>)> {

@@ -6,11 +6,10 @@ use super::LaunchWindow;
 use crate::error::{Error, Result};
 use crate::policy::Block;
 use crate::trace::dense;
-use crate::trace::events::EventReader;
 use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
 use crate::trace::ingest::file_spool::EventSpool;
 use crate::trace::{
-    accusim, input, load_file_trace_with, open_requests, Format, Op, OpFilter, ReadOptions,
+    load_file_trace_with, open_requests, Format, Op, OpFilter, ReadOptions,
     DEFAULT_MAX_REQUEST_BYTES,
 };
 use rustc_hash::FxHashMap;
@@ -285,34 +284,12 @@ impl PreparedFileTrace {
     ) -> Result<Self> {
         let source = path.display().to_string();
         let mut out = FileTraceBuilder::new(source.clone(), block_size);
-        let names = match format {
-            Format::Events => {
-                let input = input::open_text(path)?;
-                let mut reader = EventReader::new(input, &source, max_request_bytes);
-                while let Some((ev, _)) = reader.next_event()? {
-                    out.push(&ev)?;
-                }
-                reader.into_names()
-            }
-            Format::Accusim | Format::AccusimText => {
-                let mut resolver =
-                    accusim::Resolver::new(source).with_max_request_bytes(max_request_bytes);
-                let mut names = BTreeMap::new();
-                let mut events = Vec::new();
-                for item in accusim::calls(path, matches!(format, Format::Accusim))? {
-                    let (call, loc) = item?;
-                    events.clear();
-                    resolver.resolve(&call, loc, &mut names, &mut events)?;
-                    events.iter().try_for_each(|ev| out.push(ev))?;
-                }
-                names
-            }
+        let Some(stream) = format.row().file_events else {
             // The same refusal as the loader's.
-            other => {
-                let trace = load_file_trace_with(path, other, max_request_bytes)?;
-                return PreparedFileTrace::new(trace, block_size);
-            }
+            let trace = load_file_trace_with(path, format, max_request_bytes)?;
+            return PreparedFileTrace::new(trace, block_size);
         };
+        let names = stream(path, max_request_bytes, &mut |ev| out.push(ev))?;
         out.finish(names)
     }
 
