@@ -60,6 +60,10 @@ mod result;
 mod slots;
 mod spec;
 mod state;
+/// `Hierarchy` stepped on its own: the reference model's stepping, log and checks (test code
+/// only).
+#[cfg(test)]
+mod steps;
 pub mod timing;
 pub use below::{Below, ClientLog, ReplayIo};
 #[cfg(test)]
@@ -68,9 +72,9 @@ pub(crate) use clock::{HierarchyTiming, TimedHierarchy};
 pub(crate) use result::HierarchyResult;
 pub use slots::ContentTable;
 pub use spec::{HierarchySpec, LevelSpec, Placement};
-#[cfg(test)]
-pub use state::Step;
 pub use state::{Hierarchy, Source};
+#[cfg(test)]
+pub use steps::Step;
 pub use timing::{BelowTiming, Links, TimingReport};
 
 #[cfg(test)]
