@@ -51,7 +51,9 @@ pub struct GridOutput {
 
 /// Simulates every policy at every size over a block trace, streaming it once; results come
 /// policy-major in the order given, equal to [`crate::engine::run_grid`] over the loaded trace.
-pub fn run_block_grid(
+/// (Tests; runs go through [`run_block_grid_with`].)
+#[cfg(test)]
+pub(crate) fn run_block_grid(
     source: &BlockSource,
     specs: &[PolicySpec],
     sizes: &[CacheSize],
@@ -59,7 +61,9 @@ pub fn run_block_grid(
     run_block_grid_with(source, specs, sizes, &LevelSetup::default())
 }
 
-/// [`run_block_grid`] with a cache model and an admission filter.
+/// Simulates every policy at every size over a block trace under a cache model and an admission
+/// filter, streaming it once; results come policy-major in the order given, equal to
+/// [`crate::engine::run_grid`] over the loaded trace.
 pub fn run_block_grid_with(
     source: &BlockSource,
     specs: &[PolicySpec],

@@ -264,7 +264,8 @@ fn feed_all(feed: &mut Ingested, runs: &mut [Box<dyn Runner>], sized: bool) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{simulate, PreparedTrace};
+    use crate::cache::level::CacheLevel;
+    use crate::engine::{run_loop, PreparedTrace};
     use crate::policy::registry::{parse_policies, PolicyVisitor, Preset};
     use crate::trace::ingest;
     use crate::trace::{BlockRequest, BlockTrace, Format, Op, OpFilter, ReadOptions};
@@ -298,13 +299,16 @@ mod tests {
             .collect()
     }
 
-    /// A run straight through [`simulate`], no grid.
+    /// A run straight through the one loop over the loaded trace, no grid.
     struct Direct<'a>(&'a PreparedTrace, usize);
 
     impl PolicyVisitor for Direct<'_> {
         type Output = LevelStats;
         fn visit<P: Policy + 'static>(self, policy: P) -> LevelStats {
-            simulate(policy, self.0, self.1)
+            let oracle = policy.needs_oracle();
+            let mut level = CacheLevel::new(policy, self.1, self.0.unique());
+            run_loop::feed(&mut level, self.0.requests(None, oracle));
+            level.into_stats()
         }
     }
 

@@ -14,11 +14,10 @@ pub mod hierarchy;
 pub mod run_loop;
 
 use crate::cache::cache_model::{CacheModel, Capacity, LevelSetup};
-use crate::cache::level::{CacheLevel, LevelStats};
+use crate::cache::level::LevelStats;
 use crate::cache::size::CacheSize;
 use crate::error::Result;
 use crate::policy::registry::PolicySpec;
-use crate::policy::Policy;
 use crate::run::rows::ByteCounts;
 pub use crate::run::rows::RunResult;
 use crate::trace::dense::BlockTrace;
@@ -72,14 +71,6 @@ impl PreparedTrace {
     }
 }
 
-/// Runs every demand reference of `trace` through `policy` with `capacity` blocks.
-pub fn simulate<P: Policy>(policy: P, trace: &PreparedTrace, capacity: usize) -> LevelStats {
-    let oracle = policy.needs_oracle();
-    let mut level = CacheLevel::new(policy, capacity, trace.unique());
-    run_loop::feed(&mut level, trace.requests(None, oracle));
-    level.into_stats()
-}
-
 /// Whether `spec` needs each reference's next use (OPT), which only a loaded trace has.
 pub(crate) fn needs_next_uses(spec: &PolicySpec) -> bool {
     spec.info.name == "opt"
@@ -102,7 +93,7 @@ pub fn run_one(spec: &PolicySpec, trace: &PreparedTrace, capacity: usize) -> Res
 }
 
 /// Runs one policy at one resolved capacity under `model` and `setup`.
-pub fn run_one_with(
+fn run_one_with(
     spec: &PolicySpec,
     trace: &PreparedTrace,
     capacity: Capacity,

@@ -284,11 +284,13 @@ impl FbrPolicy {
     }
 
     /// Reference count of resident `b`.
+    #[cfg(test)]
     pub fn count_of(&self, b: Block) -> Option<u32> {
         self.lists.list_of(b).map(|_| self.count[b as usize])
     }
 
     /// Blocks in the new and the middle section when the cache is full.
+    #[cfg(test)]
     pub fn section_sizes(&self) -> (usize, usize) {
         (self.new_cap, self.mid_cap)
     }

@@ -215,13 +215,9 @@ impl LrfuPolicy {
     }
 
     /// `CRF(b)` at time `t`; may be 0 for long-idle blocks (use [`Self::log2_crf_at`] to compare).
+    #[cfg(test)]
     pub fn crf_at(&self, b: Block, t: u64) -> Option<f64> {
         self.log2_crf_at(b, t).map(f64::exp2)
-    }
-
-    /// Tick of the last reference (or insertion) of resident `b`.
-    pub fn last_of(&self, b: Block) -> Option<u64> {
-        (self.pos[b as usize] != NOWHERE).then(|| self.last[b as usize])
     }
 
     #[inline]

@@ -241,6 +241,7 @@ impl LruKPolicy {
     }
 
     /// Number of evicted blocks whose history may be retained.
+    #[cfg(test)]
     pub fn retained_capacity(&self) -> usize {
         self.retain
     }

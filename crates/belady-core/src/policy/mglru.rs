@@ -229,6 +229,7 @@ impl MglruPolicy {
     }
 
     /// `(min_seq, max_seq)`.
+    #[cfg(test)]
     pub fn seqs(&self) -> (u64, u64) {
         (self.min_seq, self.max_seq)
     }

@@ -244,6 +244,7 @@ impl MqPolicy {
     }
 
     /// Qout size in ids.
+    #[cfg(test)]
     pub fn qout_size(&self) -> usize {
         self.qout_cap
     }

@@ -75,6 +75,7 @@ impl SievePolicy {
     }
 
     /// The visited bit of `b`.
+    #[cfg(test)]
     pub fn is_visited(&self, b: Block) -> bool {
         self.visited[b as usize]
     }

@@ -31,16 +31,15 @@ pub enum Engine {
     BlockGrid,
     /// The file engine: read-ahead, clustering, a device, AccuSim's rules, ClusterFetch.
     FileGrid,
-    /// Hierarchies under the file engine's client (the links' timing under a disk).
-    FileHierarchy,
 }
 
 impl Engine {
     /// The engine for one setting ([`RunConfig::settings`]) of a normalised configuration over
-    /// a trace in `format`; `hierarchy` when the run is of `levels`. The only place the engine
-    /// is decided: read-ahead, clustering, a device, AccuSim's rules, ClusterFetch's settings or
-    /// a file-level trace need the file engine; the rest runs on the block grid's fast loop.
-    pub fn of(setting: &RunConfig, format: &Format, hierarchy: bool) -> Engine {
+    /// a trace in `format`, for a run of single caches (every run of `levels` is a hierarchy
+    /// under the file engine's client: [`run`] sends it there before asking). Read-ahead,
+    /// clustering, a device, AccuSim's rules, ClusterFetch's settings or a file-level trace need
+    /// the file engine; the rest runs on the block grid's fast loop.
+    pub fn of(setting: &RunConfig, format: &Format) -> Engine {
         let file_engine = format.is_file_level()
             || setting.the_prefetch() != "none"
             || setting.the_disk().is_some()
@@ -48,9 +47,8 @@ impl Engine {
             || !setting.compat_rules.is_empty()
             || setting.scheduler != "fcfs"
             || setting.clusterfetch_options();
-        match hierarchy {
-            true => Engine::FileHierarchy,
-            false if file_engine => Engine::FileGrid,
+        match file_engine {
+            true => Engine::FileGrid,
             false => Engine::BlockGrid,
         }
     }
@@ -291,7 +289,7 @@ fn run_each(config: &RunConfig) -> Result<Outcome> {
     let model = CacheModel::choose(setup.model.as_deref(), format.has_object_sizes())?;
     let file_engine = settings
         .iter()
-        .any(|o| Engine::of(o, &format, false) == Engine::FileGrid);
+        .any(|o| Engine::of(o, &format) == Engine::FileGrid);
     model.check_run(true, file_engine, !config.levels.is_empty())?;
     if !config.levels.is_empty() && setup.admission.is_some() {
         return Err(Error::config(
@@ -310,7 +308,7 @@ fn run_each(config: &RunConfig) -> Result<Outcome> {
     let mut out = Outcome::empty(&format, ops);
     let mut first = true;
     for setting in &settings {
-        let (runs, references, unique, source) = match Engine::of(setting, &format, false) {
+        let (runs, references, unique, source) = match Engine::of(setting, &format) {
             Engine::BlockGrid => {
                 // Untimed block runs stream the trace (memory bounded by the caches and unique
                 // blocks).
@@ -328,7 +326,7 @@ fn run_each(config: &RunConfig) -> Result<Outcome> {
                     grid.source,
                 )
             }
-            Engine::FileGrid | Engine::FileHierarchy => {
+            Engine::FileGrid => {
                 let cfg = setting.file_config()?;
                 let mut trace = load_file_engine_trace_with(path, &format, &read, ops)?;
                 let runs = if config.needs_own_run() {
@@ -422,24 +420,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compat_accusim_picks_the_file_engine_and_levels_run_on_it_under_a_disk() {
+    fn compat_accusim_and_a_disk_pick_the_file_engine() {
         let accusim = RunConfig {
             compat: Some("accusim".into()),
             ..RunConfig::default()
         };
-        assert_eq!(Engine::of(&accusim, &Format::Lirs, false), Engine::FileGrid);
+        assert_eq!(Engine::of(&accusim, &Format::Lirs), Engine::FileGrid);
         let plain = RunConfig::default();
-        assert_eq!(Engine::of(&plain, &Format::Lirs, false), Engine::BlockGrid);
-        assert_eq!(Engine::of(&plain, &Format::Events, false), Engine::FileGrid);
+        assert_eq!(Engine::of(&plain, &Format::Lirs), Engine::BlockGrid);
+        assert_eq!(Engine::of(&plain, &Format::Events), Engine::FileGrid);
         let disk = RunConfig {
             disk: vec!["cheetah9lp".into()],
             ..RunConfig::default()
         };
-        assert_eq!(Engine::of(&disk, &Format::Lirs, false), Engine::FileGrid);
-        assert_eq!(
-            Engine::of(&disk, &Format::Lirs, true),
-            Engine::FileHierarchy
-        );
+        assert_eq!(Engine::of(&disk, &Format::Lirs), Engine::FileGrid);
     }
 
     #[test]

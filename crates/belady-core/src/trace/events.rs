@@ -118,12 +118,8 @@ pub fn read_with(input: impl BufRead, name: &str, max_request_bytes: u64) -> Res
     Ok(read_timed_with(input, name, max_request_bytes)?.0)
 }
 
-/// [`read`], also returning each event's TIME in nanoseconds (`None` where it is `-`).
-pub fn read_timed(input: impl BufRead, name: &str) -> Result<(FileTrace, Vec<Option<u64>>)> {
-    read_timed_with(input, name, super::DEFAULT_MAX_REQUEST_BYTES)
-}
-
-/// [`read_timed`] with a limit on the bytes one read or write may ask for.
+/// Reads events and each one's TIME in nanoseconds (`None` where it is `-`), refusing a read or
+/// write of more than `max_request_bytes`.
 fn read_timed_with(
     input: impl BufRead,
     name: &str,

@@ -222,13 +222,15 @@ impl<'a, P: Policy> FileSim<'a, P> {
         ev.think_ns + 1000 > first_event_ns
     }
 
-    /// Issues what is still queued, lets every request complete, and returns the counters.
+    /// Issues what is still queued, lets every request complete, and returns the counters
+    /// (runs keep ClusterFetch's store too, [`FileSim::finish_with_store`]).
     pub fn finish(self) -> (crate::cache::level::LevelStats, IoStats) {
         let (stats, io, _) = self.finish_with_store();
         (stats, io)
     }
 
-    /// Like [`FileSim::finish`], also returning ClusterFetch's learned store (when it is on).
+    /// Issues what is still queued, lets every request complete, and returns the counters and
+    /// ClusterFetch's learned store (when it is on).
     pub fn finish_with_store(
         mut self,
     ) -> (
@@ -761,9 +763,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
 
 pub mod cluster;
 mod run;
-pub use run::{
-    run_file_grid, run_file_one, run_file_one_with_store, simulate_file, simulate_file_with_store,
-};
+pub use run::{run_file_grid, run_file_one, run_file_one_with_store};
 
 mod config;
 pub use config::FileSimConfig;

@@ -18,37 +18,6 @@ type Finished = (LevelStats, IoStats, Option<PrefetchStore>);
 
 use crate::engine::grid::{in_groups, step_all, GROUP_PER_THREAD};
 
-/// Runs every event of `trace` through `policy` with `capacity` blocks.
-pub fn simulate_file<P: Policy>(
-    policy: P,
-    trace: &PreparedFileTrace,
-    capacity: usize,
-    cfg: &FileSimConfig,
-) -> Result<(LevelStats, IoStats)> {
-    let (stats, io, _) = simulate_file_with_store(policy, trace, capacity, cfg, None)?;
-    Ok((stats, io))
-}
-
-/// Like [`simulate_file`], with ClusterFetch starting from `store` (empty when `None`); also
-/// returns the store learned by the end of the run (when ClusterFetch is on).
-pub fn simulate_file_with_store<P: Policy>(
-    policy: P,
-    trace: &PreparedFileTrace,
-    capacity: usize,
-    cfg: &FileSimConfig,
-    store: Option<&PrefetchStore>,
-) -> Result<Finished> {
-    if policy.needs_oracle() {
-        trace.prepare_oracle()?;
-    }
-    let mut sim = FileSim::new(policy, trace, capacity, cfg);
-    if let Some(store) = store {
-        sim.set_store(store.clone());
-    }
-    trace.for_each_chunk(|events| run_loop::drive(&mut sim, events))?;
-    Ok(sim.finish_with_store())
-}
-
 /// The file engine steps through file events in the one loop ([`run_loop::drive`]).
 impl<P: Policy> Stepper<FileEvent> for FileSim<'_, P> {
     /// Prefetches the frame-table and policy state of a read's first block.

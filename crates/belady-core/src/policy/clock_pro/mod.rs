@@ -217,13 +217,9 @@ impl ClockProPolicy {
     }
 
     /// The cold allocation band `[min, max]` in pages.
+    #[cfg(test)]
     pub fn cold_band(&self) -> (usize, usize) {
         (self.min_cold, self.max_cold)
-    }
-
-    /// Number of hot pages.
-    pub fn hot_pages(&self) -> usize {
-        self.n_hot
     }
 
     #[inline]

@@ -187,6 +187,7 @@ impl Ring {
 /// step: how the ring-based policies are checked against their linked-list forms. Returns the
 /// first level, for checks of its own.
 #[cfg(test)]
+#[cfg(test)]
 pub(crate) fn assert_same_as<A: crate::policy::Policy, B: crate::policy::Policy>(
     mut ring_based: crate::cache::level::CacheLevel<A>,
     mut list_based: crate::cache::level::CacheLevel<B>,
