@@ -63,7 +63,7 @@ pub(crate) struct Levels<'a> {
 
 /// Runs every cell over `source`; one level's counters per cell, in cell order.
 pub(crate) fn run_cells(source: Source, cells: &[Cell], levels: Levels) -> Result<Vec<LevelStats>> {
-    let build = |&(spec, capacity): &Cell| -> Result<Box<dyn Runner>> {
+    let build = |&(spec, capacity): &Cell| -> Result<Box<LevelRunner>> {
         let make = MakeLevel {
             capacity,
             universe: levels.universe,
@@ -143,17 +143,24 @@ pub(crate) fn step_all<R: Send, X: Copy + Send + Sync>(
     }
 }
 
-/// One run fed chunk by chunk (the one dynamic call per chunk).
-pub(crate) trait Runner: Send {
-    fn feed(&mut self, requests: Requests);
-    fn finish(self: Box<Self>) -> LevelStats;
+/// One run of a grid behind one dynamic call per chunk (the loop inside is compiled per
+/// policy): fed chunk by chunk (`C`: a chunk of dense ids here, of file events in the file
+/// engine's grid), then finished into what it reports (`T`).
+pub(crate) trait Runner<C, T>: Send {
+    /// Steps the run through one chunk.
+    fn feed(&mut self, chunk: C);
+    /// Ends the run.
+    fn finish(self: Box<Self>) -> T;
 }
+
+/// A single-level run over dense ids.
+type LevelRunner = dyn for<'r> Runner<Requests<'r>, LevelStats>;
 
 struct Run<P: Policy> {
     level: CacheLevel<P>,
 }
 
-impl<P: Policy + Send> Runner for Run<P> {
+impl<P: Policy + Send> Runner<Requests<'_>, LevelStats> for Run<P> {
     fn feed(&mut self, requests: Requests) {
         run_loop::feed(&mut self.level, requests);
     }
@@ -187,8 +194,8 @@ impl MakeLevel {
 }
 
 impl PolicyVisitor for MakeLevel {
-    type Output = Box<dyn Runner>;
-    fn visit<P: Policy + 'static>(self, policy: P) -> Box<dyn Runner> {
+    type Output = Box<LevelRunner>;
+    fn visit<P: Policy + 'static>(self, policy: P) -> Box<LevelRunner> {
         Box::new(Run {
             level: self.level(policy),
         })
@@ -198,8 +205,8 @@ impl PolicyVisitor for MakeLevel {
 /// Hands every chunk to every run. With more than one worker thread, a reading thread stays a
 /// few chunks ahead (decompression and checksums overlap the runs); the runs of one chunk go in
 /// parallel. Memory: the runs plus a bounded number of chunks, whatever the thread count.
-fn feed_all(feed: &mut Ingested, runs: &mut [Box<dyn Runner>], sized: bool) -> Result<()> {
-    let step = |runs: &mut [Box<dyn Runner>], ids: &[u32], sizes: Option<&[u32]>| {
+fn feed_all(feed: &mut Ingested, runs: &mut [Box<LevelRunner>], sized: bool) -> Result<()> {
+    let step = |runs: &mut [Box<LevelRunner>], ids: &[u32], sizes: Option<&[u32]>| {
         let requests = Requests {
             ids,
             sizes,

@@ -189,13 +189,14 @@ fn trace_footprint(trace: &BlockTrace) -> Option<u64> {
 /// The I/O counters of a run without read-ahead or clustering: each miss is one synchronous
 /// one-block disk read, so every row carries the same `disk_requests` and sync/async keys.
 pub fn demand_io(misses: u64) -> crate::run::rows::IoStats {
-    crate::run::rows::IoStats {
+    let mut io = crate::run::rows::IoStats {
         disk_requests: misses,
         sync_requests: misses,
         sync_blocks: misses,
-        sync_blocks_per_request: if misses > 0 { 1.0 } else { 0.0 },
         ..Default::default()
-    }
+    };
+    io.set_blocks_per_request();
+    io
 }
 
 /// Runs every policy at every size in parallel; results come policy-major, in the order given.

@@ -251,12 +251,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             .resident_blocks()
             .filter(|&b| frames.is_unused_prefetch(b))
             .count() as u64;
-        let per = |blocks: u64, requests: u64| match requests {
-            0 => 0.0,
-            n => blocks as f64 / n as f64,
-        };
-        self.io.sync_blocks_per_request = per(self.io.sync_blocks, self.io.sync_requests);
-        self.io.async_blocks_per_request = per(self.io.async_blocks, self.io.async_requests);
+        self.io.set_blocks_per_request();
         if let Some(disk) = &self.disk {
             let busy_ns = disk.busy_ns();
             let s = |ns: u64| ns as f64 / 1e9;
@@ -768,6 +763,7 @@ pub use run::{run_file_grid, run_file_one, run_file_one_with_store};
 mod config;
 pub use config::FileSimConfig;
 
+mod blocks;
 mod prepared;
 pub use prepared::{load_file_engine_trace_with, FileTraceBuilder, Layout, PreparedFileTrace};
 
