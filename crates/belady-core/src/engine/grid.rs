@@ -1,5 +1,7 @@
-//! The one grid runner: every policy × size cell of an untimed single-level grid is one run of
-//! the one loop ([`super::run_loop`]), and every run of a grid is fed the same chunks.
+//! The one grid runner: every policy × size cell of a single-level grid is one run of the one
+//! loop ([`super::run_loop`]), and every run of a grid is fed the same chunks: chunks of dense ids
+//! here ([`run_cells`]), chunks of file events in the file engine's grid, which runs its groups
+//! through the same [`in_groups`] and [`Runner`].
 //!
 //! - A streamed trace ([`Source::Stream`]) is read once per group of runs: each chunk of dense
 //!   ids (and sizes) is handed to every run of the group, in parallel over the current rayon

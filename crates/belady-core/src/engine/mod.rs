@@ -1,11 +1,12 @@
-//! The untimed simulation engine: the one loop that feeds requests to a cache level
-//! ([`run_loop`]), the one grid runner that feeds every run of a policy × size grid the same
-//! chunks (`grid.rs`), and the loaded-trace entries built on them.
+//! The engines: the one loop that feeds requests to a cache level ([`run_loop`]), the one grid
+//! runner that feeds every run of a grid the same chunks (`grid.rs`), the streamed block grid
+//! ([`block`]), the file engine with read-ahead, clustering and a device ([`file`]), and the
+//! levels below a hierarchy's client ([`hierarchy`]); here, the loaded-trace entries.
 //!
 //! A [`PreparedTrace`] is parsed once and shared by every run; the oracle OPT needs is computed
 //! at most once, on first use. [`run_grid`] runs a grid over it in the rayon pool and returns
 //! results in grid order, so output is the same for any thread count; streamed traces go
-//! through the same runner from [`crate::engine::block::run_block_grid`].
+//! through the same runner from [`crate::engine::block::run_block_grid_with`].
 
 pub mod block;
 pub mod file;
