@@ -49,7 +49,7 @@ pub fn build_for<V: PolicyVisitor>(
 }
 
 /// Refuses, in one line naming the policy, a policy that cannot weigh objects (the objects model
-/// with a byte capacity: see [`Policy::weighs_objects`]).
+/// with a byte capacity: see [`SizeHooks::weighs_objects`]).
 pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
     struct Weighs;
     impl PolicyVisitor for Weighs {

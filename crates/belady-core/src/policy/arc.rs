@@ -51,7 +51,7 @@ use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::{Error, Result};
@@ -370,10 +370,6 @@ impl Policy for ArcPolicy {
         self.replace_victim(incoming, frames, |arc, p| arc.replace_from_t1(p, incoming))
     }
 
-    fn forget_victim(&mut self) {
-        self.pending = None;
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let from = self.lists.remove(b);
@@ -413,17 +409,33 @@ impl Policy for ArcPolicy {
         self.trim_ghosts();
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("this variant counts blocks; the objects model builds libCacheSim's byte-based ARC (policy::arc_sized)")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(T1) + self.lists.len(T2)
     }
+}
 
+impl SizeHooks for ArcPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("this variant counts blocks; the objects model builds libCacheSim's byte-based ARC (policy::arc_sized)")
+    }
+}
+
+impl PrefetchHooks for ArcPolicy {
+    fn forget_victim(&mut self) {
+        self.pending = None;
+    }
+}
+
+impl OracleHooks for ArcPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for ArcPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(T1).chain(self.lists.iter(T2)), frames)?;
+        crate::policy::check_same_residents(
+            self.lists.iter(T1).chain(self.lists.iter(T2)),
+            frames,
+        )?;
         let c = self.capacity;
         let [t1, t2, b1, b2] = [T1, T2, B1, B2].map(|l| self.lists.len(l));
         if t1 + t2 > c || t1 + b1 > c || t1 + t2 + b1 + b2 > 2 * c {
@@ -473,6 +485,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
     use std::collections::VecDeque;

@@ -56,7 +56,9 @@ use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
 use super::structures::lcs_draws::Draws;
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use super::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
+};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
@@ -441,10 +443,6 @@ impl Policy for CacheusPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        self.chosen = None;
-    }
-
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let choice = self.chosen.take();
         self.overflow.retain(|&x| x != b);
@@ -524,10 +522,12 @@ impl Policy for CacheusPolicy {
         }
     }
 
-    fn on_pin(&mut self, b: Block, pinned: bool) {
-        self.pinned[b as usize] = pinned;
+    fn len(&self) -> usize {
+        self.lists.len(SR) + self.lists.len(R)
     }
+}
 
+impl SizeHooks for CacheusPolicy {
     fn take_pending(&mut self) -> Option<Pending> {
         self.overflow.pop().map(Pending::Evict)
     }
@@ -535,17 +535,28 @@ impl Policy for CacheusPolicy {
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         Err("its SR/R targets and histories count blocks")
     }
+}
 
-    fn len(&self) -> usize {
-        self.lists.len(SR) + self.lists.len(R)
+impl PrefetchHooks for CacheusPolicy {
+    fn forget_victim(&mut self) {
+        self.chosen = None;
     }
 
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        self.pinned[b as usize] = pinned;
+    }
+}
+
+impl OracleHooks for CacheusPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for CacheusPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lists.check()?;
         self.ghosts.check()?;
         self.counts.check()?;
-        check_same_residents(self.counts.iter(), frames)?;
-        check_same_residents(self.lists.iter(SR).chain(self.lists.iter(R)), frames)?;
+        crate::policy::check_same_residents(self.counts.iter(), frames)?;
+        crate::policy::check_same_residents(self.lists.iter(SR).chain(self.lists.iter(R)), frames)?;
         if let Some(b) = self.lists.iter(H).find(|&b| frames.is_resident(b)) {
             return Err(format!("history entry {b} is resident"));
         }
@@ -599,6 +610,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     #[test]

@@ -45,7 +45,7 @@ use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
@@ -207,10 +207,6 @@ impl Policy for CarPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        self.pending = None;
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let from = self.lists.remove(b);
@@ -252,17 +248,33 @@ impl Policy for CarPolicy {
         self.trim_ghosts();
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its target p and list bounds count blocks")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(T1) + self.lists.len(T2)
     }
+}
 
+impl SizeHooks for CarPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its target p and list bounds count blocks")
+    }
+}
+
+impl PrefetchHooks for CarPolicy {
+    fn forget_victim(&mut self) {
+        self.pending = None;
+    }
+}
+
+impl OracleHooks for CarPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for CarPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(T1).chain(self.lists.iter(T2)), frames)?;
+        crate::policy::check_same_residents(
+            self.lists.iter(T1).chain(self.lists.iter(T2)),
+            frames,
+        )?;
         let c = self.capacity;
         let [t1, t2, b1, b2] = [T1, T2, B1, B2].map(|l| self.lists.len(l));
         if t1 + t2 > c || t1 + b1 > c || t1 + t2 + b1 + b2 > 2 * c {
@@ -318,6 +330,7 @@ mod tests {
     use super::*;
     use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
     use std::collections::VecDeque;

@@ -15,7 +15,7 @@
 use super::catalog::PolicyInfo;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::ring::Ring;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 
@@ -111,17 +111,26 @@ impl Policy for ClockPolicy {
         self.ring.push(b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.ring.len()
     }
+}
 
+impl SizeHooks for ClockPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for ClockPolicy {}
+
+impl OracleHooks for ClockPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for ClockPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.ring.check()?;
-        check_same_residents(self.ring.live_oldest_first().into_iter(), frames)?;
+        crate::policy::check_same_residents(self.ring.live_oldest_first().into_iter(), frames)?;
         if let Some(b) = (0..self.referenced.len() as Block)
             .find(|&b| self.referenced[b as usize] && !frames.is_resident(b))
         {
@@ -149,6 +158,7 @@ mod tests {
     use crate::cache::level::CacheLevel;
     use crate::policy::structures::list::Lists;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use proptest::prelude::*;
 
     /// CLOCK on a linked list, as it was before the ring: the reference for the ring's order.
@@ -158,6 +168,7 @@ mod tests {
         fn name(&self) -> &'static str {
             "clock-list"
         }
+
         fn on_hit(&mut self, b: Block, cx: &Access) {
             if cx.first_use {
                 self.1[b as usize] = false;
@@ -166,6 +177,7 @@ mod tests {
                 self.1[b as usize] = true;
             }
         }
+
         fn select_victim(&mut self, _i: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
             for _ in 0..=2 * self.0.len(0) {
                 let b = self.0.back(0)?;
@@ -179,20 +191,34 @@ mod tests {
             }
             None
         }
+
         fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
             self.0.remove(b);
             self.1[b as usize] = false;
         }
+
         fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
             self.1[b as usize] = false;
             self.0.push_front(0, b);
         }
+
         fn len(&self) -> usize {
             self.0.len(0)
         }
+    }
+
+    impl SizeHooks for ListClock {}
+
+    impl PrefetchHooks for ListClock {}
+
+    impl OracleHooks for ListClock {}
+
+    #[cfg(test)]
+    impl crate::policy::Checked for ListClock {
         fn check_invariants(&self, _frames: &Frames) -> Result<(), String> {
             self.0.check()
         }
+
         fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
             let order: Vec<Block> = self.0.iter(0).collect();
             let (hot, cold) = order.iter().partition(|&&b| self.1[b as usize]);

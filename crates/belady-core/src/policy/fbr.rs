@@ -46,7 +46,7 @@
 use super::catalog::{ParamInfo, PolicyInfo};
 use super::registry::PolicyVisitor;
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Error;
@@ -428,21 +428,30 @@ impl Policy for FbrPolicy {
         self.age_if_needed();
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.lists.len(NEW) + self.lists.len(MIDDLE) + self.lists.len(OLD)
     }
+}
 
+impl SizeHooks for FbrPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for FbrPolicy {}
+
+impl OracleHooks for FbrPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for FbrPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
         let all: Vec<Block> = [NEW, MIDDLE, OLD]
             .into_iter()
             .flat_map(|l| self.lists.iter(l))
             .collect();
-        check_same_residents(all.iter().copied(), frames)?;
+        crate::policy::check_same_residents(all.iter().copied(), frames)?;
         let n = self.len();
         let (new, mid) = (self.lists.len(NEW), self.lists.len(MIDDLE));
         if new != n.min(self.new_cap) || mid != (n - new).min(self.mid_cap) {
@@ -522,6 +531,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 

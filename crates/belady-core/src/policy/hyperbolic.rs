@@ -17,7 +17,7 @@
 
 use super::catalog::{ParamInfo, PolicyInfo};
 use super::registry::{PolicySpec, PolicyVisitor};
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
@@ -127,6 +127,7 @@ impl Sampled {
     }
 
     /// Every slot names the block that points at it.
+    #[cfg(test)]
     pub(crate) fn check(&self) -> std::result::Result<(), String> {
         for (i, &b) in self.blocks.iter().enumerate() {
             if self.slot[b as usize] as usize != i {
@@ -258,14 +259,23 @@ impl Policy for HyperbolicPolicy {
         };
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.resident.len()
     }
+}
 
+impl SizeHooks for HyperbolicPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for HyperbolicPolicy {}
+
+impl OracleHooks for HyperbolicPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for HyperbolicPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.resident.check()?;
         if let Some(b) = self
@@ -275,7 +285,7 @@ impl Policy for HyperbolicPolicy {
         {
             return Err(format!("resident block {b} has no reference counted"));
         }
-        check_same_residents(self.resident.iter(), frames)
+        crate::policy::check_same_residents(self.resident.iter(), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {

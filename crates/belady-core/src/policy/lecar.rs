@@ -29,7 +29,7 @@ use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
 use super::structures::lcs_draws::Draws;
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
@@ -265,10 +265,6 @@ impl Policy for LecarPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        self.chosen = None;
-    }
-
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
         self.lists.remove(b);
         self.counts.remove(b);
@@ -293,14 +289,27 @@ impl Policy for LecarPolicy {
         self.counts.push(1, b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its history holds the cache size in ids, not in bytes (libCacheSim's holds bytes)")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(RESIDENT)
     }
+}
 
+impl SizeHooks for LecarPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its history holds the cache size in ids, not in bytes (libCacheSim's holds bytes)")
+    }
+}
+
+impl PrefetchHooks for LecarPolicy {
+    fn forget_victim(&mut self) {
+        self.chosen = None;
+    }
+}
+
+impl OracleHooks for LecarPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LecarPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lists.check()?;
         self.counts.check()?;
@@ -323,8 +332,8 @@ impl Policy for LecarPolicy {
         if !(0.0..=1.0).contains(&self.w_lru) {
             return Err(format!("LRU weight {} is not a probability", self.w_lru));
         }
-        check_same_residents(self.counts.iter(), frames)?;
-        check_same_residents(self.lists.iter(RESIDENT), frames)
+        crate::policy::check_same_residents(self.counts.iter(), frames)?;
+        crate::policy::check_same_residents(self.lists.iter(RESIDENT), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
@@ -342,6 +351,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     fn lecar(seed: u64) -> LecarPolicy {

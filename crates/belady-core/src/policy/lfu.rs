@@ -15,7 +15,7 @@
 use super::catalog::PolicyInfo;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 
@@ -84,17 +84,26 @@ impl Policy for LfuPolicy {
         self.counts.push(1, b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.counts.len()
     }
+}
 
+impl SizeHooks for LfuPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LfuPolicy {}
+
+impl OracleHooks for LfuPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LfuPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.counts.check()?;
-        check_same_residents(self.counts.iter(), frames)
+        crate::policy::check_same_residents(self.counts.iter(), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
@@ -106,6 +115,7 @@ impl Policy for LfuPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use proptest::prelude::*;
 
     #[test]

@@ -24,7 +24,7 @@
 use super::catalog::PolicyInfo;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 
@@ -134,10 +134,6 @@ impl Policy for LfudaPolicy {
         Some(victim)
     }
 
-    fn forget_victim(&mut self) {
-        self.victim_group = None;
-    }
-
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
         match self.victim_group.take() {
             Some(group) => {
@@ -156,17 +152,30 @@ impl Policy for LfudaPolicy {
         self.enter(b, self.age.saturating_add(1));
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.groups.len()
     }
+}
 
+impl SizeHooks for LfudaPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LfudaPolicy {
+    fn forget_victim(&mut self) {
+        self.victim_group = None;
+    }
+}
+
+impl OracleHooks for LfudaPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LfudaPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.groups.check()?;
-        check_same_residents(self.groups.iter(), frames)?;
+        crate::policy::check_same_residents(self.groups.iter(), frames)?;
         if let Some(b) = self
             .groups
             .iter()
@@ -190,6 +199,7 @@ impl Policy for LfudaPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     #[test]
     fn hits_before_the_first_eviction_only_reorder() {

@@ -33,7 +33,7 @@
 use super::catalog::{ParamInfo, PolicyInfo};
 use super::hyperbolic::Sampled;
 use super::registry::{PolicySpec, PolicyVisitor};
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -429,17 +429,26 @@ impl Policy for LhdPolicy {
         }
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.resident.len()
     }
+}
 
+impl SizeHooks for LhdPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LhdPolicy {}
+
+impl OracleHooks for LhdPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LhdPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.resident.check()?;
-        check_same_residents(self.resident.iter(), frames)?;
+        crate::policy::check_same_residents(self.resident.iter(), frames)?;
         if let Some(b) = self
             .resident
             .iter()

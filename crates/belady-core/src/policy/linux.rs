@@ -41,7 +41,7 @@ use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -255,10 +255,19 @@ impl Policy for LinuxPolicy {
     fn len(&self) -> usize {
         self.lists.len(INACTIVE) + self.lists.len(ACTIVE)
     }
+}
 
+impl SizeHooks for LinuxPolicy {}
+
+impl PrefetchHooks for LinuxPolicy {}
+
+impl OracleHooks for LinuxPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LinuxPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(
+        crate::policy::check_same_residents(
             self.lists.iter(INACTIVE).chain(self.lists.iter(ACTIVE)),
             frames,
         )?;
@@ -284,6 +293,7 @@ mod tests {
     use crate::cache::level::CacheLevel;
     use crate::policy::lru::LruPolicy;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     fn linux(capacity: usize, universe: usize) -> LinuxPolicy {

@@ -63,7 +63,7 @@
 use super::catalog::{ParamInfo, PolicyInfo};
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
@@ -473,14 +473,23 @@ impl Policy for LirsPolicy {
         self.enforce_bound();
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its LIR/HIR partition counts blocks (--preset libcachesim, with no lirs parameters set, runs libCacheSim's byte-based LIRS)")
-    }
-
     fn len(&self) -> usize {
         self.n_lir + self.queue.len(L)
     }
+}
 
+impl SizeHooks for LirsPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its LIR/HIR partition counts blocks (--preset libcachesim, with no lirs parameters set, runs libCacheSim's byte-based LIRS)")
+    }
+}
+
+impl PrefetchHooks for LirsPolicy {}
+
+impl OracleHooks for LirsPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LirsPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.stack.check()?;
         self.queue.check()?;
@@ -577,6 +586,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 

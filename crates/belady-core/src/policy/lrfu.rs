@@ -51,7 +51,7 @@
 //! AccuSim's optional `corperiod` and retained-history extensions are off in the study and are not
 //! implemented.
 
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 
 use super::catalog::{ParamInfo, PolicyInfo};
 use super::registry::PolicyVisitor;
@@ -381,16 +381,25 @@ impl Policy for LrfuPolicy {
         self.sift_up(at);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.heap.len()
     }
+}
 
+impl SizeHooks for LrfuPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LrfuPolicy {}
+
+impl OracleHooks for LrfuPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LrfuPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        check_same_residents(self.heap.iter().map(|s| s.block), frames)?;
+        crate::policy::check_same_residents(self.heap.iter().map(|s| s.block), frames)?;
         for (at, s) in self.heap.iter().enumerate() {
             let i = s.block as usize;
             if self.pos[i] as usize != at {
@@ -445,6 +454,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 

@@ -6,7 +6,7 @@
 use super::catalog::PolicyInfo;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 
@@ -86,17 +86,26 @@ impl Policy for LruPolicy {
         self.lists.push_front(QUEUE, b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.lists.len(QUEUE)
     }
+}
 
+impl SizeHooks for LruPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LruPolicy {}
+
+impl OracleHooks for LruPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LruPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(QUEUE), frames)
+        crate::policy::check_same_residents(self.lists.iter(QUEUE), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
@@ -108,6 +117,7 @@ impl Policy for LruPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use proptest::prelude::*;
 
     #[test]

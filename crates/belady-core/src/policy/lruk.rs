@@ -75,7 +75,7 @@ use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -396,6 +396,7 @@ impl LruKPolicy {
     }
 
     /// Checks that every eligible block has a live heap entry.
+    #[cfg(test)]
     pub(crate) fn check_heap(&self) -> Result<(), String> {
         let live: std::collections::BTreeSet<_> = self
             .eligible
@@ -415,9 +416,10 @@ impl LruKPolicy {
 
     /// Checks the lists, the ineligible list's `LAST` order, the retained bound and every
     /// block's history (everything but the eligible heap).
+    #[cfg(test)]
     pub(crate) fn check_history(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(
+        crate::policy::check_same_residents(
             self.lists.iter(INELIGIBLE).chain(self.lists.iter(ELIGIBLE)),
             frames,
         )?;
@@ -498,12 +500,6 @@ impl Policy for LruKPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        if let Some(x) = self.claimed.take() {
-            self.lists.push_front(RETAINED, x);
-        }
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         self.lists.remove(b);
@@ -529,14 +525,29 @@ impl Policy for LruKPolicy {
         self.promote_eligible(now);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.lists.len(INELIGIBLE) + self.lists.len(ELIGIBLE)
     }
+}
 
+impl SizeHooks for LruKPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LruKPolicy {
+    fn forget_victim(&mut self) {
+        if let Some(x) = self.claimed.take() {
+            self.lists.push_front(RETAINED, x);
+        }
+    }
+}
+
+impl OracleHooks for LruKPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LruKPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.check_history(frames)?;
         self.check_heap()
@@ -565,6 +576,7 @@ mod tests {
     use crate::cache::level::CacheLevel;
     use crate::policy::lru::LruPolicy;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     #[test]
     fn paper_index_versus_record_example_scaled_down() {

@@ -48,7 +48,7 @@
 use super::catalog::{ParamInfo, PolicyInfo};
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -439,11 +439,20 @@ impl Policy for MglruPolicy {
     fn len(&self) -> usize {
         (0..MAX_NR_GENS as usize).map(|l| self.lists.len(l)).sum()
     }
+}
 
+impl SizeHooks for MglruPolicy {}
+
+impl PrefetchHooks for MglruPolicy {}
+
+impl OracleHooks for MglruPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for MglruPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
         let all = (0..MAX_NR_GENS as usize).flat_map(|l| self.lists.iter(l));
-        check_same_residents(all, frames)?;
+        crate::policy::check_same_residents(all, frames)?;
         if !(MIN_NR_GENS..=MAX_NR_GENS).contains(&self.gens()) {
             return Err(format!(
                 "{} generations ({}..={})",
@@ -494,6 +503,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     fn mglru(capacity: usize, universe: usize) -> MglruPolicy {

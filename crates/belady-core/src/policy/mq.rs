@@ -69,7 +69,7 @@ use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -323,12 +323,6 @@ impl Policy for MqPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        if let Some((x, _)) = self.pending.take() {
-            self.lists.push_front(self.qout, x);
-        }
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         self.lists.remove(b);
@@ -360,6 +354,24 @@ impl Policy for MqPolicy {
         }
     }
 
+    fn len(&self) -> usize {
+        (0..self.qout).map(|q| self.lists.len(q)).sum()
+    }
+}
+
+impl SizeHooks for MqPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for MqPolicy {
+    fn forget_victim(&mut self) {
+        if let Some((x, _)) = self.pending.take() {
+            self.lists.push_front(self.qout, x);
+        }
+    }
+
     /// A storage level placing on eviction still sees every reference: the count of a missed
     /// block rises as if it had been inserted and evicted again (its id goes to the newest end of
     /// Qout), so a later reload enters its `log2 f` queue; `Adjust` runs as after any reference.
@@ -380,15 +392,12 @@ impl Policy for MqPolicy {
         }
         self.adjust(cx.tick + 1);
     }
+}
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
+impl OracleHooks for MqPolicy {}
 
-    fn len(&self) -> usize {
-        (0..self.qout).map(|q| self.lists.len(q)).sum()
-    }
-
+#[cfg(test)]
+impl crate::policy::Checked for MqPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.check_queues(frames)?;
         for b in (0..self.qout).flat_map(|q| self.lists.iter(q)) {
@@ -438,9 +447,13 @@ impl MqPolicy {
 
     /// Checks the queues, Qout and the counts' queue bounds (everything but which blocks must
     /// have a count, which depends on what raises it).
+    #[cfg(test)]
     pub(crate) fn check_queues(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents((0..self.qout).flat_map(|q| self.lists.iter(q)), frames)?;
+        crate::policy::check_same_residents(
+            (0..self.qout).flat_map(|q| self.lists.iter(q)),
+            frames,
+        )?;
         for q in 0..self.qout {
             for b in self.lists.iter(q) {
                 let f = self.freq[b as usize];
@@ -477,6 +490,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     fn lists(p: &MqPolicy) -> Vec<Vec<Block>> {
         p.dump().into_iter().map(|(_, v)| v).collect()

@@ -36,7 +36,7 @@
 use super::catalog::{ParamInfo, PolicyInfo};
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
-use super::{Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -183,12 +183,6 @@ impl Policy for S3FifoPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        if let Some(b) = self.ghost_hit.take() {
-            self.queues.push(GHOST, b);
-        }
-    }
-
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let from = self.queues.take(b);
         self.queues.set_count(b, 0);
@@ -216,7 +210,22 @@ impl Policy for S3FifoPolicy {
     fn len(&self) -> usize {
         self.queues.resident_len()
     }
+}
 
+impl SizeHooks for S3FifoPolicy {}
+
+impl PrefetchHooks for S3FifoPolicy {
+    fn forget_victim(&mut self) {
+        if let Some(b) = self.ghost_hit.take() {
+            self.queues.push(GHOST, b);
+        }
+    }
+}
+
+impl OracleHooks for S3FifoPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for S3FifoPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.queues.check_residents(frames)?;
         if self.queues.len(GHOST) > self.ghost_cap {
@@ -246,9 +255,9 @@ impl Policy for S3FifoPolicy {
 mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
-    use crate::policy::check_same_residents;
     use crate::policy::structures::list::Lists;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 
@@ -377,12 +386,6 @@ mod tests {
             victim
         }
 
-        fn forget_victim(&mut self) {
-            if let Some(b) = self.ghost_hit.take() {
-                self.lists.push_front(GHOST, b);
-            }
-        }
-
         fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
             let from = self.lists.remove(b);
             self.count[b as usize] = 0;
@@ -410,10 +413,28 @@ mod tests {
         fn len(&self) -> usize {
             self.lists.len(SMALL) + self.lists.len(MAIN)
         }
+    }
 
+    impl SizeHooks for ListS3Fifo {}
+
+    impl PrefetchHooks for ListS3Fifo {
+        fn forget_victim(&mut self) {
+            if let Some(b) = self.ghost_hit.take() {
+                self.lists.push_front(GHOST, b);
+            }
+        }
+    }
+
+    impl OracleHooks for ListS3Fifo {}
+
+    #[cfg(test)]
+    impl crate::policy::Checked for ListS3Fifo {
         fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
             self.lists.check()?;
-            check_same_residents(self.lists.iter(SMALL).chain(self.lists.iter(MAIN)), frames)?;
+            crate::policy::check_same_residents(
+                self.lists.iter(SMALL).chain(self.lists.iter(MAIN)),
+                frames,
+            )?;
             if self.lists.len(GHOST) > self.ghost_cap {
                 return Err(format!(
                     "ghost queue holds {} ids, more than {}",

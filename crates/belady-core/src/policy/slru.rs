@@ -28,7 +28,7 @@ use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -163,17 +163,29 @@ impl Policy for SlruPolicy {
         self.lists.push_front(k, b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("this form counts blocks; a level weighing objects is given slru_sized::SlruSizedPolicy")
-    }
-
     fn len(&self) -> usize {
         (0..self.segments).map(|k| self.lists.len(k)).sum()
     }
+}
 
+impl SizeHooks for SlruPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("this form counts blocks; a level weighing objects is given slru_sized::SlruSizedPolicy")
+    }
+}
+
+impl PrefetchHooks for SlruPolicy {}
+
+impl OracleHooks for SlruPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for SlruPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents((0..self.segments).flat_map(|k| self.lists.iter(k)), frames)?;
+        crate::policy::check_same_residents(
+            (0..self.segments).flat_map(|k| self.lists.iter(k)),
+            frames,
+        )?;
         if let Some(k) = (0..self.segments).find(|&k| self.lists.len(k) > self.share(k)) {
             return Err(format!(
                 "segment {k} holds {} blocks, more than its {}",
@@ -199,6 +211,7 @@ impl Policy for SlruPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     #[test]
     fn filling_puts_blocks_in_the_lowest_segment_with_room() {

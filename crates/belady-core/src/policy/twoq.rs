@@ -58,7 +58,7 @@ use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -187,12 +187,6 @@ impl Policy for TwoQPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        if let Some(x) = self.promote.take() {
-            self.lists.push_front(A1OUT, x);
-        }
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let from = self.lists.remove(b);
@@ -216,18 +210,36 @@ impl Policy for TwoQPolicy {
         }
     }
 
+    fn len(&self) -> usize {
+        self.lists.len(A1IN) + self.lists.len(AM)
+    }
+}
+
+impl SizeHooks for TwoQPolicy {
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         // A level that weighs objects gets `twoq_sized` (the registry's `build_for`).
         Err("its A1in/A1out bounds count blocks")
     }
+}
 
-    fn len(&self) -> usize {
-        self.lists.len(A1IN) + self.lists.len(AM)
+impl PrefetchHooks for TwoQPolicy {
+    fn forget_victim(&mut self) {
+        if let Some(x) = self.promote.take() {
+            self.lists.push_front(A1OUT, x);
+        }
     }
+}
 
+impl OracleHooks for TwoQPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for TwoQPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(A1IN).chain(self.lists.iter(AM)), frames)?;
+        crate::policy::check_same_residents(
+            self.lists.iter(A1IN).chain(self.lists.iter(AM)),
+            frames,
+        )?;
         if self.lists.len(A1OUT) > self.kout {
             return Err(format!(
                 "A1out holds {} ids, more than Kout = {}",
@@ -255,6 +267,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     fn q(kin: usize, kout: usize) -> TwoQPolicy {
         TwoQPolicy::new(kin, kout, 16)

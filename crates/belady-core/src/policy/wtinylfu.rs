@@ -43,7 +43,7 @@ use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -291,13 +291,6 @@ impl Policy for WTinyLfuPolicy {
         }
     }
 
-    fn forget_victim(&mut self) {
-        if let Some(c) = self.admitted.take() {
-            self.lists.remove(c);
-            self.lists.push_back(WINDOW, c);
-        }
-    }
-
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
         self.admitted = None;
         self.lists.remove(b);
@@ -316,17 +309,33 @@ impl Policy for WTinyLfuPolicy {
         }
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its window, probation and protected budgets count entries; Caffeine's weighted budgets are not modelled")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(WINDOW) + self.lists.len(PROBATION) + self.lists.len(PROTECTED)
     }
+}
 
+impl SizeHooks for WTinyLfuPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its window, probation and protected budgets count entries; Caffeine's weighted budgets are not modelled")
+    }
+}
+
+impl PrefetchHooks for WTinyLfuPolicy {
+    fn forget_victim(&mut self) {
+        if let Some(c) = self.admitted.take() {
+            self.lists.remove(c);
+            self.lists.push_back(WINDOW, c);
+        }
+    }
+}
+
+impl OracleHooks for WTinyLfuPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for WTinyLfuPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(
+        crate::policy::check_same_residents(
             self.lists
                 .iter(WINDOW)
                 .chain(self.lists.iter(PROBATION))
@@ -363,6 +372,7 @@ impl Policy for WTinyLfuPolicy {
 mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     #[test]

@@ -33,7 +33,9 @@ use crate::error::Result;
 use crate::policy::arc::{ArcPolicy, GhostPrefetch, B1, B2, T1, T2};
 use crate::policy::lru::last_unpinned;
 use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
-use crate::policy::{Access, Block, Evicted, InsertKind, LevelHooks, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, LevelHooks, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
 
 /// The policy this module is a variant of.
 pub const OF: &PolicyInfo = &crate::policy::arc::INFO;
@@ -222,11 +224,6 @@ impl Policy for AccusimArc {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        self.arc.forget_victim();
-        self.case = None;
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
         if !self.directory {
@@ -290,7 +287,26 @@ impl Policy for AccusimArc {
     fn len(&self) -> usize {
         self.arc.len()
     }
+}
 
+impl SizeHooks for AccusimArc {}
+
+impl PrefetchHooks for AccusimArc {
+    fn forget_victim(&mut self) {
+        self.arc.forget_victim();
+        self.case = None;
+    }
+
+    #[inline]
+    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
+        Some(self)
+    }
+}
+
+impl OracleHooks for AccusimArc {}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimArc {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         if self.case.is_some() {
             return Err("a case IV decision survived the step".into());
@@ -304,11 +320,6 @@ impl Policy for AccusimArc {
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
         self.arc.dump()
     }
-
-    #[inline]
-    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
-        Some(self)
-    }
 }
 
 #[cfg(test)]
@@ -317,6 +328,7 @@ mod tests {
     use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::arc::tests::{exercise, ops};
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 

@@ -17,7 +17,9 @@ use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lirs::LirsPolicy;
 use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
 
 /// The policy this module is a variant of.
 pub const OF: &PolicyInfo = &crate::policy::lirs::INFO;
@@ -100,14 +102,23 @@ impl Policy for AccusimLirs {
         self.lirs.on_insert(b, kind, cx);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        self.lirs.weighs_objects()
-    }
-
     fn len(&self) -> usize {
         self.lirs.len()
     }
+}
 
+impl SizeHooks for AccusimLirs {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        self.lirs.weighs_objects()
+    }
+}
+
+impl PrefetchHooks for AccusimLirs {}
+
+impl OracleHooks for AccusimLirs {}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimLirs {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lirs.check_invariants(frames)
     }

@@ -26,7 +26,9 @@ use crate::policy::lrfu::insert_tick;
 use crate::policy::lru::last_unpinned;
 use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
 use crate::policy::structures::list::Lists;
-use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
 
 /// The policy this module is a variant of.
 pub const OF: &PolicyInfo = &crate::policy::lrfu::INFO;
@@ -443,11 +445,23 @@ impl Policy for AccusimLrfu {
     fn len(&self) -> usize {
         self.queue.used() + self.queue.list.len(0)
     }
+}
 
+impl SizeHooks for AccusimLrfu {}
+
+impl PrefetchHooks for AccusimLrfu {}
+
+impl OracleHooks for AccusimLrfu {}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimLrfu {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         let q = &self.queue;
         q.list.check()?;
-        check_same_residents(q.pq[1..].iter().copied().chain(q.list.iter(0)), frames)?;
+        crate::policy::check_same_residents(
+            q.pq[1..].iter().copied().chain(q.list.iter(0)),
+            frames,
+        )?;
         if q.used() > q.threshold {
             return Err(format!("heap holds {} > {} blocks", q.used(), q.threshold));
         }
@@ -474,6 +488,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     #[test]

@@ -32,7 +32,9 @@ use crate::policy::lru::last_unpinned;
 use crate::policy::lruk::{LruKPolicy, ACCUSIM_VALUES, ELIGIBLE, INELIGIBLE};
 use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
 use crate::policy::structures::list::Lists;
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
 use std::cmp::Reverse;
 
 /// The policy this module is a variant of.
@@ -233,10 +235,6 @@ impl Policy for AccusimLruK {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        self.lruk.forget_victim();
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
         self.entry.remove(b);
@@ -256,14 +254,27 @@ impl Policy for AccusimLruK {
         self.promote_eligible(now);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        self.lruk.weighs_objects()
-    }
-
     fn len(&self) -> usize {
         self.lruk.len()
     }
+}
 
+impl SizeHooks for AccusimLruK {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        self.lruk.weighs_objects()
+    }
+}
+
+impl PrefetchHooks for AccusimLruK {
+    fn forget_victim(&mut self) {
+        self.lruk.forget_victim();
+    }
+}
+
+impl OracleHooks for AccusimLruK {}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimLruK {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lruk.check_history(frames)?;
         self.entry.check()?;
@@ -322,6 +333,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
 
     fn accusim(k: usize, crp: u64, retain: usize, universe: usize) -> AccusimLruK {
         AccusimLruK::new(

@@ -24,7 +24,9 @@ use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::mq::{MqPolicy, ACCUSIM_VALUES};
 use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
 
 /// The policy this module is a variant of.
 pub const OF: &PolicyInfo = &crate::policy::mq::INFO;
@@ -130,10 +132,6 @@ impl Policy for AccusimMq {
         self.mq.select_victim(incoming, frames, cx)
     }
 
-    fn forget_victim(&mut self) {
-        self.mq.forget_victim();
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
         self.mq.on_evict(b, ev, cx);
@@ -164,6 +162,22 @@ impl Policy for AccusimMq {
         }
     }
 
+    fn len(&self) -> usize {
+        self.mq.len()
+    }
+}
+
+impl SizeHooks for AccusimMq {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        self.mq.weighs_objects()
+    }
+}
+
+impl PrefetchHooks for AccusimMq {
+    fn forget_victim(&mut self) {
+        self.mq.forget_victim();
+    }
+
     /// Under `count=prefetches` a reference raises no count, so only `Adjust` runs; otherwise
     /// as the paper's type.
     fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
@@ -173,15 +187,12 @@ impl Policy for AccusimMq {
             self.mq.on_unplaced_miss(b, cx);
         }
     }
+}
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        self.mq.weighs_objects()
-    }
+impl OracleHooks for AccusimMq {}
 
-    fn len(&self) -> usize {
-        self.mq.len()
-    }
-
+#[cfg(test)]
+impl crate::policy::Checked for AccusimMq {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         if self.count_prefetches {
             // Demand-fetched blocks and Qout entries may have count 0.

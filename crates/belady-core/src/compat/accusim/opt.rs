@@ -15,7 +15,9 @@ use crate::compat::accusim::stamped_heap::StampedHeap;
 use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
 
 /// The policy this module is a variant of.
 pub const OF: &PolicyInfo = &crate::policy::opt::INFO;
@@ -73,10 +75,6 @@ impl Policy for AccusimOpt {
         OF.name
     }
 
-    fn needs_oracle(&self) -> bool {
-        true
-    }
-
     #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
         self.heap.remove(b);
@@ -99,14 +97,27 @@ impl Policy for AccusimOpt {
         self.heap.insert(b, cx.next_use);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.resident
     }
+}
 
+impl SizeHooks for AccusimOpt {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for AccusimOpt {}
+
+impl OracleHooks for AccusimOpt {
+    fn needs_oracle(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimOpt {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.heap.check()?;
         if self.heap.len() != self.resident || self.resident != frames.len() {
@@ -133,6 +144,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::opt::OptPolicy;
+    use crate::policy::Checked;
 
     #[test]
     fn equal_next_uses_leave_in_the_heaps_order_not_strictly_by_insertion() {

@@ -52,7 +52,7 @@
 mod ring;
 
 use super::registry::PolicySpec;
-use super::{Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::frames::Frames;
 use crate::error::Result;
 
@@ -628,25 +628,6 @@ impl Policy for ClockProPolicy {
         }
     }
 
-    fn on_pin(&mut self, b: Block, pinned: bool) {
-        let s = self.ring.slot(b);
-        if s == NIL || self.ring.node(s).block != b || self.kind(s) == GHOST {
-            return;
-        }
-        if pinned {
-            self.set_flag(s, PIN_FLAG);
-        } else {
-            self.clear_flags(s, PIN_FLAG);
-        }
-        if self.kind(s) == COLD {
-            if pinned {
-                self.n_cold_pinned += 1;
-            } else {
-                self.n_cold_pinned -= 1;
-            }
-        }
-    }
-
     fn on_insert(&mut self, b: Block, kind: InsertKind, _cx: &Access) {
         let evicted = std::mem::replace(&mut self.evicted, false);
         let free_before = if evicted {
@@ -696,14 +677,42 @@ impl Policy for ClockProPolicy {
         self.n_hot += 1;
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its hot/cold allocation and test period count pages")
-    }
-
     fn len(&self) -> usize {
         self.n_hot + self.n_cold
     }
+}
 
+impl SizeHooks for ClockProPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its hot/cold allocation and test period count pages")
+    }
+}
+
+impl PrefetchHooks for ClockProPolicy {
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        let s = self.ring.slot(b);
+        if s == NIL || self.ring.node(s).block != b || self.kind(s) == GHOST {
+            return;
+        }
+        if pinned {
+            self.set_flag(s, PIN_FLAG);
+        } else {
+            self.clear_flags(s, PIN_FLAG);
+        }
+        if self.kind(s) == COLD {
+            if pinned {
+                self.n_cold_pinned += 1;
+            } else {
+                self.n_cold_pinned -= 1;
+            }
+        }
+    }
+}
+
+impl OracleHooks for ClockProPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for ClockProPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.ring.check()?;
         let (mut hot, mut cold, mut ghost, mut cold_pinned) = (0, 0, 0, 0);

@@ -3,6 +3,7 @@
 use super::*;
 use crate::cache::level::CacheLevel;
 use crate::policy::testutil::{pattern, run};
+use crate::policy::Checked;
 use crate::policy::NEVER;
 use proptest::prelude::*;
 

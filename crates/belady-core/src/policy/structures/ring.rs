@@ -161,6 +161,7 @@ impl Ring {
     }
 
     /// Checks that the live entries number the recorded count and that no block is in twice.
+    #[cfg(test)]
     pub fn check(&self) -> Result<(), String> {
         let live = self.live_oldest_first();
         if live.len() != self.live {
