@@ -148,61 +148,11 @@ formats! {
         file_events: None,
         ingest: Ingest::Text,
     },
-    FormatRow {
-        name: "csv",
-        aliases: &[],
-        kind: Kind::Csv,
-        object_sizes: false,
-        file_level: false,
-        detect: &[],
-        open: open_csv,
-        file_events: None,
-        ingest: Ingest::Csv,
-    },
-    FormatRow {
-        name: "cloudphysics",
-        aliases: &[],
-        kind: Kind::Csv,
-        object_sizes: false,
-        file_level: false,
-        detect: &[],
-        open: open_csv,
-        file_events: None,
-        ingest: Ingest::Csv,
-    },
-    FormatRow {
-        name: "msr",
-        aliases: &[],
-        kind: Kind::Csv,
-        object_sizes: false,
-        file_level: false,
-        detect: &[],
-        open: open_csv,
-        file_events: None,
-        ingest: Ingest::Csv,
-    },
-    FormatRow {
-        name: "systor",
-        aliases: &[],
-        kind: Kind::Csv,
-        object_sizes: false,
-        file_level: false,
-        detect: &[],
-        open: open_csv,
-        file_events: None,
-        ingest: Ingest::Csv,
-    },
-    FormatRow {
-        name: "tencent",
-        aliases: &[],
-        kind: Kind::Csv,
-        object_sizes: false,
-        file_level: false,
-        detect: &[],
-        open: open_csv,
-        file_events: None,
-        ingest: Ingest::Csv,
-    },
+    FormatRow { name: "csv", ..CSV },
+    FormatRow { name: "cloudphysics", ..CSV },
+    FormatRow { name: "msr", ..CSV },
+    FormatRow { name: "systor", ..CSV },
+    FormatRow { name: "tencent", ..CSV },
     FormatRow {
         name: "u32le",
         aliases: &[],
@@ -317,6 +267,19 @@ fn open_text(path: &Path, format: &Format, opts: &ReadOptions) -> Result<Request
     let name = path.display().to_string();
     Ok(Box::new(text::TextReader::new(input, name, format, opts)))
 }
+
+/// The row of `csv` and of each CSV preset (the name says which mapping).
+const CSV: FormatRow = FormatRow {
+    name: "csv",
+    aliases: &[],
+    kind: Kind::Csv,
+    object_sizes: false,
+    file_level: false,
+    detect: &[],
+    open: open_csv,
+    file_events: None,
+    ingest: Ingest::Csv,
+};
 
 /// The CSV reader, for `csv` and its presets.
 fn open_csv(path: &Path, format: &Format, opts: &ReadOptions) -> Result<RequestStream> {
