@@ -5,9 +5,9 @@
 //! INFO: PolicyInfo`, whose `name` its `Policy::name` returns) and its builder (`pub fn build`,
 //! the count-based and any size-aware form), its `mod` line and its line in the
 //! [`register!`](crate::policy::registry) list in `policy/mod.rs`. A reference simulator's
-//! variant of it is its file under `compat/` plus its line in `compat/mod.rs`'s list. The
-//! conformance suite, the builder, `belady policies` (and so docs/policies.md), the CLI and the
-//! Python bindings pick it up from those lists.
+//! variant of it is its file under `compat/` (an `impl compat::Variant`) plus its line in
+//! `compat/mod.rs`'s list. The conformance suite, the builder, `belady policies` (and so
+//! docs/policies.md), the CLI and the Python bindings pick it up from those lists.
 
 use super::Policy;
 use crate::error::{Error, Result};

@@ -32,30 +32,22 @@ use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::arc::{ArcPolicy, GhostPrefetch, B1, B2, T1, T2};
 use crate::policy::lru::last_unpinned;
-use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::{
     Access, Block, Evicted, InsertKind, LevelHooks, OracleHooks, Policy, PrefetchHooks, SizeHooks,
 };
 
-/// The policy this module is a variant of.
-pub const OF: &PolicyInfo = &crate::policy::arc::INFO;
+/// AccuSim's ARC, when the spec asks for its behaviour ([`AccusimArc::wanted`]).
+impl Variant for AccusimArc {
+    const OF: &'static PolicyInfo = &crate::policy::arc::INFO;
 
-/// Builds AccuSim's ARC when `spec` asks for its behaviour ([`AccusimArc::wanted`]);
-/// otherwise hands `visitor` back for the paper's policy.
-pub fn build<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: &Capacity,
-    universe: usize,
-    visitor: V,
-) -> crate::error::Result<Variant<V>> {
-    if !AccusimArc::wanted(spec) {
-        return Ok(Err(visitor));
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimArc::wanted(spec))
     }
-    Ok(Ok(visitor.visit(AccusimArc::from_spec(
-        spec,
-        capacity.entries,
-        universe,
-    )?)))
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimArc::from_spec(spec, capacity.entries, universe)
+    }
 }
 
 /// How AccuSim's case IV handles the directory for a miss on a block in no list, decided from
@@ -184,7 +176,7 @@ impl LevelHooks for AccusimArc {
 
 impl Policy for AccusimArc {
     fn name(&self) -> &'static str {
-        OF.name
+        <AccusimArc as Variant>::OF.name
     }
 
     #[inline]

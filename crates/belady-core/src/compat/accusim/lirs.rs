@@ -16,30 +16,22 @@ use crate::cache::frames::Frames;
 use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lirs::LirsPolicy;
-use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::{
     Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
 };
 
-/// The policy this module is a variant of.
-pub const OF: &PolicyInfo = &crate::policy::lirs::INFO;
+/// AccuSim's LIRS, when the spec asks for it ([`AccusimLirs::wanted`]).
+impl Variant for AccusimLirs {
+    const OF: &'static PolicyInfo = &crate::policy::lirs::INFO;
 
-/// Builds AccuSim's LIRS when `spec` asks for it ([`AccusimLirs::wanted`]);
-/// otherwise hands `visitor` back for the paper's policy.
-pub fn build<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: &Capacity,
-    universe: usize,
-    visitor: V,
-) -> crate::error::Result<Variant<V>> {
-    if !AccusimLirs::wanted(spec) {
-        return Ok(Err(visitor));
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimLirs::wanted(spec))
     }
-    Ok(Ok(visitor.visit(AccusimLirs::from_spec(
-        spec,
-        capacity.entries,
-        universe,
-    )?)))
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimLirs::from_spec(spec, capacity.entries, universe)
+    }
 }
 
 /// The paper's LIRS whose evicted unused prefetches keep their S entries.
@@ -75,7 +67,7 @@ impl AccusimLirs {
 
 impl Policy for AccusimLirs {
     fn name(&self) -> &'static str {
-        OF.name
+        <AccusimLirs as Variant>::OF.name
     }
 
     #[inline]

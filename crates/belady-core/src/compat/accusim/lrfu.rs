@@ -24,33 +24,27 @@ use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lrfu::insert_tick;
 use crate::policy::lru::last_unpinned;
-use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::structures::list::Lists;
 use crate::policy::{
     Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
 };
 
-/// The policy this module is a variant of.
-pub const OF: &PolicyInfo = &crate::policy::lrfu::INFO;
+/// AccuSim's LRFU queue, when the spec asks for it (`heap=accusim`); for the paper's LRFU, the
+/// parameters only AccuSim's queue takes are refused ([`refuse_queue_params`]).
+impl Variant for AccusimLrfu {
+    const OF: &'static PolicyInfo = &crate::policy::lrfu::INFO;
 
-/// Builds AccuSim's LRFU queue when `spec` asks for it (`heap=accusim`); for the paper's LRFU, refuses
-/// the parameters only AccuSim's queue takes ([`refuse_queue_params`]);
-/// otherwise hands `visitor` back for the paper's policy.
-pub fn build<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: &Capacity,
-    universe: usize,
-    visitor: V,
-) -> crate::error::Result<Variant<V>> {
-    if spec.raw("heap") != "accusim" {
-        refuse_queue_params(spec)?;
-        return Ok(Err(visitor));
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        match spec.raw("heap") {
+            "accusim" => Ok(true),
+            _ => refuse_queue_params(spec).map(|()| false),
+        }
     }
-    Ok(Ok(visitor.visit(AccusimLrfu::from_spec(
-        spec,
-        capacity.entries,
-        universe,
-    )?)))
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimLrfu::from_spec(spec, capacity.entries, universe)
+    }
 }
 
 /// AccuSim's LRFU queue (`lrfu.cc`, after Sedgewick's priority queue): CRF values as plain
@@ -413,7 +407,7 @@ impl AccusimLrfu {
 
 impl Policy for AccusimLrfu {
     fn name(&self) -> &'static str {
-        OF.name
+        <AccusimLrfu as Variant>::OF.name
     }
 
     #[inline]

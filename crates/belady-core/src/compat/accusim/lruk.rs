@@ -30,32 +30,24 @@ use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lru::last_unpinned;
 use crate::policy::lruk::{LruKPolicy, ACCUSIM_VALUES, ELIGIBLE, INELIGIBLE};
-use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::structures::list::Lists;
 use crate::policy::{
     Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
 };
 use std::cmp::Reverse;
 
-/// The policy this module is a variant of.
-pub const OF: &PolicyInfo = &crate::policy::lruk::INFO;
+/// AccuSim's LRU-K, when the spec asks for it ([`AccusimLruK::wanted`]).
+impl Variant for AccusimLruK {
+    const OF: &'static PolicyInfo = &crate::policy::lruk::INFO;
 
-/// Builds AccuSim's LRU-K when `spec` asks for it ([`AccusimLruK::wanted`]);
-/// otherwise hands `visitor` back for the paper's policy.
-pub fn build<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: &Capacity,
-    universe: usize,
-    visitor: V,
-) -> crate::error::Result<Variant<V>> {
-    if !AccusimLruK::wanted(spec) {
-        return Ok(Err(visitor));
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimLruK::wanted(spec))
     }
-    Ok(Ok(visitor.visit(AccusimLruK::from_spec(
-        spec,
-        capacity.entries,
-        universe,
-    )?)))
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimLruK::from_spec(spec, capacity.entries, universe)
+    }
 }
 
 /// The paper's LRU-K with AccuSim's tie order, entry-ordered ineligible list, correlated first
@@ -179,7 +171,7 @@ impl AccusimLruK {
 
 impl Policy for AccusimLruK {
     fn name(&self) -> &'static str {
-        OF.name
+        <AccusimLruK as Variant>::OF.name
     }
 
     #[inline]

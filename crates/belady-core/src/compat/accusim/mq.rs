@@ -23,30 +23,22 @@ use crate::cache::frames::Frames;
 use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::mq::{MqPolicy, ACCUSIM_VALUES};
-use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::{
     Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
 };
 
-/// The policy this module is a variant of.
-pub const OF: &PolicyInfo = &crate::policy::mq::INFO;
+/// AccuSim's MQ, when the spec asks for it ([`AccusimMq::wanted`]).
+impl Variant for AccusimMq {
+    const OF: &'static PolicyInfo = &crate::policy::mq::INFO;
 
-/// Builds AccuSim's MQ when `spec` asks for it ([`AccusimMq::wanted`]);
-/// otherwise hands `visitor` back for the paper's policy.
-pub fn build<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: &Capacity,
-    universe: usize,
-    visitor: V,
-) -> crate::error::Result<Variant<V>> {
-    if !AccusimMq::wanted(spec) {
-        return Ok(Err(visitor));
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimMq::wanted(spec))
     }
-    Ok(Ok(visitor.visit(AccusimMq::from_spec(
-        spec,
-        capacity.entries,
-        universe,
-    )?)))
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimMq::from_spec(spec, capacity.entries, universe)
+    }
 }
 
 /// The paper's MQ with AccuSim's prefetch counting, clock order and/or `Adjust` after prefetches.
@@ -112,7 +104,7 @@ impl AccusimMq {
 
 impl Policy for AccusimMq {
     fn name(&self) -> &'static str {
-        OF.name
+        <AccusimMq as Variant>::OF.name
     }
 
     #[inline]

@@ -14,26 +14,22 @@ use crate::cache::frames::Frames;
 use crate::compat::accusim::stamped_heap::StampedHeap;
 use crate::compat::Variant;
 use crate::error::Result;
-use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::{
     Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
 };
 
-/// The policy this module is a variant of.
-pub const OF: &PolicyInfo = &crate::policy::opt::INFO;
+/// AccuSim's OPT, when the spec asks for its heap ([`AccusimOpt::wanted`]).
+impl Variant for AccusimOpt {
+    const OF: &'static PolicyInfo = &crate::policy::opt::INFO;
 
-/// Builds AccuSim's OPT when `spec` asks for its heap ([`AccusimOpt::wanted`]);
-/// otherwise hands `visitor` back for the paper's policy.
-pub fn build<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    _capacity: &Capacity,
-    universe: usize,
-    visitor: V,
-) -> crate::error::Result<Variant<V>> {
-    if !AccusimOpt::wanted(spec) {
-        return Ok(Err(visitor));
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimOpt::wanted(spec))
     }
-    Ok(Ok(visitor.visit(AccusimOpt::from_spec(spec, universe)?)))
+
+    fn make(spec: &PolicySpec, _capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimOpt::from_spec(spec, universe)
+    }
 }
 
 /// Belady's MIN with AccuSim's heap deciding ties (module header).
@@ -72,7 +68,7 @@ impl AccusimOpt {
 
 impl Policy for AccusimOpt {
     fn name(&self) -> &'static str {
-        OF.name
+        <AccusimOpt as Variant>::OF.name
     }
 
     #[inline]

@@ -52,30 +52,28 @@ use std::collections::VecDeque;
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::compat::Variant;
-use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor, Preset};
+use crate::policy::registry::{PolicyInfo, PolicySpec, Preset};
 use crate::policy::structures::list::Lists;
 use crate::policy::{
     Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
 };
 
-/// The policy this module is a variant of.
-pub const OF: &PolicyInfo = &crate::policy::lirs::INFO;
+/// libCacheSim's byte-based LIRS, for a level that weighs objects under `--preset libcachesim`
+/// (parameters set by hand keep the paper's LIRS, which refuses byte capacities).
+impl Variant for LibcachesimLirs {
+    const OF: &'static PolicyInfo = &crate::policy::lirs::INFO;
 
-/// Builds libCacheSim's byte-based LIRS for a level that weighs objects under `--preset libcachesim`
-/// (parameters set by hand keep the paper's LIRS, which refuses byte capacities);
-/// otherwise hands `visitor` back for the paper's policy.
-pub fn build<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: &Capacity,
-    universe: usize,
-    visitor: V,
-) -> crate::error::Result<Variant<V>> {
-    if !(capacity.weighted && spec.preset == Preset::Libcachesim && spec.params.is_empty()) {
-        return Ok(Err(visitor));
+    fn wanted(spec: &PolicySpec, capacity: &Capacity) -> crate::error::Result<bool> {
+        Ok(capacity.weighted && spec.preset == Preset::Libcachesim && spec.params.is_empty())
     }
-    Ok(Ok(
-        visitor.visit(LibcachesimLirs::new(capacity.units, universe))
-    ))
+
+    fn make(
+        _spec: &PolicySpec,
+        capacity: &Capacity,
+        universe: usize,
+    ) -> crate::error::Result<Self> {
+        Ok(LibcachesimLirs::new(capacity.units, universe))
+    }
 }
 
 const LIR: u8 = 1;
@@ -310,7 +308,7 @@ impl LibcachesimLirs {
 
 impl Policy for LibcachesimLirs {
     fn name(&self) -> &'static str {
-        OF.name
+        <LibcachesimLirs as Variant>::OF.name
     }
 
     fn on_hit(&mut self, b: Block, _cx: &Access) {

@@ -46,32 +46,24 @@ use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::compat::Variant;
 use crate::policy::lru::last_unpinned;
-use crate::policy::registry::{PolicyInfo, PolicySpec, PolicyVisitor};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::structures::list::Lists;
 use crate::policy::{
     Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
 };
 
-/// The policy this module is a variant of.
-pub const OF: &PolicyInfo = &crate::policy::wtinylfu::INFO;
+/// libCacheSim's design (its SLRU main, counting Bloom filter and eviction loop), when `variant`
+/// asks for it, as the libcachesim preset does.
+impl Variant for LibcachesimWTinyLfu {
+    const OF: &'static PolicyInfo = &crate::policy::wtinylfu::INFO;
 
-/// Builds libCacheSim's design (its SLRU main, counting Bloom filter and eviction loop) when `variant`
-/// asks for it, as the libcachesim preset does;
-/// otherwise hands `visitor` back for the paper's policy.
-pub fn build<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: &Capacity,
-    universe: usize,
-    visitor: V,
-) -> crate::error::Result<Variant<V>> {
-    if spec.choice("variant", &["paper", "libcachesim"])? != "libcachesim" {
-        return Ok(Err(visitor));
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> crate::error::Result<bool> {
+        Ok(spec.choice("variant", &["paper", "libcachesim"])? == "libcachesim")
     }
-    Ok(Ok(visitor.visit(LibcachesimWTinyLfu::from_spec(
-        spec,
-        capacity.entries,
-        universe,
-    )?)))
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> crate::error::Result<Self> {
+        LibcachesimWTinyLfu::from_spec(spec, capacity.entries, universe)
+    }
 }
 
 const WINDOW: usize = 0;
@@ -260,7 +252,7 @@ impl LibcachesimWTinyLfu {
 
 impl Policy for LibcachesimWTinyLfu {
     fn name(&self) -> &'static str {
-        OF.name
+        <LibcachesimWTinyLfu as Variant>::OF.name
     }
 
     #[inline]
