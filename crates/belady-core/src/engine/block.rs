@@ -3,7 +3,7 @@
 //! the trace's length.
 //!
 //! [`crate::trace::ingest`] turns a trace into a stream of dense ids (straight from a native file, else
-//! through a spool); [`run_block_grid`] resolves the grid's cells and hands the stream to the
+//! through a spool); `run_block_grid` resolves the grid's cells and hands the stream to the
 //! one grid runner (`engine::grid`), which feeds each chunk to every run of a group through the
 //! one loop ([`crate::engine::run_loop`]). OPT needs each reference's next use, which streaming
 //! cannot know; grids with OPT load the trace whole and run through the same runner from
@@ -51,7 +51,9 @@ pub struct GridOutput {
 
 /// Simulates every policy at every size over a block trace, streaming it once; results come
 /// policy-major in the order given, equal to [`crate::engine::run_grid`] over the loaded trace.
-pub fn run_block_grid(
+/// (Tests; runs go through [`run_block_grid_with`].)
+#[cfg(test)]
+pub(crate) fn run_block_grid(
     source: &BlockSource,
     specs: &[PolicySpec],
     sizes: &[CacheSize],
@@ -59,7 +61,9 @@ pub fn run_block_grid(
     run_block_grid_with(source, specs, sizes, &LevelSetup::default())
 }
 
-/// [`run_block_grid`] with a cache model and an admission filter.
+/// Simulates every policy at every size over a block trace under a cache model and an admission
+/// filter, streaming it once; results come policy-major in the order given, equal to
+/// [`crate::engine::run_grid`] over the loaded trace.
 pub fn run_block_grid_with(
     source: &BlockSource,
     specs: &[PolicySpec],

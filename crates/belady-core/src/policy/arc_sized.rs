@@ -22,7 +22,7 @@
 use super::arc::Delta;
 use super::registry::PolicySpec;
 use super::structures::weighted_lists::WeightedLists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 
@@ -126,7 +126,7 @@ impl ArcSizedPolicy {
 
 impl Policy for ArcSizedPolicy {
     fn name(&self) -> &'static str {
-        "arc"
+        super::arc::INFO.name
     }
 
     fn on_hit(&mut self, b: Block, _cx: &Access) {
@@ -184,21 +184,33 @@ impl Policy for ArcSizedPolicy {
         }
     }
 
-    fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
-        self.look_up(b, cx);
-    }
-
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.lists.len(T1) + self.lists.len(T2)
     }
+}
 
+impl SizeHooks for ArcSizedPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for ArcSizedPolicy {
+    fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
+        self.look_up(b, cx);
+    }
+}
+
+impl OracleHooks for ArcSizedPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for ArcSizedPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(T1).chain(self.lists.iter(T2)), frames)?;
+        crate::policy::check_same_residents(
+            self.lists.iter(T1).chain(self.lists.iter(T2)),
+            frames,
+        )?;
         if self.lists.units(T1) + self.lists.units(T2) != frames.used() {
             return Err("T1 + T2 differ from the frame table's use".into());
         }
@@ -221,6 +233,7 @@ mod tests {
     use crate::cache::level::{CacheLevel, NO_ORACLE};
     use crate::policy::arc::ArcPolicy;
     use crate::policy::registry::{parse_policies, Preset};
+    use crate::policy::Checked;
 
     #[test]
     fn with_unit_sizes_it_is_the_papers_arc() {

@@ -1,15 +1,47 @@
 //! Every built-in policy's name and parameters: parsing a policy list, presets and overrides into
 //! [`PolicySpec`]s. [`crate::cache::builder::build`] (`cache/builder.rs`) turns a spec into the policy.
 //!
-//! Adding a policy: its file under `policy/`, an entry in [`POLICIES`] (`policy/catalog.rs`), and
-//! an arm in [`crate::cache::builder::build`] (`cache/builder.rs`).
-//! The conformance suite, the CLI and the Python bindings pick it up from here.
+//! Adding a policy: its file under `policy/`, which declares its catalogue entry (`pub const
+//! INFO: PolicyInfo`, whose `name` its `Policy::name` returns) and its builder (`pub fn build`,
+//! the count-based and any size-aware form), its `mod` line and its line in the
+//! [`register!`](crate::policy::registry) list in `policy/mod.rs`. A reference simulator's
+//! variant of it is its file under `compat/` (an `impl compat::Variant`) plus its line in
+//! `compat/mod.rs`'s list. The conformance suite, the builder, `belady policies` (and so
+//! docs/policies.md), the CLI and the Python bindings pick it up from those lists.
 
 use super::Policy;
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
-pub use super::catalog::{ParamInfo, PolicyInfo, POLICIES};
+pub use super::catalog::{ParamInfo, PolicyInfo};
+pub use super::POLICIES;
+
+/// Declares the built-in policies from their modules, in the order `belady policies` lists them:
+/// [`POLICIES`] (each module's `INFO`) and `build_paper`, which hands a spec to its module's
+/// `build` (each arm a concrete type, so the simulation loop is compiled once per policy).
+macro_rules! register {
+    ($($module:ident),* $(,)?) => {
+        /// Every built-in policy's catalogue entry.
+        pub static POLICIES: &[registry::PolicyInfo] = &[$($module::INFO),*];
+
+        /// Builds the paper's policy (or its size-aware form) that `spec` names, through its
+        /// module's `build`; [`crate::cache::builder`] tries `compat/`'s variants first.
+        pub(crate) fn build_paper<V: registry::PolicyVisitor>(
+            spec: &registry::PolicySpec,
+            capacity: &crate::cache::cache_model::Capacity,
+            universe: usize,
+            visitor: V,
+        ) -> crate::error::Result<V::Output> {
+            $(
+                if spec.info.name == $module::INFO.name {
+                    return $module::build(spec, capacity, universe, visitor);
+                }
+            )*
+            unreachable!("policy {} is not registered", spec.info.name)
+        }
+    };
+}
+pub(crate) use register;
 
 /// Named sets of parameter defaults.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -318,6 +350,30 @@ mod tests {
             "0.01",
             "unlisted keys keep the paper's value"
         );
+    }
+
+    #[test]
+    fn every_policy_file_with_a_catalogue_entry_is_registered() {
+        // A policy's file declares its entry (`pub const INFO`); a file left out of the list in
+        // policy/mod.rs would compile but be unreachable.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/policy");
+        let mut found = 0;
+        let files = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path());
+        for path in files.chain([dir.join("clock_pro/mod.rs")]) {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let entry = concat!("\n", "pub const INFO: PolicyInfo = PolicyInfo {");
+            let Some(at) = text.find(entry) else {
+                continue;
+            };
+            let name = text[at..].split('"').nth(1).unwrap();
+            assert!(
+                POLICIES.iter().any(|p| p.name == name),
+                "{} declares policy {name}, which policy/mod.rs does not register",
+                path.display()
+            );
+            found += 1;
+        }
+        assert_eq!(found, POLICIES.len());
     }
 
     #[test]

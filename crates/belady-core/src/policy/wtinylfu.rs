@@ -39,12 +39,47 @@
 //! pinned, main's victim is evicted; when main's victim is pinned, the next unpinned block towards
 //! its MRU end (then protected's, then the window's) is taken.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "wtinylfu",
+    aliases: &["w-tinylfu"],
+    about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging",
+    params: &[
+        ParamInfo {
+            name: "window",
+            default: "0.01",
+            study: None,
+            accusim: None,
+            about: "share of the cache for the window LRU (at least one block; libcachesim: floor of the share, nothing cached when 0)",
+        },
+        ParamInfo {
+            name: "variant",
+            default: "paper",
+            study: None,
+            accusim: None,
+            about: "paper (Caffeine's design), or libcachesim: libCacheSim's WTinyLFU.c as libcachesim 0.3.5 runs it (SLRU main 1:4, counting Bloom filter halved after 32x main's size in main hits, eviction loop), exact with dense ids",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const WINDOW: usize = 0;
 const PROBATION: usize = 1;
@@ -208,7 +243,7 @@ impl WTinyLfuPolicy {
 
 impl Policy for WTinyLfuPolicy {
     fn name(&self) -> &'static str {
-        "wtinylfu"
+        INFO.name
     }
 
     #[inline]
@@ -259,13 +294,6 @@ impl Policy for WTinyLfuPolicy {
         }
     }
 
-    fn forget_victim(&mut self) {
-        if let Some(c) = self.admitted.take() {
-            self.lists.remove(c);
-            self.lists.push_back(WINDOW, c);
-        }
-    }
-
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
         self.admitted = None;
         self.lists.remove(b);
@@ -284,17 +312,33 @@ impl Policy for WTinyLfuPolicy {
         }
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its window, probation and protected budgets count entries; Caffeine's weighted budgets are not modelled")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(WINDOW) + self.lists.len(PROBATION) + self.lists.len(PROTECTED)
     }
+}
 
+impl SizeHooks for WTinyLfuPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its window, probation and protected budgets count entries; Caffeine's weighted budgets are not modelled")
+    }
+}
+
+impl PrefetchHooks for WTinyLfuPolicy {
+    fn forget_victim(&mut self) {
+        if let Some(c) = self.admitted.take() {
+            self.lists.remove(c);
+            self.lists.push_back(WINDOW, c);
+        }
+    }
+}
+
+impl OracleHooks for WTinyLfuPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for WTinyLfuPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(
+        crate::policy::check_same_residents(
             self.lists
                 .iter(WINDOW)
                 .chain(self.lists.iter(PROBATION))
@@ -331,6 +375,7 @@ impl Policy for WTinyLfuPolicy {
 mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     #[test]

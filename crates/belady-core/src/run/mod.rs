@@ -1,6 +1,7 @@
 //! The one run entry: [`run`] performs a [`RunConfig`]. This module is the only place that
 //! decides which engine runs what (the streaming block grid, the file engine, hierarchies on
-//! the file engine, ClusterFetch's shaped runs) and what `compat` implies;
+//! the file engine, ClusterFetch's shaped runs); what `compat` implies for the policies'
+//! parameters is [`RunConfig::policy_preset`]'s (`config.rs`);
 //! `belady sim`, `belady.simulate`/`belady.run`, sweep cells, the Dask worker, `demo`,
 //! `calibrate` and the ClusterFetch demo all come here with a [`RunConfig`].
 
