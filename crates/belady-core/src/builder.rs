@@ -9,6 +9,7 @@ use crate::compat::accusim::{
     arc::AccusimArc, lirs::AccusimLirs, lrfu::AccusimLrfu, lruk::AccusimLruK, mq::AccusimMq,
     opt::AccusimOpt,
 };
+use crate::compat::bitfaster::climber::BitfasterClimber;
 use crate::compat::libcachesim::lirs::LibcachesimLirs;
 use crate::compat::libcachesim::wtinylfu::LibcachesimWTinyLfu;
 use crate::error::{Error, Result};
@@ -35,8 +36,13 @@ use crate::policy::twoq::TwoQPolicy;
 use crate::policy::twoq_sized::TwoQSizedPolicy;
 use crate::policy::Policy;
 use crate::policy::{
-    lfu::LfuPolicy, lfuda::LfudaPolicy, s3fifo::S3FifoPolicy, sieve::SievePolicy, slru::SlruPolicy,
-    wtinylfu::WTinyLfuPolicy,
+    lfu::LfuPolicy,
+    lfuda::LfudaPolicy,
+    s3fifo::S3FifoPolicy,
+    sieve::SievePolicy,
+    slru::SlruPolicy,
+    wtinylfu::{Climber, WTinyLfuPolicy, WindowShare},
+    wtinylfu_climber::{AdaptiveWTinyLfu, HillClimber},
 };
 
 /// Builds the policy `spec` names for `capacity` blocks over ids `0..universe`.
@@ -104,6 +110,21 @@ pub fn build<V: PolicyVisitor>(
         // the variant asks for it, as the libcachesim preset does; Caffeine's otherwise.
         "wtinylfu" if spec.choice("variant", &["paper", "libcachesim"])? == "libcachesim" => {
             visitor.visit(LibcachesimWTinyLfu::from_spec(spec, capacity, universe)?)
+        }
+        // A hill climber resizing the window (`window=adaptive`): Caffeine's, or the model of
+        // BitFaster.Caching's whose OLTP figures are published.
+        "wtinylfu" if WindowShare::from_spec(spec)? == WindowShare::Adaptive(Climber::Caffeine) => {
+            visitor.visit(AdaptiveWTinyLfu::new(
+                capacity,
+                universe,
+                HillClimber::new(capacity),
+            ))
+        }
+        "wtinylfu"
+            if WindowShare::from_spec(spec)? == WindowShare::Adaptive(Climber::Bitfaster) =>
+        {
+            let climber = BitfasterClimber::new(capacity);
+            visitor.visit(AdaptiveWTinyLfu::new(capacity, universe, climber))
         }
         "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
         "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
@@ -232,6 +253,67 @@ mod tests {
             let e = check_weighs(spec).unwrap_err().to_string();
             assert!(
                 e.contains(name) && e.contains("cannot weigh") && !e.contains('\n'),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_adaptive_window_builds_its_climber_and_refuses_what_it_cannot_run() {
+        let spec = |params: &[&str], preset| {
+            let params: Vec<String> = params.iter().map(|p| format!("wtinylfu.{p}")).collect();
+            parse_policies("wtinylfu", &params, preset)
+                .unwrap()
+                .remove(0)
+        };
+        let made = |s: &PolicySpec| build(s, 100, 100, TypeName);
+        let caffeine = made(&spec(&["window=adaptive"], Preset::Paper)).unwrap();
+        assert!(
+            caffeine
+                .ends_with("AdaptiveWTinyLfu<belady_core::policy::wtinylfu_climber::HillClimber>"),
+            "{caffeine}"
+        );
+        let bitfaster = made(&spec(
+            &["window=adaptive", "climber=bitfaster"],
+            Preset::Paper,
+        ));
+        assert!(bitfaster.unwrap().contains("BitfasterClimber"));
+        assert!(made(&spec(&[], Preset::Paper))
+            .unwrap()
+            .ends_with("WTinyLfuPolicy"));
+        // Each refusal is one line naming the setting.
+        for (params, preset, needle) in [
+            (&["window=adaptiv"][..], Preset::Paper, "or adaptive"),
+            (
+                &["window=adaptive", "variant=libcachesim"],
+                Preset::Paper,
+                "no hill climber",
+            ),
+            (&["window=adaptive"], Preset::Libcachesim, "no hill climber"),
+            (
+                &["climber=bitfaster"],
+                Preset::Paper,
+                "set wtinylfu.window=adaptive",
+            ),
+            (
+                &["window=adaptive", "climber=simple"],
+                Preset::Paper,
+                "caffeine, bitfaster",
+            ),
+        ] {
+            let e = made(&spec(params, preset)).unwrap_err().to_string();
+            assert!(e.contains(needle) && !e.contains('\n'), "{params:?}: {e}");
+        }
+        // Byte capacities: refused, as the fixed window is.
+        for params in [
+            &["window=adaptive"][..],
+            &["window=adaptive", "climber=bitfaster"],
+        ] {
+            let e = check_weighs(&spec(params, Preset::Paper))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("wtinylfu(") && e.contains("cannot weigh") && !e.contains('\n'),
                 "{e}"
             );
         }

@@ -3,4 +3,5 @@
 //! where and how a reference simulator behaves differently.
 
 pub mod accusim;
+pub mod bitfaster;
 pub mod libcachesim;

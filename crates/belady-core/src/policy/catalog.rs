@@ -593,14 +593,21 @@ pub static POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "wtinylfu",
         aliases: &["w-tinylfu"],
-        about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging",
+        about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging; window=adaptive: a hill climber resizes the window",
         params: &[
             ParamInfo {
                 name: "window",
                 default: "0.01",
                 study: None,
                 accusim: None,
-                about: "share of the cache for the window LRU (at least one block; libcachesim: floor of the share, nothing cached when 0)",
+                about: "share of the cache for the window LRU (at least one block; libcachesim: floor of the share, nothing cached when 0), or adaptive: a hill climber resizes it from 1 % (paper variant only)",
+            },
+            ParamInfo {
+                name: "climber",
+                default: "caffeine",
+                study: None,
+                accusim: None,
+                about: "the hill climber of window=adaptive: caffeine (BoundedLocalCache.climb: 10c-request samples, step 6.25 % of c decaying by 0.98, restart at a 5-point change) or bitfaster (BitFaster.Caching's replication, whose OLTP figures are published; compat/bitfaster/)",
             },
             ParamInfo {
                 name: "variant",

@@ -57,6 +57,7 @@ pub mod sieve;
 pub mod slru;
 pub mod slru_sized;
 pub mod wtinylfu;
+pub mod wtinylfu_climber;
 
 // Learned and sampled policies (Hyperbolic, LeCaR, Cacheus).
 pub mod cacheus;

@@ -45,6 +45,7 @@ use twox_hash::XxHash64;
 use crate::frames::Frames;
 use crate::policy::list::Lists;
 use crate::policy::lru::last_unpinned;
+use crate::policy::wtinylfu::WindowShare;
 use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
 
 const WINDOW: usize = 0;
@@ -161,14 +162,19 @@ impl LibcachesimWTinyLfu {
         }
     }
 
-    /// Reads `window` from `spec`.
+    /// Reads `window` from `spec`; refuses `adaptive`: libCacheSim's window is fixed.
     pub fn from_spec(
         spec: &crate::policy::registry::PolicySpec,
         capacity: usize,
         universe: usize,
     ) -> crate::error::Result<Self> {
-        let window = spec.f64("window", 0.0, 1.0)?;
-        Ok(Self::new(capacity, window, universe))
+        match WindowShare::from_spec(spec)? {
+            WindowShare::Fixed(window) => Ok(Self::new(capacity, window, universe)),
+            WindowShare::Adaptive(_) => Err(spec.invalid(
+                "window",
+                "libCacheSim's WTinyLFU.c has no hill climber (variant=libcachesim, which --preset libcachesim sets); the adaptive window is Caffeine's: set wtinylfu.variant=paper",
+            )),
+        }
     }
 
     /// The window's nominal size.
