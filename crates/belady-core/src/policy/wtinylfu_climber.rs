@@ -392,14 +392,23 @@ mod tests {
         level
     }
 
+    /// Caffeine's `increaseWindow` by `n` blocks on `level`'s policy.
+    fn grow(level: &mut CacheLevel<AdaptiveWTinyLfu<HillClimber>>, n: usize) {
+        let p = &mut level.policy;
+        p.climber.increase_window(n, &mut p.inner);
+    }
+
+    /// Caffeine's `decreaseWindow` by `n` blocks on `level`'s policy.
+    fn shrink(level: &mut CacheLevel<AdaptiveWTinyLfu<HillClimber>>, n: usize) {
+        let p = &mut level.policy;
+        p.climber.decrease_window(n, &mut p.inner);
+    }
+
     #[test]
     fn growing_takes_mains_lru_blocks_into_the_window() {
         // 100 blocks: window 1 (block 99), protected 79, probation 0..=98 (98 at its MRU end).
         let mut level = full(100);
-        {
-            let p = &mut level.policy;
-            p.climber.increase_window(3, &mut p.inner);
-        }
+        grow(&mut level, 3);
         assert_eq!(level.policy.window_cap(), 4);
         assert_eq!(level.policy.inner.protected_cap(), 76);
         let dump = level.policy.dump();
@@ -412,10 +421,7 @@ mod tests {
         assert_eq!(level.policy.climber.adjustment(), 0);
         level.check().unwrap();
         // Shrinking moves the window's LRU blocks to probation's MRU end, down to one block.
-        {
-            let p = &mut level.policy;
-            p.climber.decrease_window(10, &mut p.inner);
-        }
+        shrink(&mut level, 10);
         assert_eq!(level.policy.window_cap(), 1);
         assert_eq!(level.policy.inner.protected_cap(), 79);
         let dump = level.policy.dump();
@@ -423,10 +429,7 @@ mod tests {
         assert_eq!(&dump[1].1[..3], &[1, 0, 99]);
         level.check().unwrap();
         // At one block it holds.
-        {
-            let p = &mut level.policy;
-            p.climber.decrease_window(5, &mut p.inner);
-        }
+        shrink(&mut level, 5);
         assert_eq!(level.policy.window_cap(), 1);
     }
 
@@ -439,19 +442,13 @@ mod tests {
             level.access(b, NEVER);
         }
         assert_eq!(level.policy.dump()[2].1.len(), 15);
-        {
-            let p = &mut level.policy;
-            p.climber.increase_window(40, &mut p.inner);
-        }
+        grow(&mut level, 40);
         assert_eq!(level.policy.inner.protected_cap(), 0);
         assert_eq!(level.policy.window_cap(), 16);
         assert_eq!(level.policy.dump()[2].1.len(), 0);
         level.check().unwrap();
         // Protected's size is 0: nothing more to take.
-        {
-            let p = &mut level.policy;
-            p.climber.increase_window(1, &mut p.inner);
-        }
+        grow(&mut level, 1);
         assert_eq!(level.policy.window_cap(), 16);
     }
 
