@@ -118,6 +118,67 @@ mod tests {
     use crate::policy::registry::{parse_policies, Preset};
 
     #[test]
+    fn an_adaptive_window_builds_its_climber_and_refuses_what_it_cannot_run() {
+        let spec = |params: &[&str], preset| {
+            let params: Vec<String> = params.iter().map(|p| format!("wtinylfu.{p}")).collect();
+            parse_policies("wtinylfu", &params, preset)
+                .unwrap()
+                .remove(0)
+        };
+        let made = |s: &PolicySpec| build(s, 100, 100, TypeName);
+        let caffeine = made(&spec(&["window=adaptive"], Preset::Paper)).unwrap();
+        assert!(
+            caffeine
+                .ends_with("AdaptiveWTinyLfu<belady_core::policy::wtinylfu_climber::HillClimber>"),
+            "{caffeine}"
+        );
+        let bitfaster = made(&spec(
+            &["window=adaptive", "climber=bitfaster"],
+            Preset::Paper,
+        ));
+        assert!(bitfaster.unwrap().contains("BitfasterClimber"));
+        assert!(made(&spec(&[], Preset::Paper))
+            .unwrap()
+            .ends_with("WTinyLfuPolicy"));
+        // Each refusal is one line naming the setting.
+        for (params, preset, needle) in [
+            (&["window=adaptiv"][..], Preset::Paper, "or adaptive"),
+            (
+                &["window=adaptive", "variant=libcachesim"],
+                Preset::Paper,
+                "no hill climber",
+            ),
+            (&["window=adaptive"], Preset::Libcachesim, "no hill climber"),
+            (
+                &["climber=bitfaster"],
+                Preset::Paper,
+                "set wtinylfu.window=adaptive",
+            ),
+            (
+                &["window=adaptive", "climber=simple"],
+                Preset::Paper,
+                "caffeine, bitfaster",
+            ),
+        ] {
+            let e = made(&spec(params, preset)).unwrap_err().to_string();
+            assert!(e.contains(needle) && !e.contains('\n'), "{params:?}: {e}");
+        }
+        // Byte capacities: refused, as the fixed window is.
+        for params in [
+            &["window=adaptive"][..],
+            &["window=adaptive", "climber=bitfaster"],
+        ] {
+            let e = check_weighs(&spec(params, Preset::Paper))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("wtinylfu(") && e.contains("cannot weigh") && !e.contains('\n'),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
     fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
         for name in [
             "lru",

@@ -250,8 +250,9 @@ impl<P: Policy> CacheLevel<P> {
     }
 
     /// Whether the admission filter lets missed `b` (of `size` units: blocks, or an object's
-    /// bytes) in; without a filter, always.
-    #[inline]
+    /// bytes) in; without a filter, always. Always inlined: on every miss it is one test of
+    /// `admission`, which the compiler otherwise left behind a call for some policies' loops.
+    #[inline(always)]
     fn admits(&mut self, b: Block, cx: &Access, size: u64) -> bool {
         let needs_victim = match &mut self.admission {
             None => return true,

@@ -3,6 +3,7 @@
 //! where and how a reference simulator behaves differently.
 
 pub mod accusim;
+pub mod bitfaster;
 pub mod libcachesim;
 
 use crate::cache::cache_model::Capacity;
@@ -54,6 +55,7 @@ variants! {
     libcachesim::lirs::LibcachesimLirs,
     crate::policy::slru_sized::SlruSizedPolicy,
     libcachesim::wtinylfu::LibcachesimWTinyLfu,
+    crate::policy::wtinylfu_climber::AdaptiveWTinyLfu<bitfaster::climber::BitfasterClimber>,
     accusim::opt::AccusimOpt,
     accusim::lrfu::AccusimLrfu,
     accusim::arc::AccusimArc,

@@ -53,6 +53,7 @@ pub mod structures;
 pub mod twoq;
 pub mod twoq_sized;
 pub mod wtinylfu;
+pub mod wtinylfu_climber;
 
 // The built-in policies, one line each: a policy's module declares its catalogue entry (`INFO`)
 // and its builder (`build`); this list makes `POLICIES` and the builder's dispatch from them.

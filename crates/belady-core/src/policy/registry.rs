@@ -175,7 +175,8 @@ impl PolicySpec {
         }
     }
 
-    fn invalid(&self, key: &str, expected: &str) -> Error {
+    /// The error for the value of `key`: the value as given, then what is expected instead.
+    pub(crate) fn invalid(&self, key: &str, expected: &str) -> Error {
         Error::config(
             "params",
             format!("{}.{key}={}", self.info.name, self.raw(key)),
@@ -199,6 +200,19 @@ impl PolicySpec {
             .ok()
             .filter(|v| *v >= min && *v <= max)
             .ok_or_else(|| self.invalid(key, &format!("expected a number from {min} to {max}")))
+    }
+
+    /// Parameter `key` as a real number within `[min, max]` (`Some`), or the word `word` (`None`).
+    pub fn f64_or(&self, key: &str, min: f64, max: f64, word: &str) -> Result<Option<f64>> {
+        if self.raw(key) == word {
+            return Ok(None);
+        }
+        self.f64(key, min, max).map(Some).map_err(|_| {
+            self.invalid(
+                key,
+                &format!("expected a number from {min} to {max}, or {word}"),
+            )
+        })
     }
 
     /// Parameter `key` as a whole number within `[min, max]`.

@@ -65,6 +65,7 @@ impl Variant for LibcachesimWTinyLfu {
         LibcachesimWTinyLfu::from_spec(spec, capacity.entries, universe)
     }
 }
+use crate::policy::wtinylfu::WindowShare;
 
 const WINDOW: usize = 0;
 const PROBATION: usize = 1;
@@ -180,14 +181,19 @@ impl LibcachesimWTinyLfu {
         }
     }
 
-    /// Reads `window` from `spec`.
+    /// Reads `window` from `spec`; refuses `adaptive`: libCacheSim's window is fixed.
     pub fn from_spec(
         spec: &crate::policy::registry::PolicySpec,
         capacity: usize,
         universe: usize,
     ) -> crate::error::Result<Self> {
-        let window = spec.f64("window", 0.0, 1.0)?;
-        Ok(Self::new(capacity, window, universe))
+        match WindowShare::from_spec(spec)? {
+            WindowShare::Fixed(window) => Ok(Self::new(capacity, window, universe)),
+            WindowShare::Adaptive(_) => Err(spec.invalid(
+                "window",
+                "libCacheSim's WTinyLFU.c has no hill climber (variant=libcachesim, which --preset libcachesim sets); the adaptive window is Caffeine's: set wtinylfu.variant=paper",
+            )),
+        }
     }
 
     /// The window's nominal size.
