@@ -52,10 +52,12 @@ def test_nonsense_is_refused_in_one_line(belady_bin, tmp_path):
     path = tmp_path / "t.oracleGeneral.bin"
     make_trace(path, 6, n_requests=2000, n_objects=200)
     base = ["--trace", path, "--format", "oracle-general", "--policy", "lru"]
+    # The option the user gave is named, with the model the trace defaults to and, in the
+    # command line's words, how to change it.
     msg = refused(belady_bin, *base, "-c", "1MiB", "--prefetch", "linux24")
-    assert "cache_model" in msg and "read-ahead" in msg
+    assert "invalid --prefetch" in msg and "read-ahead" in msg and "--cache-model blocks" in msg
     msg = refused(belady_bin, *base, "-c", "1MiB", "--disk", "nvme")
-    assert "cache_model" in msg
+    assert "invalid --disk" in msg and "--cache-model blocks" in msg
     msg = refused(belady_bin, "--trace", path, "--format", "oracle-general", "--policy", "car", "-c", "1MiB")
     assert "car" in msg and "cannot weigh" in msg
     msg = refused(belady_bin, "--trace", ZIPF, "--format", "lirs", "-p", "lru", "-c", "10", "--cache-model", "objects")

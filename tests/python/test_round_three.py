@@ -20,17 +20,20 @@ def test_ctrl_c_interrupts_a_long_simulate_sweep_and_mrc(belady_bin, tmp_path):
     (tmp_path / "e.toml").write_text(
         'policies = ["opt", "lirs", "arc", "lru", "car", "clock-pro"]\nsizes = ["1%", "5%", "20%"]\n'
         f'[[trace]]\npath = "{trace}"\n')
+    # Each call repeats (a sweep into a fresh store each time) so that the work outlasts the
+    # signal on a fast machine too: a single mrc once finished before the signal was sent.
     calls = {
         "simulate": f"belady.simulate({str(trace)!r}, ['opt', 'lirs', 'arc', 'car', 'clock-pro', 'lru'],"
                     " ['1%', '5%', '10%', '20%'], threads=1)",
-        "sweep": f"belady.sweep({str(tmp_path / 'e.toml')!r}, {str(tmp_path / 's.sqlite')!r}, threads=1)",
+        "sweep": f"belady.sweep({str(tmp_path / 'e.toml')!r}, {str(tmp_path)!r} + f'/s{{i}}.sqlite', threads=1)",
         "mrc": f"belady.mrc({str(trace)!r}, ['opt', 'lirs', 'arc'], '1%,5%,10%,20%', threads=1)",
     }
     for name, call in calls.items():
         code = ("import belady, sys\n"
                 "print('started', flush=True)\n"
                 "try:\n"
-                f"    {call}\n"
+                "    for i in range(1000):\n"
+                f"        {call}\n"
                 "    print('finished')\n"
                 "except KeyboardInterrupt:\n"
                 "    print('interrupted', flush=True)\n")

@@ -68,3 +68,79 @@ def test_run_options_given_with_a_config_file_are_refused(belady_bin, tmp_path):
     assert out.returncode != 0 and "--policy" in out.stderr and "give no run options" in out.stderr
     # Output and thread options are not run options.
     assert json.loads(cli(belady_bin, "--config", str(path), "--json", "--threads", "1"))[0]["policy"] == "lru"
+
+
+def test_defaults_come_from_the_core(belady_bin):
+    """One place writes every default: the CLI's flags, `belady.simulate`'s keywords and the
+    configuration all read it."""
+    import inspect
+
+    from belady import _belady
+
+    defaults = json.loads(_belady.defaults())
+    printed = json.loads(cli(belady_bin, "-t", str(DEMO), "-c", "10", "--print-config"))
+    for key, value in defaults.items():
+        if key not in ("trace", "cache_sizes"):
+            assert printed[key] == value, key
+    params = inspect.signature(belady.simulate).parameters
+    for key in ("block_size", "ops", "preset", "scheduler", "max_request", "admission", "seed", "cache_model"):
+        assert params[key].default == defaults[key], key
+    assert params["policies"].default == ",".join(defaults["policies"])
+    mrc = inspect.signature(belady.mrc).parameters
+    for key in ("block_size", "ops", "preset", "seed"):
+        assert mrc[key].default == defaults[key], key
+
+
+def test_an_older_call_and_config_keep_working(tmp_path):
+    """Calls and files written for earlier versions run as they did: every key keeps its name
+    and meaning, and spellings normalise (`TinyLFU`, `Objects`)."""
+    old = {
+        "trace": str(DEMO), "format": "lirs", "policies": ["LRU", "arc"], "cache_sizes": ["100", "5%"],
+        "admission": "TinyLFU", "cache_model": "Blocks", "preset": "Paper", "scheduler": "fcfs",
+        "max_request": "64KiB", "placement": "access", "link_mbps": 1000.0, "seed": 0,
+    }
+    frame = belady.run(old)
+    assert list(frame["policy"]) == ["lru", "lru", "arc", "arc"]
+    assert set(frame["admission"]) == {"tinylfu"}
+    same = belady.simulate(DEMO, ["lru", "arc"], [100, "5%"], format="lirs", admission="tinylfu")
+    assert frame.to_dict("records") == same.to_dict("records")
+
+
+def test_options_that_change_nothing_are_refused_by_keyword():
+    base = {"trace": str(DEMO), "format": "lirs", "cache_sizes": ["10"]}
+    for key, value, needs in [
+        ("think_us", 5.0, "levels"),
+        ("read_ahead_kb", 64, "prefetch"),
+        ("layout", "scattered", "disk"),
+        ("placement", "eviction", "levels"),
+    ]:
+        with pytest.raises(belady.ConfigError) as info:
+            belady.run({**base, key: value})
+        text = str(info.value)
+        assert text.startswith(f"invalid {key} ") and needs in text and "--" not in text, text
+    with pytest.raises(belady.ConfigError, match="invalid block_size '0'"):
+        belady.simulate(DEMO, "lru", 10, format="lirs", block_size=0)
+    with pytest.raises(belady.ConfigError, match="invalid block_size '0'"):
+        belady.mrc(DEMO, "lru", [10], format="lirs", block_size=0)
+
+
+def test_mrc_reads_sizes_as_simulate_does_on_an_object_trace(belady_bin, tmp_path):
+    path = tmp_path / "t.oracleGeneral.bin"
+    subprocess.run(
+        [str(belady_bin), "gen", "zipf", "--requests", "20000", "--blocks", "2000",
+         "--sizes", "lognormal:8KiB,1.5,4MiB", "--to", "oracle-general", "-o", str(path)],
+        check=True, capture_output=True,
+    )
+    sim = belady.simulate(path, ["lru", "arc"], ["1MiB", "5%"])
+    curves = belady.mrc(path, ["lru", "arc"], ["1MiB", "5%"])
+    # mrc orders each policy's sizes ascending, sim as given: compared by (policy, bytes).
+    by_size = {(r["policy"], r["cache_bytes"]): r for r in curves.to_dict("records")}
+    assert len(by_size) == len(sim) == 4
+    for r in sim.to_dict("records"):
+        m = by_size[(r["policy"], r["cache_bytes"])]
+        assert m["hits"] == r["hits"]
+        assert m["miss_ratio"] == pytest.approx(r["misses"] / r["requests"], abs=1e-12)
+    # The blocks model counts each object as one block, in both.
+    blocks = belady.mrc(path, "lru", ["1MiB", "5%"], cache_model="blocks")
+    sim_blocks = belady.simulate(path, "lru", ["1MiB", "5%"], cache_model="blocks")
+    assert sorted(blocks["hits"]) == sorted(sim_blocks["hits"])

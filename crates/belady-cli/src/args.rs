@@ -91,7 +91,7 @@ impl TraceArgs {
         Ok(BlockTrace::load(
             &self.trace,
             &format,
-            &self.how.read_options(),
+            &self.how.read_options()?,
             ops,
         )?)
     }

@@ -43,7 +43,7 @@ pub fn run(args: BoundsArgs) -> Result<()> {
     let (trace, source) = opt_bounds::load(
         &args.input.trace,
         &format,
-        &args.input.how.read_options(),
+        &args.input.how.read_options()?,
         OpFilter::from(args.ops),
     )?;
     let methods = Method::parse_list(&args.method, trace.requests())?;
@@ -127,7 +127,7 @@ pub fn sim_rows(config: &RunConfig, runs: &[RunResult]) -> Result<Vec<RunResult>
     let (trace, _) = opt_bounds::load(
         &config.trace,
         &config.trace_format()?,
-        &config.read_options(),
+        &belady_core::run::sections::read_options(config.block_size, config.max_request_bytes)?,
         OpFilter::parse(&config.ops)?,
     )?;
     let method = Method::parse_list("auto", trace.requests())?[0];

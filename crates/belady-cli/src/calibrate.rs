@@ -79,7 +79,6 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         read_ahead_kb: Some(args.read_ahead_kb.unwrap_or(128).max(4)),
         ..RunConfig::default()
     }
-    .normalized()?
     .file_config()?;
     crate::progress::start("calibrate", None, args.quiet);
     let (kb, observed, keep) = match &args.from {

@@ -82,7 +82,7 @@ fn recording(dir: &Path, stem: &str, run: u32) -> Result<PathBuf> {
 
 /// Performs `config` through the one run path (as `belady sim` would) and returns its one row.
 fn run_one(config: &RunConfig) -> Result<RunResult> {
-    let mut out = belady_core::run(&config.normalized()?)?;
+    let mut out = belady_core::run(config)?;
     match out.runs.len() {
         1 => Ok(out.runs.remove(0)),
         n => bail!("{}: expected one run, got {n}", config.trace.display()),

@@ -87,7 +87,7 @@ pub(crate) fn open_request_stream(
         });
     }
     Ok(OpenedStream {
-        stream: open_requests(path, format, &how.read_options())?,
+        stream: open_requests(path, format, &how.read_options()?)?,
         block_size: how.block_size,
         source: path.display().to_string(),
         object_sizes: format.has_object_sizes(),

@@ -37,6 +37,7 @@ use convert_cmd::{convert, ConvertArgs};
 pub(crate) use convert_cmd::{open_request_stream, open_stream, RefSink, Target};
 
 use anyhow::{Context, Result};
+use belady_core::run::config::defaults;
 use belady_core::trace::{detect_format, Format, OpFilter, ReadOptions, FORMAT_NAMES};
 use belady_core::{RunConfig, POLICIES};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -129,11 +130,11 @@ pub struct FormatArgs {
     #[arg(long)]
     no_header: bool,
     /// Bytes per block, for formats that address bytes or sectors.
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = defaults::BLOCK_SIZE)]
     block_size: u32,
     /// Largest request one trace line may make, in bytes (a bigger one is refused, naming the
     /// line): a request expands into one reference per block.
-    #[arg(long, default_value_t = belady_core::trace::DEFAULT_MAX_REQUEST_BYTES)]
+    #[arg(long, default_value_t = defaults::MAX_REQUEST_BYTES)]
     max_request_bytes: u64,
 }
 
@@ -153,12 +154,13 @@ impl FormatArgs {
         })
     }
 
-    /// The reader settings these options give.
-    pub fn read_options(&self) -> ReadOptions {
-        ReadOptions {
-            max_request_bytes: self.max_request_bytes,
-            ..ReadOptions::with_block_size(self.block_size)
-        }
+    /// The reader settings these options give, checked as a run's are (a block size of 0 is
+    /// refused here, for every command that reads a trace).
+    pub fn read_options(&self) -> Result<ReadOptions> {
+        Ok(belady_core::run::sections::read_options(
+            self.block_size,
+            self.max_request_bytes,
+        )?)
     }
 }
 
@@ -196,7 +198,7 @@ struct SimArgs {
     #[command(flatten)]
     input: TraceArgs,
     // Help built from the policy registry (lists.rs).
-    #[arg(long, short = 'p', default_value = "lru", help = lists::policy_help())]
+    #[arg(long, short = 'p', default_value = defaults::POLICY, help = lists::policy_help())]
     policy: String,
     /// Required unless --levels or --config: comma-separated cache sizes, as blocks (500), bytes
     /// (64MiB) or shares of the unique blocks (1%).
@@ -213,9 +215,10 @@ struct SimArgs {
     #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, conflicts_with = "cache_size")]
     levels: Vec<String>,
-    /// Placement at lower levels that do not name one: access, eviction, eviction:N (reload only
-    /// blocks requested N times), demote, exclusive; a comma-separated list runs each.
-    #[arg(long, default_value = "access", requires = "levels")]
+    /// With --levels: placement at lower levels that do not name one: access, eviction,
+    /// eviction:N (reload only blocks requested N times), demote, exclusive; a comma-separated
+    /// list runs each.
+    #[arg(long, default_value = defaults::PLACEMENT)]
     placement: String,
     /// Policy parameter, POLICY.KEY=VALUE (repeatable).
     #[arg(long = "param")]
@@ -223,20 +226,20 @@ struct SimArgs {
     /// Parameter defaults: `paper` (each policy's own paper), `study` (the prefetching study's
     /// Table 4), `accusim` (the study's simulator; implied by `--compat accusim`) or
     /// `libcachesim` (libCacheSim's variants).
-    #[arg(long, default_value = "paper")]
+    #[arg(long, default_value = defaults::PRESET)]
     preset: String,
     /// Cache model: blocks (a request covers the blocks it spans) or objects (each request is one
     /// object of its size); default objects for oracleGeneral and lcs, blocks otherwise.
     #[arg(long)]
     cache_model: Option<String>,
     /// Admission filter consulted on each miss: none, tinylfu, size:BYTES, prob:P.
-    #[arg(long, default_value = "none")]
+    #[arg(long, default_value = defaults::ADMISSION)]
     admission: String,
     // Help from the catalogue's list of seeded policies, so it cannot leave one out.
-    #[arg(long, default_value_t = 0, help = seed_help())]
+    #[arg(long, default_value_t = defaults::SEED, help = seed_help())]
     seed: u64,
     /// Which requests to simulate.
-    #[arg(long, value_enum, default_value = "read")]
+    #[arg(long, value_enum, default_value = defaults::OPS)]
     ops: Ops,
     /// Print a JSON array, one object per run.
     #[arg(long)]
@@ -254,7 +257,7 @@ struct SimArgs {
     #[arg(long = "compat-rule")]
     compat_rules: Vec<String>,
     /// Largest disk request for I/O clustering, in bytes (64KiB); `--compat accusim` uses 33 blocks.
-    #[arg(long, default_value = "64KiB")]
+    #[arg(long, default_value = defaults::MAX_REQUEST)]
     max_request: String,
     /// Largest read-ahead window in KiB, as Linux's read_ahead_kb (default: 32 blocks, 128 KiB
     /// with 4 KiB blocks); applies to every read-ahead engine.
@@ -263,8 +266,9 @@ struct SimArgs {
     // Help built from the names the disk-model error lists (lists.rs).
     #[arg(long, help = lists::disk_help())]
     disk: Option<String>,
-    /// How the device orders waiting requests: fcfs, clook (seek-aware elevator) or sstf.
-    #[arg(long, default_value = "fcfs")]
+    /// With --disk: how the device orders waiting requests: fcfs, clook (seek-aware elevator) or
+    /// sstf.
+    #[arg(long, default_value = defaults::SCHEDULER)]
     scheduler: String,
     #[command(flatten)]
     cf: clusterfetch::CfArgs,
@@ -273,16 +277,16 @@ struct SimArgs {
     #[arg(long)]
     log_requests: bool,
     /// With --levels and --disk: one-way latency between adjacent levels, microseconds.
-    #[arg(long, default_value_t = 10.0, requires = "levels")]
+    #[arg(long, default_value_t = defaults::LINK_LATENCY_US)]
     link_latency_us: f64,
     /// With --levels and --disk: bandwidth between adjacent levels, megabits per second.
-    #[arg(long, default_value_t = 1000.0, requires = "levels")]
+    #[arg(long, default_value_t = defaults::LINK_MBPS)]
     link_mbps: f64,
     /// With --levels and --disk: time between one reference's completion and the next, microseconds.
-    #[arg(long, default_value_t = 0.0, requires = "levels")]
+    #[arg(long, default_value_t = defaults::THINK_US)]
     think_us: f64,
     /// With --levels and --disk: most reloads waiting for idle disk time; more are dropped.
-    #[arg(long, default_value_t = 4096, requires = "levels")]
+    #[arg(long, default_value_t = defaults::RELOAD_QUEUE)]
     reload_queue: usize,
     /// Print the run's configuration as JSON (what --config reads) and exit without running.
     #[arg(long)]
@@ -417,6 +421,45 @@ fn config_file(path: &Path, matches: &clap::ArgMatches) -> Result<RunConfig> {
     Ok(RunConfig::load(path)?)
 }
 
+/// A core error about a configuration read from a file, said with the file and key.
+#[derive(Debug)]
+pub struct FromFile {
+    /// The error.
+    pub error: belady_core::Error,
+    /// The file as the user named it.
+    pub path: String,
+    /// Its text, to find a key's line.
+    pub text: Option<String>,
+}
+
+impl std::fmt::Display for FromFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let origin = belady_core::run::origin::Origin::File {
+            path: &self.path,
+            text: self.text.as_deref(),
+        };
+        f.write_str(&belady_core::run::origin::shown(&self.error, &origin))
+    }
+}
+
+impl std::error::Error for FromFile {}
+
+impl FromFile {
+    /// `error` as the user of the file at `path` reads it: configuration errors name the file,
+    /// the line and the key; any other error is left as it is.
+    pub fn wrap(error: belady_core::Error, path: &Path) -> anyhow::Error {
+        match error.innermost() {
+            belady_core::Error::Config { .. } => FromFile {
+                text: std::fs::read_to_string(path).ok(),
+                path: path.display().to_string(),
+                error,
+            }
+            .into(),
+            _ => error.into(),
+        }
+    }
+}
+
 fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
     if let Some(n) = args.threads {
         belady_core::threads::check_threads("--threads", n)?;
@@ -433,7 +476,12 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
     progress::start("sim", Some(&config.trace), args.quiet);
-    let mut out = pool.install(|| belady_core::run(&config))?;
+    let mut out = pool
+        .install(|| belady_core::run(&config))
+        .map_err(|e| match &args.config {
+            Some(path) => FromFile::wrap(e, path),
+            None => e.into(),
+        })?;
     if args.bounds {
         let rows = bounds_cmd::sim_rows(&config, &out.runs)?;
         out.runs.extend(rows);
@@ -450,7 +498,7 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
     if args.json {
         return emit(&format!("{}\n", out.rows_json(true)));
     }
-    let ops = OpFilter::parse(&config.ops)?;
+    let ops = out.ops;
     let objects = out.runs.iter().any(|r| r.cache_model == "objects");
     let head = format!(
         "trace {} ({} {}, {} references, {} unique {})\n",
@@ -653,17 +701,17 @@ fn main() {
             // The reader went away (`belady ... | head`): nothing left to report.
             std::process::exit(0);
         }
-        // The core names configuration keys (`max_request`); here they are flags. Messages quote
-        // input (a bad line, a file name): its control bytes must not reach the terminal raw,
-        // whichever layer built the message.
+        // The core names configuration keys (`max_request`); here they are flags, unless the
+        // command read them from a file (`FromFile`). Messages quote input (a bad line, a file
+        // name): its control bytes must not reach the terminal raw, whichever layer built the
+        // message.
         let chain: Vec<String> = e
             .chain()
             .map(|c| match c.downcast_ref::<belady_core::Error>() {
-                Some(belady_core::Error::Config { field, value, msg }) => format!(
-                    "invalid {} '{value}': {msg}",
-                    belady_core::run::config::flag_name(field)
-                ),
-                _ => c.to_string(),
+                Some(core) => {
+                    belady_core::run::origin::shown(core, &belady_core::run::origin::Origin::Flags)
+                }
+                None => c.to_string(),
             })
             .collect();
         let mut text = chain.join(": ");

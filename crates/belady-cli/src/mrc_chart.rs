@@ -18,7 +18,8 @@ type Curve = (String, Vec<(f64, f64)>);
 /// The curves of `mrc`, one per policy and method, in row order.
 fn curves(mrc: &Mrc) -> Vec<Curve> {
     let mut out: Vec<Curve> = Vec::new();
-    for r in &mrc.rows {
+    // A byte capacity has no place on the count axis: the table lists those rows.
+    for r in mrc.rows.iter().filter(|r| r.cache_bytes.is_none()) {
         let label = match r.method {
             Method::Exact => format!("{} (exact)", r.policy),
             Method::Sampled => format!("{} (sampled, R={})", r.policy, r.sample_rate),
@@ -350,7 +351,8 @@ pub fn page(
         rows.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             escape(&r.policy),
-            r.cache_blocks,
+            r.cache_bytes
+                .map_or_else(|| r.cache_blocks.to_string(), |b| format!("{b} bytes")),
             r.miss_ratio,
             r.hits,
             r.method.name(),
@@ -384,6 +386,7 @@ mod tests {
         MrcRow {
             policy: policy.into(),
             cache_blocks: c,
+            cache_bytes: None,
             miss_ratio: mr,
             hits: 0,
             requests: 10,

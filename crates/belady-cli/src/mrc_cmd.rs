@@ -2,8 +2,13 @@
 
 use crate::{emit, FormatArgs, Ops};
 use anyhow::{bail, Context, Result};
-use belady_core::analysis::mrc::{profile, profile_dense, Mrc, MrcOptions, MrcRow, Sizes};
-use belady_core::trace::ingest::ingest;
+use belady_core::analysis::mrc::{
+    profile, profile_dense, weighed_rows, Mrc, MrcOptions, MrcRow, Sizes,
+};
+use belady_core::cache::cache_model::CacheModel;
+use belady_core::engine::block::BlockSource;
+use belady_core::run::config::defaults;
+use belady_core::trace::ingest::{ingest, ingest_sized};
 use belady_core::{parse_policies, OpFilter, Preset};
 use clap::Args;
 use std::path::PathBuf;
@@ -22,7 +27,7 @@ pub struct MrcArgs {
     #[command(flatten)]
     how: FormatArgs,
     // Help built from the policy registry (lists.rs).
-    #[arg(long, short = 'p', default_value = "lru", help = format!(
+    #[arg(long, short = 'p', default_value = defaults::POLICY, help = format!(
         "{}. Without --sample-rate, LRU's curve is exact (stack algorithm) and other policies are \
          simulated in full at every size", crate::lists::policy_help()
     ))]
@@ -30,19 +35,32 @@ pub struct MrcArgs {
     /// Policy parameter, POLICY.KEY=VALUE (repeatable).
     #[arg(long = "param")]
     params: Vec<String>,
-    /// Parameter defaults: `paper`, `study` or `accusim`.
-    #[arg(long, default_value = "paper")]
+    /// Parameter defaults: `paper`, `study`, `accusim` or `libcachesim`.
+    #[arg(long, default_value = defaults::PRESET)]
     preset: String,
-    /// Cache sizes: `auto` (about 100 log-spaced sizes up to the unique blocks, plus LRU's
-    /// knees) or a comma-separated list of blocks (500), bytes (64MiB) or shares (1%).
-    #[arg(long, short = 'c', default_value = "auto")]
+    /// Cache sizes, read as `sim -c` reads them under the same cache model: `auto` (about 100
+    /// log-spaced counts up to the unique blocks or objects, plus LRU's knees) or a
+    /// comma-separated list of counts (500), bytes (64MiB) or shares (1%: of the unique blocks,
+    /// or of the byte footprint in the objects model). A byte size or share in the objects
+    /// model is simulated in full.
+    #[arg(
+        long = "cache-size",
+        visible_alias = "sizes",
+        short = 'c',
+        default_value = "auto",
+        allow_hyphen_values = true
+    )]
     sizes: String,
+    /// Cache model, as `sim --cache-model`: blocks or objects; default objects for oracleGeneral
+    /// and lcs, blocks otherwise.
+    #[arg(long)]
+    cache_model: Option<String>,
     /// Simulate every policy (LRU included) on this hash-chosen share of the blocks with the
     /// cache scaled by it (SHARDS sampling, miniature simulation), e.g. 0.01.
     #[arg(long)]
     sample_rate: Option<f64>,
     /// Chooses which blocks are sampled (the same seed samples the same blocks).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = defaults::SEED)]
     seed: u64,
     /// Report plain sampled miss ratios, without the SHARDS-adj correction for the sampled
     /// share of references.
@@ -54,7 +72,7 @@ pub struct MrcArgs {
     #[arg(long, default_value_t = 1.0)]
     control_rate: f64,
     /// Which requests to count.
-    #[arg(long, value_enum, default_value = "read")]
+    #[arg(long, value_enum, default_value = defaults::OPS)]
     ops: Ops,
     /// Print JSON (an array of rows) instead of CSV (with --html: print the rows, as JSON, besides
     /// writing the page).
@@ -76,13 +94,22 @@ pub struct MrcArgs {
     threads: Option<usize>,
 }
 
-/// The rows as CSV with a header.
+/// The rows as CSV with a header; a `cache_bytes` column when some row has a byte capacity.
 pub fn csv(rows: &[MrcRow]) -> String {
-    let mut out = String::from("policy,cache_blocks,miss_ratio,hits,requests,method,sample_rate\n");
+    let bytes = rows.iter().any(|r| r.cache_bytes.is_some());
+    let mut out = String::from(match bytes {
+        true => "policy,cache_blocks,cache_bytes,miss_ratio,hits,requests,method,sample_rate\n",
+        false => "policy,cache_blocks,miss_ratio,hits,requests,method,sample_rate\n",
+    });
     for r in rows {
+        let cache_bytes = match (bytes, r.cache_bytes) {
+            (false, _) => String::new(),
+            (true, Some(b)) => format!("{b},"),
+            (true, None) => ",".to_string(),
+        };
         // Policy labels may hold commas (`lirs(hir=0.01,...)`): quote them.
         out.push_str(&format!(
-            "\"{}\",{},{:.6},{},{},{},{}\n",
+            "\"{}\",{},{cache_bytes}{:.6},{},{},{},{}\n",
             r.policy.replace('"', "\"\""),
             r.cache_blocks,
             r.miss_ratio,
@@ -122,6 +149,12 @@ pub fn run(args: MrcArgs) -> Result<()> {
         highlight.push(canonical);
     }
     let sizes = Sizes::parse(&args.sizes)?;
+    let model = args
+        .cache_model
+        .as_deref()
+        .map(CacheModel::parse)
+        .transpose()?;
+    let read = args.how.read_options()?;
     let opts = MrcOptions {
         sample_rate: args.sample_rate,
         seed: args.seed,
@@ -144,6 +177,15 @@ pub fn run(args: MrcArgs) -> Result<()> {
     }
     let format = args.how.format_of(&trace, None)?;
     let ops = OpFilter::from(args.ops);
+    // Byte capacities of the objects model are simulated in full, reading the trace again: an
+    // input readable once is copied first.
+    let may_weigh = model != Some(CacheModel::Blocks)
+        && matches!(&sizes, Sizes::List(l) if l.iter().any(|s| !matches!(s, belady_core::CacheSize::Blocks(_))));
+    let spool = match may_weigh && args.sample_rate.is_none() {
+        true => belady_core::trace::input::spool_read_once(&trace)?,
+        false => None,
+    };
+    let path = spool.as_ref().map_or(trace.as_path(), |s| s.as_ref());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
@@ -151,17 +193,64 @@ pub fn run(args: MrcArgs) -> Result<()> {
     // The trace as given names it (a native file's recorded name is provenance, not its name).
     let source = trace.display().to_string();
     crate::progress::start("mrc", Some(&trace), args.quiet);
-    let mrc = if args.sample_rate.is_none() {
+    let mrc = if let Some(rate) = args.sample_rate {
+        let opened = crate::open_request_stream(&trace, &format, &args.how)?;
+        let model = CacheModel::or_default(model, opened.object_sizes);
+        let (counted, weighed) = sizes.split(model);
+        if !weighed.is_empty() {
+            return Err(belady_core::Error::config(
+                "sample_rate",
+                rate,
+                format!(
+                    "samples caches that count blocks or objects; {} is a byte capacity of the \
+                     objects model, simulated only in full: leave out {}, or count objects (a \
+                     plain number)",
+                    weighed[0].canonical(),
+                    belady_core::error::key_ref("sample_rate")
+                ),
+            )
+            .into());
+        }
+        let block_size = opened.block_size;
+        pool.install(|| {
+            profile(
+                opened.stream,
+                ops,
+                &specs,
+                &counted,
+                &opts,
+                &source,
+                block_size,
+            )
+        })?
+    } else {
         // Without sampling the curves do not depend on the ids: read the dense ids a run reads,
         // in chunks (the sample's hash needs the trace's own ids, so sampling reads requests).
-        let mut feed = ingest(&trace, &format, &args.how.read_options(), ops)?;
+        // Object sizes are kept unless the blocks model is asked for, as `sim` reads them.
+        let mut feed = match model {
+            Some(CacheModel::Blocks) => ingest(path, &format, &read, ops)?,
+            _ => ingest_sized(path, &format, &read, ops)?,
+        };
+        let model = CacheModel::or_default(model, feed.has_sizes());
+        model.check_run(feed.has_sizes(), false, false)?;
+        let (counted, weighed) = sizes.split(model);
         // A text trace is read whole by now; the pass over its ids is what remains, which the
         // bytes-read figure no longer shows moving.
         crate::progress::stage(format!("counting {} references", feed.refs));
-        pool.install(|| profile_dense(&mut feed, &specs, &sizes, &opts, &source))?
-    } else {
-        let (stream, block_size, _) = crate::open_stream(&trace, &format, &args.how)?;
-        pool.install(|| profile(stream, ops, &specs, &sizes, &opts, &source, block_size))?
+        let mut mrc =
+            pool.install(|| profile_dense(&mut feed, &specs, &counted, &opts, &source))?;
+        if !weighed.is_empty() {
+            crate::progress::stage(format!("simulating {} byte capacities", weighed.len()));
+            let block = BlockSource {
+                path,
+                format: &format,
+                opts: &read,
+                ops,
+            };
+            let rows = pool.install(|| weighed_rows(&block, &specs, &weighed, args.seed))?;
+            mrc.add_weighed(rows, specs.len());
+        }
+        mrc
     };
     crate::progress::finish();
     // A sample of a few blocks gives curves that look precise and are not: say so, and what

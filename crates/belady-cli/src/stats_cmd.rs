@@ -60,7 +60,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         let trace = PreparedTrace::new(BlockTrace::load(
             &args.input.trace,
             &format,
-            &args.input.how.read_options(),
+            &args.input.how.read_options()?,
             OpFilter::Read,
         )?);
         return crate::distances::report(

@@ -80,7 +80,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
     if let Some(address) = &args.dask {
         return dask(&args.experiment, &store_path, address);
     }
-    let plan = Plan::new(&exp, base, &args.experiment.display().to_string())?;
+    let plan = Plan::new(&exp, base, &args.experiment.display().to_string())
+        .map_err(|e| crate::FromFile::wrap(e, &args.experiment))?;
     let store = Store::open(&store_path)?;
     let todo = plan.pending(&store)?;
     let bar = if args.quiet {
@@ -97,7 +98,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let interrupt = Interrupt::watch(&plan, &store_path, &bar)?;
     let done = plan.execute_counted(&todo, &store, args.threads, &mut || bar.inc(1));
     interrupt.finish();
-    let done = done?;
+    let done = done.map_err(|e| crate::FromFile::wrap(e, &args.experiment))?;
     bar.finish_and_clear();
     let others = if done.left_to_others > 0 {
         format!(", {} computed by another sweep", done.left_to_others)
@@ -158,7 +159,7 @@ impl Interrupt {
             }
             bar.abandon();
             let stored = belady_core::sweep::store::Store::open_existing(&store_path)
-                .and_then(|s| s.keys())
+                .and_then(|s| belady_core::sweep::stored_keys(&s))
                 .map(|done| keys.iter().filter(|k| done.contains(*k)).count());
             let what = match stored {
                 Ok(n) => format!("{n} of the experiment's {} runs are stored", keys.len()),

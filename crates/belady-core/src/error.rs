@@ -65,15 +65,74 @@ pub enum Error {
         bytes: u64,
     },
     /// A configuration value is out of range or malformed.
-    #[error("invalid {field} '{}': {}", escape_control(value), escape_control(msg))]
+    #[error("invalid {field} '{}': {}", escape_control(value), escape_control(&plain_keys(msg)))]
     Config {
-        /// The option's name as the user wrote it.
+        /// The configuration key (`max_request`); each front end names it as its user wrote it
+        /// (a flag, a file's key, a keyword: see [`crate::run::origin`]).
         field: String,
         /// The rejected value.
         value: String,
-        /// What is expected instead.
+        /// What is expected instead; other keys it names are [`key_ref`]s.
         msg: String,
     },
+    /// An error of one part of a larger whole (a sweep's run), said with the part's name.
+    #[error("{what}: {error}")]
+    Within {
+        /// The part, as the user knows it (`run lru at 10 on t.lirs`).
+        what: String,
+        /// What went wrong there.
+        error: Box<Error>,
+    },
+}
+
+/// Opens a [`key_ref`] inside a message (a private-use character: never in what users type).
+pub const KEY_OPEN: char = '\u{E000}';
+/// Closes a [`key_ref`].
+pub const KEY_CLOSE: char = '\u{E001}';
+
+/// A reference to configuration key `key` inside an error message, which each front end phrases
+/// as its user wrote the configuration (`--levels`, `levels`, a keyword).
+pub fn key_ref(key: &str) -> String {
+    format!("{KEY_OPEN}{key}{KEY_CLOSE}")
+}
+
+/// A reference to key `key` set to `value` (`--cache-model blocks`, `cache_model = "blocks"`).
+pub fn key_is(key: &str, value: &str) -> String {
+    format!("{KEY_OPEN}{key}={value}{KEY_CLOSE}")
+}
+
+/// `msg` with each [`key_ref`] passed to `phrase` as (key, value when set).
+pub fn phrase_keys(msg: &str, phrase: impl Fn(&str, Option<&str>) -> String) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(start) = rest.find(KEY_OPEN) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + KEY_OPEN.len_utf8()..];
+        let Some(end) = after.find(KEY_CLOSE) else {
+            out.push_str(after);
+            return out;
+        };
+        let inner = &after[..end];
+        out.push_str(&match inner.split_once('=') {
+            Some((k, v)) => phrase(k, Some(v)),
+            None => phrase(inner, None),
+        });
+        rest = &after[end + KEY_CLOSE.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `msg` with its key references as configuration keys (`` `cache_model = "blocks"` ``): how the
+/// core's own messages read when no front end phrases them.
+pub fn plain_keys(msg: &str) -> String {
+    phrase_keys(msg, |k, v| match v {
+        Some(v) if v == "true" || v == "false" || v.parse::<f64>().is_ok() => {
+            format!("`{k} = {v}`")
+        }
+        Some(v) => format!("`{k} = \"{v}\"`"),
+        None => format!("`{k}`"),
+    })
 }
 
 /// `x` as a person reads it: plain decimals ("12.5", "0.001"), but exponent form for magnitudes
@@ -147,6 +206,22 @@ impl Error {
             msg: msg.into(),
         }
     }
+
+    /// This error as an error of `what` (a sweep's run).
+    pub fn within(self, what: impl Into<String>) -> Self {
+        Error::Within {
+            what: what.into(),
+            error: Box::new(self),
+        }
+    }
+
+    /// The error a [`Error::Within`] wraps, else this one.
+    pub fn innermost(&self) -> &Error {
+        match self {
+            Error::Within { error, .. } => error.innermost(),
+            e => e,
+        }
+    }
 }
 
 impl Error {
@@ -191,6 +266,10 @@ impl Error {
             Error::OutOfMemory { what, bytes } => Error::OutOfMemory {
                 what: what.replace(from, to),
                 bytes,
+            },
+            Error::Within { what, error } => Error::Within {
+                what: what.replace(from, to),
+                error: Box::new(error.renamed(from, to)),
             },
         }
     }

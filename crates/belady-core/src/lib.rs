@@ -1,7 +1,7 @@
 //! belady-core: a buffer-cache and prefetching simulator.
 //!
-//! Data flows down the tree once. A [`RunConfig`] ([`run::config`]) enters [`run::run`], the one
-//! engine decision; [`trace`] reads the input (its readers, and [`trace::ingest`], which turns a
+//! Data flows down the tree once. A [`RunConfig`] ([`run::config`]) enters [`run::run`], is
+//! parsed once into typed sections ([`run::sections`]) and meets the one engine decision; [`trace`] reads the input (its readers, and [`trace::ingest`], which turns a
 //! block trace into chunks of dense ids); the [`engine`] feeds them through its one loop
 //! ([`engine::run_loop`]) to the block grid ([`engine::block`]), the file engine with read-ahead,
 //! disks and hierarchies ([`engine::file`], [`engine::hierarchy`]); each run steps a

@@ -78,6 +78,7 @@ impl OutFile {
 
     /// Where the file is while it is being written (hidden, beside [`OutFile::path`]); `None`
     /// when the target is written directly (a device or a pipe).
+    #[cfg(test)]
     pub fn temp_path(&self) -> Option<&Path> {
         match &self.inner {
             Inner::Temp(t) => Some(t.path()),

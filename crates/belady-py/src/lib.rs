@@ -1,6 +1,8 @@
 //! PyO3 glue: converts Python arguments to the core's types and core errors to Python exceptions.
 //! No simulation logic lives here.
 
+use belady_core::run::config::defaults as default;
+use belady_core::run::origin::{shown, Origin};
 use belady_core::sweep::store::Store;
 use belady_core::sweep::{run_config, CellConfig, Experiment, Plan};
 use belady_core::trace::{detect_format, Format, OpFilter};
@@ -32,14 +34,18 @@ create_exception!(
 /// A core error as a Python exception; configuration keys are named as `simulate`'s keyword
 /// arguments (`max_request`, `cache_sizes`), never as command-line flags.
 fn to_py(e: Error) -> PyErr {
-    match e {
-        Error::Config { field, value, msg } => ConfigError::new_err(format!(
-            "invalid {} '{value}': {msg}",
-            belady_core::run::config::keyword_name(&field)
-        )),
+    phrased(e, &Origin::Python)
+}
+
+/// A core error as a Python exception, said for the place its configuration came from (the
+/// keywords of a call, or an experiment file's keys).
+fn phrased(e: Error, origin: &Origin) -> PyErr {
+    let text = shown(&e, origin);
+    match e.innermost() {
+        Error::Config { .. } => ConfigError::new_err(text),
         // Memory an input asked for: Python's own exception for it, the interpreter lives on.
-        Error::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(e.to_string()),
-        _ => TraceError::new_err(e.to_string()),
+        Error::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(text),
+        _ => TraceError::new_err(text),
     }
 }
 
@@ -51,7 +57,7 @@ fn to_py(e: Error) -> PyErr {
 fn interruptible<T: Send + 'static>(
     py: Python<'_>,
     work: impl FnOnce() -> belady_core::Result<T> + Send + 'static,
-) -> PyResult<T> {
+) -> PyResult<belady_core::Result<T>> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("belady".into())
@@ -69,7 +75,7 @@ fn interruptible<T: Send + 'static>(
             rx.recv_timeout(std::time::Duration::from_millis(50))
         });
         match got {
-            Ok(result) => return result.map_err(to_py),
+            Ok(result) => return Ok(result),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(pyo3::exceptions::PyRuntimeError::new_err(
@@ -78,6 +84,11 @@ fn interruptible<T: Send + 'static>(
             }
         }
     }
+}
+
+/// An experiment's error, naming the experiment file (its line when `text` is at hand) and key.
+fn from_experiment(e: Error, path: &str, text: Option<&str>) -> PyErr {
+    phrased(e, &Origin::File { path, text })
 }
 
 /// Performs one run configuration (JSON, the keys of `belady sim --print-config`) and returns its
@@ -100,13 +111,15 @@ fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<St
             .map_err(|e| Error::config("threads", threads.unwrap_or(0), e.to_string()))?;
         let out = pool.install(|| belady_core::run(&config))?;
         Ok(out.rows_json(false))
-    })
+    })?
+    .map_err(to_py)
 }
 
 /// Reads an experiment (as JSON, the TOML's structure) and its traces; returns the plan as JSON:
 /// `{"name": ..., "runs": [{"key": ..., "config": {...}}, ...]}`.
 #[pyfunction]
 fn plan_json(py: Python<'_>, experiment: &str, base: PathBuf, name: &str) -> PyResult<String> {
+    let text = std::fs::read_to_string(name).ok();
     py.allow_threads(|| -> belady_core::Result<String> {
         let exp = Experiment::from_json(experiment, name)?;
         let plan = Plan::new(&exp, &base, name)?;
@@ -117,7 +130,7 @@ fn plan_json(py: Python<'_>, experiment: &str, base: PathBuf, name: &str) -> PyR
             .collect();
         Ok(serde_json::json!({"name": plan.name, "runs": runs}).to_string())
     })
-    .map_err(to_py)
+    .map_err(|e| from_experiment(e, name, text.as_deref()))
 }
 
 /// Performs one run from its configuration (JSON); returns its row (as `belady sim --json`
@@ -142,24 +155,32 @@ fn sweep_file(
     store: PathBuf,
     threads: Option<usize>,
 ) -> PyResult<()> {
+    let name = experiment.display().to_string();
+    let text = std::fs::read_to_string(&experiment).ok();
+    let shown = name.clone();
     interruptible(py, move || -> belady_core::Result<()> {
         if let Some(n) = threads {
             belady_core::threads::check_threads("threads", n)?;
         }
         let exp = Experiment::load(&experiment)?;
         let base = experiment.parent().unwrap_or(std::path::Path::new("."));
-        let plan = Plan::new(&exp, base, &experiment.display().to_string())?;
+        let plan = Plan::new(&exp, base, &name)?;
         let store = Store::open(&store)?;
         let todo = plan.pending(&store)?;
         plan.execute(&todo, &store, threads, &mut || {})
-    })
+    })?
+    .map_err(|e| from_experiment(e, &shown, text.as_deref()))
 }
 
-/// Keys of every run in `store`.
+/// Keys of every run in `store` (a run an older version stored under another spelling is
+/// found by the key this version gives it too).
 #[pyfunction]
 fn store_keys(store: PathBuf) -> PyResult<Vec<String>> {
     let store = Store::open(&store).map_err(to_py)?;
-    let mut keys: Vec<String> = store.keys().map_err(to_py)?.into_iter().collect();
+    let mut keys: Vec<String> = belady_core::sweep::stored_keys(&store)
+        .map_err(to_py)?
+        .into_iter()
+        .collect();
     keys.sort();
     Ok(keys)
 }
@@ -201,6 +222,13 @@ fn registry_json() -> String {
     belady_core::run::metrics::registry_json()
 }
 
+/// Every default of a run (the keys of `belady sim --print-config`), from the one place the
+/// core writes them: `belady.simulate`'s keyword arguments take theirs from here.
+#[pyfunction]
+fn defaults() -> PyResult<String> {
+    serde_json::to_string(&RunConfig::default()).map_err(|e| ConfigError::new_err(e.to_string()))
+}
+
 /// Names of every registered policy.
 #[pyfunction]
 fn policies() -> Vec<&'static str> {
@@ -210,7 +238,7 @@ fn policies() -> Vec<&'static str> {
 /// Miss-ratio curves of one trace (LRU exactly, any policy by sampling); returns the rows of
 /// `belady mrc --json` as JSON.
 #[pyfunction]
-#[pyo3(signature = (trace, policies, sizes="auto", sample_rate=None, control_rate=1.0, seed=0, adjust=true, format=None, block_size=4096, ops="read", params=Vec::new(), preset="paper", columns=None, header=None, threads=None))]
+#[pyo3(signature = (trace, policies, sizes="auto", sample_rate=None, control_rate=1.0, seed=default::SEED, adjust=true, format=None, block_size=default::BLOCK_SIZE, ops=default::OPS, params=Vec::new(), preset=default::PRESET, columns=None, header=None, threads=None, cache_model=None))]
 #[allow(clippy::too_many_arguments)]
 fn mrc_json(
     py: Python<'_>,
@@ -229,8 +257,10 @@ fn mrc_json(
     columns: Option<String>,
     header: Option<bool>,
     threads: Option<usize>,
+    cache_model: Option<String>,
 ) -> PyResult<String> {
-    use belady_core::analysis::mrc::{profile, profile_dense, MrcOptions, Sizes};
+    use belady_core::analysis::mrc::{profile, profile_dense, weighed_rows, MrcOptions, Sizes};
+    use belady_core::cache::cache_model::CacheModel;
     let (sizes, ops, preset) = (sizes.to_string(), ops.to_string(), preset.to_string());
     let (rows, warning) = interruptible(
         py,
@@ -248,6 +278,9 @@ fn mrc_json(
                 spec.seed = seed;
             }
             let sizes = Sizes::parse(&sizes)?;
+            let model = cache_model.as_deref().map(CacheModel::parse).transpose()?;
+            let read =
+                belady_core::run::sections::read_options(block_size, default::MAX_REQUEST_BYTES)?;
             let filter = OpFilter::parse(&ops)?;
             let format = match &format {
                 Some(name) => Format::parse(name, columns.as_deref(), header)?,
@@ -260,21 +293,54 @@ fn mrc_json(
                 // Refused as `belady mrc` refuses it: NaN and -1 used to mean "no control".
                 control_rate: belady_core::analysis::mrc::control_rate(control_rate)?,
             };
-            let read = belady_core::ReadOptions::with_block_size(block_size);
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads.unwrap_or(0))
                 .build()
                 .map_err(|e| Error::config("threads", threads.unwrap_or(0), e.to_string()))?;
             let source = trace.display().to_string();
-            let mrc = if sample_rate.is_none() {
-                // As `belady mrc`: without sampling the curves read the dense ids a run reads.
-                let mut feed = belady_core::trace::ingest::ingest(&trace, &format, &read, filter)?;
-                pool.install(|| profile_dense(&mut feed, &specs, &sizes, &opts, &source))?
-            } else {
+            let mrc = if let Some(rate) = sample_rate {
                 let stream = belady_core::trace::open_requests(&trace, &format, &read)?;
+                let model = CacheModel::or_default(model, format.has_object_sizes());
+                let (counted, weighed) = sizes.split(model);
+                if let Some(first) = weighed.first() {
+                    return Err(Error::config(
+                        "sample_rate",
+                        rate,
+                        format!(
+                            "samples caches that count blocks or objects; {} is a byte capacity \
+                             of the objects model, simulated only in full: leave out sample_rate, \
+                             or count objects (a plain number)",
+                            first.canonical()
+                        ),
+                    ));
+                }
                 pool.install(|| {
-                    profile(stream, filter, &specs, &sizes, &opts, &source, block_size)
+                    profile(stream, filter, &specs, &counted, &opts, &source, block_size)
                 })?
+            } else {
+                // As `belady mrc`: without sampling the curves read the dense ids a run reads,
+                // with object sizes unless the blocks model is asked for, and byte capacities
+                // of the objects model are simulated in full.
+                let mut feed = match model {
+                    Some(CacheModel::Blocks) => {
+                        belady_core::trace::ingest::ingest(&trace, &format, &read, filter)?
+                    }
+                    _ => belady_core::trace::ingest::ingest_sized(&trace, &format, &read, filter)?,
+                };
+                let model = CacheModel::or_default(model, feed.has_sizes());
+                model.check_run(feed.has_sizes(), false, false)?;
+                let (counted, weighed) = sizes.split(model);
+                let mut mrc =
+                    pool.install(|| profile_dense(&mut feed, &specs, &counted, &opts, &source))?;
+                let block = belady_core::engine::block::BlockSource {
+                    path: &trace,
+                    format: &format,
+                    opts: &read,
+                    ops: filter,
+                };
+                let rows = pool.install(|| weighed_rows(&block, &specs, &weighed, seed))?;
+                mrc.add_weighed(rows, specs.len());
+                mrc
             };
             // The CLI's stderr line about a too small sample, raised below as a Python warning.
             let warning = sample_rate.and_then(|r| mrc.small_sample_warning(r, &source));
@@ -283,7 +349,14 @@ fn mrc_json(
                 warning,
             ))
         },
-    )?;
+    )?
+    // `belady.mrc` takes its sizes as `sizes`.
+    .map_err(|e| match e {
+        Error::Config { field, value, msg } if field == "cache_size" => {
+            to_py(Error::config("sizes", value, msg))
+        }
+        e => to_py(e),
+    })?;
     if let Some(w) = warning {
         // In Python's words: the keyword, not the CLI's option.
         let w = w
@@ -313,6 +386,7 @@ fn _belady(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store_runs_json, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(registry_json, m)?)?;
+    m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_json, m)?)?;
     m.add("BeladyError", m.py().get_type::<BeladyError>())?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;

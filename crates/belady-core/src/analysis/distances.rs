@@ -59,6 +59,7 @@ pub struct DistanceReport {
 
 impl DistanceReport {
     /// References whose access-based and eviction-based idle distances exceed `d`.
+    #[cfg(test)]
     pub fn longer_than(&self, d: u64) -> (u64, u64) {
         // Exact at bucket edges only; `d` is rounded down to the bucket holding it.
         self.buckets

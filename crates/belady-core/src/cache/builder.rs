@@ -1,43 +1,14 @@
-//! Builds the policy a [`PolicySpec`] names: the paper's type from `policy/`, or a reference
-//! simulator's variant from `compat/` where the spec's parameters ask for that simulator's
-//! behaviour (as the `accusim` and `libcachesim` presets do), and for a level that weighs objects
-//! the size-aware variant where one differs. The one place that knows both; a policy's own file
-//! knows only its paper. Each arm hands the concrete type to a [`PolicyVisitor`], so the
-//! simulation loop is compiled once per policy.
+//! Builds the policy a [`PolicySpec`] names: a reference simulator's variant from `compat/` where
+//! the spec's parameters ask for that simulator's behaviour (as the `accusim` and `libcachesim`
+//! presets do; `compat/mod.rs` lists them), otherwise the paper's type from `policy/` (its
+//! size-aware form for a level that weighs objects; `policy/mod.rs` lists them). The one place
+//! that knows both; a policy's own file knows only its paper. Each policy's `build` hands the
+//! concrete type to a [`PolicyVisitor`], so the simulation loop is compiled once per policy.
 
-use crate::compat::accusim::{
-    arc::AccusimArc, lirs::AccusimLirs, lrfu::AccusimLrfu, lruk::AccusimLruK, mq::AccusimMq,
-    opt::AccusimOpt,
-};
-use crate::compat::libcachesim::lirs::LibcachesimLirs;
-use crate::compat::libcachesim::wtinylfu::LibcachesimWTinyLfu;
+use crate::cache::cache_model::Capacity;
 use crate::error::{Error, Result};
-use crate::policy::arc::ArcPolicy;
-use crate::policy::arc_sized::ArcSizedPolicy;
-use crate::policy::cacheus::CacheusPolicy;
-use crate::policy::car::CarPolicy;
-use crate::policy::clock::ClockPolicy;
-use crate::policy::clock_pro::ClockProPolicy;
-use crate::policy::fbr::FbrPolicy;
-use crate::policy::fifo::FifoPolicy;
-use crate::policy::hyperbolic::HyperbolicPolicy;
-use crate::policy::lecar::LecarPolicy;
-use crate::policy::linux::LinuxPolicy;
-use crate::policy::lirs::LirsPolicy;
-use crate::policy::lrfu::LrfuPolicy;
-use crate::policy::lru::LruPolicy;
-use crate::policy::lruk::LruKPolicy;
-use crate::policy::mglru::MglruPolicy;
-use crate::policy::mq::MqPolicy;
-use crate::policy::opt::OptPolicy;
-use crate::policy::registry::{PolicySpec, PolicyVisitor, Preset};
-use crate::policy::twoq::TwoQPolicy;
-use crate::policy::twoq_sized::TwoQSizedPolicy;
+use crate::policy::registry::{PolicySpec, PolicyVisitor};
 use crate::policy::Policy;
-use crate::policy::{
-    lfu::LfuPolicy, lfuda::LfudaPolicy, s3fifo::S3FifoPolicy, sieve::SievePolicy, slru::SlruPolicy,
-    wtinylfu::WTinyLfuPolicy,
-};
 
 /// Builds the policy `spec` names for `capacity` blocks over ids `0..universe`.
 pub fn build<V: PolicyVisitor>(
@@ -46,126 +17,65 @@ pub fn build<V: PolicyVisitor>(
     universe: usize,
     visitor: V,
 ) -> Result<V::Output> {
-    if capacity == 0 {
+    let counted = Capacity {
+        units: capacity,
+        weighted: false,
+        entries: capacity,
+    };
+    build_for(spec, &counted, universe, visitor)
+}
+
+/// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
+/// the size-aware variant where one differs (ARC, 2Q, S3-FIFO and SLRU: libCacheSim's byte-based
+/// ones; LIRS under `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS;
+/// LHD with its explorer budget in bytes), every other level the count-based policy.
+pub fn build_for<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> Result<V::Output> {
+    if capacity.entries == 0 {
         return Err(Error::config(
             "cache_size",
             0,
             "a cache needs at least one block",
         ));
     }
-    Ok(match spec.info.name {
-        "lru" => visitor.visit(LruPolicy::new(universe)),
-        "fifo" => visitor.visit(FifoPolicy::new(universe)),
-        "clock" => visitor.visit(ClockPolicy::new(universe)),
-        // AccuSim's variants when the parameters ask for its behaviour, as the accusim preset
-        // does; the papers' types otherwise.
-        "opt" if AccusimOpt::wanted(spec) => visitor.visit(AccusimOpt::from_spec(spec, universe)?),
-        "opt" => visitor.visit(OptPolicy::from_spec(spec, capacity, universe)?),
-        "lrfu" if spec.raw("heap") == "accusim" => {
-            visitor.visit(AccusimLrfu::from_spec(spec, capacity, universe)?)
-        }
-        "lrfu" => {
-            crate::compat::accusim::lrfu::refuse_queue_params(spec)?;
-            visitor.visit(LrfuPolicy::from_spec(spec, capacity, universe)?)
-        }
-        "fbr" => visitor.visit(FbrPolicy::from_spec(spec, capacity, universe)?),
-        "arc" if AccusimArc::wanted(spec) => {
-            visitor.visit(AccusimArc::from_spec(spec, capacity, universe)?)
-        }
-        "arc" => visitor.visit(ArcPolicy::from_spec(spec, capacity, universe)?),
-        "car" => visitor.visit(CarPolicy::from_spec(spec, capacity, universe)?),
-        "clock-pro" => visitor.visit(ClockProPolicy::from_spec(spec, capacity, universe)?),
-        "lirs" if AccusimLirs::wanted(spec) => {
-            visitor.visit(AccusimLirs::from_spec(spec, capacity, universe)?)
-        }
-        "lirs" => visitor.visit(LirsPolicy::from_spec(spec, capacity, universe)?),
-        "lru-k" if AccusimLruK::wanted(spec) => {
-            visitor.visit(AccusimLruK::from_spec(spec, capacity, universe)?)
-        }
-        "lru-k" => visitor.visit(LruKPolicy::from_spec(spec, capacity, universe)?),
-        "2q" => visitor.visit(TwoQPolicy::from_spec(spec, capacity, universe)?),
-        "mq" if AccusimMq::wanted(spec) => {
-            visitor.visit(AccusimMq::from_spec(spec, capacity, universe)?)
-        }
-        "mq" => visitor.visit(MqPolicy::from_spec(spec, capacity, universe)?),
-        // The kernel's own replacement (issue 26 item 2).
-        "linux" => visitor.visit(LinuxPolicy::from_spec(spec, capacity, universe)?),
-        "mglru" => visitor.visit(MglruPolicy::from_spec(spec, capacity, universe)?),
-        "s3fifo" => visitor.visit(S3FifoPolicy::from_spec(spec, capacity, universe)?),
-        "sieve" => visitor.visit(SievePolicy::new(universe)),
-        // libCacheSim's floor-sized segments, evicting on a hit (compat/libcachesim/slru.rs).
-        "slru" if spec.choice("variant", &["paper", "libcachesim"])? == "libcachesim" => visitor
-            .visit(crate::compat::libcachesim::slru::from_spec(
-                spec, capacity, universe,
-            )?),
-        "slru" => visitor.visit(SlruPolicy::from_spec(spec, capacity, universe)?),
-        "lfu" => visitor.visit(LfuPolicy::new(universe)),
-        "lfuda" => visitor.visit(LfudaPolicy::new(universe)),
-        "gdsf" => visitor.visit(crate::policy::gdsf::GdsfPolicy::new(universe)),
-        "lhd" => visitor.visit(crate::policy::lhd::LhdPolicy::from_spec(
-            spec, capacity, universe,
-        )?),
-        // libCacheSim's design (its SLRU main, counting Bloom filter and eviction loop) when
-        // the variant asks for it, as the libcachesim preset does; Caffeine's otherwise.
-        "wtinylfu" if spec.choice("variant", &["paper", "libcachesim"])? == "libcachesim" => {
-            visitor.visit(LibcachesimWTinyLfu::from_spec(spec, capacity, universe)?)
-        }
-        "wtinylfu" => visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity, universe)?),
-        "hyperbolic" => visitor.visit(HyperbolicPolicy::from_spec(spec, capacity, universe)?),
-        "lecar" => visitor.visit(LecarPolicy::from_spec(spec, capacity, universe)?),
-        "cacheus" => visitor.visit(CacheusPolicy::from_spec(spec, capacity, universe)?),
-        other => unreachable!("policy {other} is listed in POLICIES but has no constructor"),
-    })
-}
-
-/// Builds the policy `spec` names for a level of `capacity`: a level that weighs objects gets
-/// the size-aware variant where one differs (ARC, 2Q, S3-FIFO and SLRU: libCacheSim's byte-based
-/// ones; LIRS under `--preset libcachesim`: the reference model of libCacheSim's byte-based LIRS;
-/// LHD with its explorer budget in bytes), every other level what [`build`] gives.
-pub fn build_for<V: PolicyVisitor>(
-    spec: &PolicySpec,
-    capacity: &crate::cache::cache_model::Capacity,
-    universe: usize,
-    visitor: V,
-) -> Result<V::Output> {
-    match spec.info.name {
-        "arc" if capacity.weighted && !AccusimArc::wanted(spec) => {
-            Ok(visitor.visit(ArcSizedPolicy::new(universe)))
-        }
-        "s3fifo" if capacity.weighted => Ok(visitor.visit(
-            crate::policy::s3fifo_sized::S3FifoSizedPolicy::from_spec(
-                spec,
-                capacity.units,
-                universe,
-            )?,
-        )),
-        // LHD's explorer budget is a share of the cache's bytes.
-        "lhd" if capacity.weighted => Ok(visitor.visit(crate::policy::lhd::LhdPolicy::from_spec(
-            spec,
-            capacity.units,
-            universe,
-        )?)),
-        "slru" if capacity.weighted => Ok(visitor.visit(
-            crate::policy::slru_sized::SlruSizedPolicy::from_spec(spec, capacity.units, universe)?,
-        )),
-        "2q" if capacity.weighted => {
-            Ok(visitor.visit(TwoQSizedPolicy::from_spec(spec, capacity.units, universe)?))
-        }
-        // libCacheSim's byte-based LIRS has no parameters: set ones keep the paper's LIRS.
-        "lirs"
-            if capacity.weighted
-                && spec.preset == Preset::Libcachesim
-                && spec.params.is_empty() =>
-        {
-            Ok(visitor.visit(LibcachesimLirs::new(capacity.units, universe)))
-        }
-        _ => build(spec, capacity.entries, universe, visitor),
+    match crate::compat::build_variant(spec, capacity, universe, visitor)? {
+        Ok(variant) => Ok(variant),
+        Err(visitor) => crate::policy::build_paper(spec, capacity, universe, visitor),
     }
 }
 
+/// Parameters that concern prefetched blocks only (their first use, a prefetch of a ghost, the
+/// time of a prefetch insertion): a cache that weighs objects has no read-ahead, so set there
+/// they would change nothing.
+const PREFETCH_ONLY: &[(&str, &str)] = &[
+    ("arc", "ghost_prefetch"),
+    ("arc", "first_use"),
+    ("lrfu", "prefetch_time"),
+    ("lru-k", "first_use"),
+    ("lru-k", "prefetch_time"),
+    ("mq", "adjust_on_prefetch"),
+    ("mq", "unused_count"),
+];
+
 /// Refuses, in one line naming the policy, a policy that cannot weigh objects (the objects model
-/// with a byte capacity: see [`Policy::weighs_objects`]).
+/// with a byte capacity: see [`crate::policy::SizeHooks::weighs_objects`]), and a parameter set by the user that
+/// changes nothing there; every other parameter is read as the count-based policy reads it.
 pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
+    if let Some((_, key)) = PREFETCH_ONLY
+        .iter()
+        .find(|(p, k)| *p == spec.info.name && spec.params.contains_key(*k))
+    {
+        return Err(Error::config(
+            "params",
+            format!("{}.{key}={}", spec.info.name, spec.raw(key)),
+            "concerns prefetched blocks, and a cache that weighs objects has no read-ahead: \
+             leave it out, or count objects (a plain -c N)",
+        ));
+    }
     struct Weighs;
     impl PolicyVisitor for Weighs {
         type Output = std::result::Result<(), &'static str>;
@@ -173,7 +83,7 @@ pub fn check_weighs(spec: &PolicySpec) -> Result<()> {
             policy.weighs_objects()
         }
     }
-    let weighted = crate::cache::cache_model::Capacity {
+    let weighted = Capacity {
         units: 2,
         weighted: true,
         entries: 2,
@@ -205,7 +115,68 @@ impl PolicyVisitor for TypeName {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::registry::parse_policies;
+    use crate::policy::registry::{parse_policies, Preset};
+
+    #[test]
+    fn an_adaptive_window_builds_its_climber_and_refuses_what_it_cannot_run() {
+        let spec = |params: &[&str], preset| {
+            let params: Vec<String> = params.iter().map(|p| format!("wtinylfu.{p}")).collect();
+            parse_policies("wtinylfu", &params, preset)
+                .unwrap()
+                .remove(0)
+        };
+        let made = |s: &PolicySpec| build(s, 100, 100, TypeName);
+        let caffeine = made(&spec(&["window=adaptive"], Preset::Paper)).unwrap();
+        assert!(
+            caffeine
+                .ends_with("AdaptiveWTinyLfu<belady_core::policy::wtinylfu_climber::HillClimber>"),
+            "{caffeine}"
+        );
+        let bitfaster = made(&spec(
+            &["window=adaptive", "climber=bitfaster"],
+            Preset::Paper,
+        ));
+        assert!(bitfaster.unwrap().contains("BitfasterClimber"));
+        assert!(made(&spec(&[], Preset::Paper))
+            .unwrap()
+            .ends_with("WTinyLfuPolicy"));
+        // Each refusal is one line naming the setting.
+        for (params, preset, needle) in [
+            (&["window=adaptiv"][..], Preset::Paper, "or adaptive"),
+            (
+                &["window=adaptive", "variant=libcachesim"],
+                Preset::Paper,
+                "no hill climber",
+            ),
+            (&["window=adaptive"], Preset::Libcachesim, "no hill climber"),
+            (
+                &["climber=bitfaster"],
+                Preset::Paper,
+                "set wtinylfu.window=adaptive",
+            ),
+            (
+                &["window=adaptive", "climber=simple"],
+                Preset::Paper,
+                "caffeine, bitfaster",
+            ),
+        ] {
+            let e = made(&spec(params, preset)).unwrap_err().to_string();
+            assert!(e.contains(needle) && !e.contains('\n'), "{params:?}: {e}");
+        }
+        // Byte capacities: refused, as the fixed window is.
+        for params in [
+            &["window=adaptive"][..],
+            &["window=adaptive", "climber=bitfaster"],
+        ] {
+            let e = check_weighs(&spec(params, Preset::Paper))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("wtinylfu(") && e.contains("cannot weigh") && !e.contains('\n'),
+                "{e}"
+            );
+        }
+    }
 
     #[test]
     fn policies_that_cannot_weigh_objects_say_why_in_one_line() {
@@ -240,6 +211,48 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn at_a_byte_capacity_each_parameter_is_applied_or_refused() {
+        // Applied: the same validation as the count-based policy (a bad value is refused).
+        for (policy, bad) in [
+            ("arc", "arc.p0=abc"),
+            ("arc", "arc.delta=half"),
+            ("2q", "2q.kin=1.5"),
+            ("slru", "slru.segments=0"),
+            ("s3fifo", "s3fifo.small=2"),
+            ("lhd", "lhd.associativity=0"),
+        ] {
+            let spec = &parse_policies(policy, &[bad.to_string()], Preset::Paper).unwrap()[0];
+            let weighted = crate::cache::cache_model::Capacity {
+                units: 1 << 20,
+                weighted: true,
+                entries: 100,
+            };
+            struct Builds;
+            impl PolicyVisitor for Builds {
+                type Output = ();
+                fn visit<P: Policy + 'static>(self, _: P) {}
+            }
+            let e = build_for(spec, &weighted, 100, Builds)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(bad) && !e.contains('\n'), "{bad}: {e}");
+        }
+        // Refused: what concerns prefetched blocks only.
+        let spec = &parse_policies("arc", &["arc.ghost_prefetch=forget".into()], Preset::Paper)
+            .unwrap()[0];
+        let e = check_weighs(spec).unwrap_err().to_string();
+        assert!(
+            e.contains("arc.ghost_prefetch=forget") && e.contains("no read-ahead"),
+            "{e}"
+        );
+        // AccuSim's ARC is count-based: refused as such.
+        let spec =
+            &parse_policies("arc", &["arc.replace=accusim".into()], Preset::Paper).unwrap()[0];
+        let e = check_weighs(spec).unwrap_err().to_string();
+        assert!(e.contains("cannot weigh"), "{e}");
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use crate::cache::admission::{Admission, AdmissionSpec};
 use crate::cache::size::CacheSize;
-use crate::error::{Error, Result};
+use crate::error::{key_is, Error, Result};
 
 /// How a cache counts what it holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -37,16 +37,13 @@ impl CacheModel {
         }
     }
 
-    /// The model `text` names, else the default for a trace: objects when its requests carry
+    /// The model configured, else the default for a trace: objects when its requests carry
     /// object sizes, blocks otherwise.
-    pub fn choose(text: Option<&str>, has_object_sizes: bool) -> Result<CacheModel> {
-        match text
-            .map(str::trim)
-            .filter(|t| !t.is_empty() && *t != "auto")
-        {
-            Some(t) => CacheModel::parse(t),
-            None if has_object_sizes => Ok(CacheModel::Objects),
-            None => Ok(CacheModel::Blocks),
+    pub fn or_default(configured: Option<CacheModel>, has_object_sizes: bool) -> CacheModel {
+        match configured {
+            Some(m) => m,
+            None if has_object_sizes => CacheModel::Objects,
+            None => CacheModel::Blocks,
         }
     }
 
@@ -64,19 +61,20 @@ impl CacheModel {
         if self == CacheModel::Blocks {
             return Ok(());
         }
-        let refuse = |msg: &str| Err(Error::config("cache_model", "objects", msg.to_string()));
+        let blocks = key_is("cache_model", "blocks");
+        let refuse = |msg: String| Err(Error::config("cache_model", "objects", msg));
         if levels {
-            return refuse("has one level: levels (a hierarchy) need cache_model = blocks");
+            return refuse(format!("has one level: levels (a hierarchy) need {blocks}"));
         }
         if file_engine {
-            return refuse(
-                "has no read-ahead, disk, compat rules or file-level trace: they need cache_model = blocks",
-            );
+            return refuse(format!(
+                "has no read-ahead, disk, compat rules or file-level trace: they need {blocks}"
+            ));
         }
         if !has_object_sizes {
-            return refuse(
-                "needs a trace whose requests carry object sizes (oracleGeneral, lcs); use cache_model = blocks",
-            );
+            return refuse(format!(
+                "needs a trace whose requests carry object sizes (oracleGeneral, lcs); use {blocks}"
+            ));
         }
         Ok(())
     }
@@ -167,7 +165,7 @@ impl Capacity {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LevelSetup {
     /// The model as configured; `None` takes the trace's default.
-    pub model: Option<String>,
+    pub model: Option<CacheModel>,
     /// The admission filter, if any.
     pub admission: Option<AdmissionSpec>,
     /// Seed of random admission.
@@ -252,10 +250,10 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("cache_model"));
-        assert_eq!(CacheModel::choose(None, true).unwrap(), CacheModel::Objects);
-        assert_eq!(CacheModel::choose(None, false).unwrap(), CacheModel::Blocks);
+        assert_eq!(CacheModel::or_default(None, true), CacheModel::Objects);
+        assert_eq!(CacheModel::or_default(None, false), CacheModel::Blocks);
         assert_eq!(
-            CacheModel::choose(Some("blocks"), true).unwrap(),
+            CacheModel::or_default(Some(CacheModel::Blocks), true),
             CacheModel::Blocks
         );
     }

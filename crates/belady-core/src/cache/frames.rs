@@ -116,12 +116,6 @@ impl Frames {
         self.capacity
     }
 
-    /// Whether inserting a one-unit block needs an eviction first.
-    #[inline]
-    pub fn is_full(&self) -> bool {
-        self.used >= self.capacity as u64
-    }
-
     /// Number of block ids the table covers.
     pub fn universe(&self) -> usize {
         self.flags.len()

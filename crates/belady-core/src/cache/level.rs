@@ -6,8 +6,8 @@
 //! not inserted (a miss). A hit keeps the size the object entered with, even when the request
 //! names another size: libCacheSim's `cache_find_base` does not update it either.
 //!
-//! A policy may also refuse a miss ([`Policy::before_insert`]) and queue evictions or weights it
-//! decided elsewhere, even during a hit ([`Policy::take_pending`]); the level applies them, so it
+//! A policy may also refuse a miss ([`crate::policy::SizeHooks::before_insert`]) and queue evictions or weights it
+//! decided elsewhere, even during a hit ([`crate::policy::SizeHooks::take_pending`]); the level applies them, so it
 //! alone changes the frame table.
 
 use crate::cache::admission::Admission;
@@ -35,8 +35,8 @@ pub struct LevelStats {
     pub bypassed: u64,
     /// Of `prefetch_unused_evicted`, blocks prefetched on a learned hint (ClusterFetch).
     pub hinted_unused_evicted: u64,
-    /// Misses not inserted: the admission filter or the policy ([`Policy::before_insert`],
-    /// [`Policy::evicts_incoming`]) refused them, or the object is larger than the whole cache.
+    /// Misses not inserted: the admission filter or the policy ([`crate::policy::SizeHooks::before_insert`],
+    /// [`crate::policy::SizeHooks::evicts_incoming`]) refused them, or the object is larger than the whole cache.
     #[serde(default)]
     pub rejected: u64,
     /// Of `rejected`, misses the admission filter refused.
@@ -95,7 +95,7 @@ enum Room {
     Made,
     /// Every block left is pinned.
     Pinned,
-    /// The policy made the incoming block its own victim ([`Policy::evicts_incoming`]).
+    /// The policy made the incoming block its own victim ([`crate::policy::SizeHooks::evicts_incoming`]).
     IncomingLeft,
 }
 
@@ -250,8 +250,9 @@ impl<P: Policy> CacheLevel<P> {
     }
 
     /// Whether the admission filter lets missed `b` (of `size` units: blocks, or an object's
-    /// bytes) in; without a filter, always.
-    #[inline]
+    /// bytes) in; without a filter, always. Always inlined: on every miss it is one test of
+    /// `admission`, which the compiler otherwise left behind a call for some policies' loops.
+    #[inline(always)]
     fn admits(&mut self, b: Block, cx: &Access, size: u64) -> bool {
         let needs_victim = match &mut self.admission {
             None => return true,
@@ -403,7 +404,7 @@ impl<P: Policy> CacheLevel<P> {
     }
 
     /// Evicts until `incoming` (of `cx.size` units) fits. Before each eviction for a demand miss
-    /// the policy may make `incoming` its own victim ([`Policy::evicts_incoming`]).
+    /// the policy may make `incoming` its own victim ([`crate::policy::SizeHooks::evicts_incoming`]).
     #[inline]
     fn make_room(&mut self, incoming: Block, cx: &Access) -> Room {
         while !self.frames.fits(cx.size) {
@@ -442,7 +443,7 @@ impl<P: Policy> CacheLevel<P> {
             .on_evict(victim, Evicted { unused_prefetch }, cx);
     }
 
-    /// Applies the frame changes the policy queued ([`Policy::take_pending`]).
+    /// Applies the frame changes the policy queued ([`crate::policy::SizeHooks::take_pending`]).
     #[inline]
     fn apply_pending(&mut self, cx: &Access) {
         self.draining = true;
@@ -460,7 +461,8 @@ impl<P: Policy> CacheLevel<P> {
         self.tick
     }
 
-    /// Checks the policy against the frame table.
+    /// Checks the policy against the frame table (tests: the policy's [`crate::policy::Checked`]).
+    #[cfg(test)]
     pub fn check(&self) -> Result<(), String> {
         if self.frames.used() > self.frames.capacity() as u64 {
             return Err(format!(

@@ -118,6 +118,32 @@ impl CacheSize {
             .map_err(|_| Error::config("cache_size", self.to_string(), "too large"))
     }
 
+    /// The one spelling of this size: a count as digits (`500`), bytes in the largest binary
+    /// unit that divides them (`64KiB` for `64K`, `65536B` and `64KiB`; `1000B` for `1KB`), a
+    /// share as its shortest decimal (`5%` for `5.0%`). Sweeps key a run by it, so spellings
+    /// of one size store one run; rows keep the spelling the user wrote.
+    pub fn canonical(&self) -> String {
+        match *self {
+            CacheSize::Blocks(b) => b.to_string(),
+            CacheSize::Bytes(b) => {
+                let units = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
+                match units
+                    .iter()
+                    .find(|(shift, _)| b >= 1 << shift && b % (1 << shift) == 0)
+                {
+                    Some((shift, unit)) => format!("{}{unit}", b >> shift),
+                    None => format!("{b}B"),
+                }
+            }
+            CacheSize::Percent(p) => format!("{p}%"),
+        }
+    }
+
+    /// `text`'s one spelling ([`CacheSize::canonical`]), or `text` trimmed when it is no size.
+    pub fn canonical_text(text: &str) -> String {
+        CacheSize::parse(text).map_or_else(|_| text.trim().to_string(), |s| s.canonical())
+    }
+
     /// Parses a comma-separated list.
     pub fn parse_list(text: &str) -> Result<Vec<CacheSize>> {
         let sizes: Vec<CacheSize> = text
@@ -185,6 +211,29 @@ mod tests {
         for bad in ["0", "", "x", "-3", "1.5", "0%", "101%", "3 furlongs", "%"] {
             assert!(CacheSize::parse(bad).is_err(), "{bad} accepted");
         }
+    }
+
+    #[test]
+    fn spellings_of_one_size_have_one_canonical_form() {
+        for (spellings, canonical) in [
+            (
+                &["64KiB", "65536B", "64K", "65536 B", "64 kib"][..],
+                "64KiB",
+            ),
+            (&["1KB", "1000B", "1000 b"][..], "1000B"),
+            (&["1MiB", "1024KiB", "1048576B"][..], "1MiB"),
+            (&["3GiB", "3072M"][..], "3GiB"),
+            (&["5%", "5.0%", "5.000%"][..], "5%"),
+            (&["0.5%", ".5%"][..], "0.5%"),
+            (&["500"][..], "500"),
+        ] {
+            for s in spellings {
+                assert_eq!(CacheSize::parse(s).unwrap().canonical(), canonical, "{s}");
+                let back = CacheSize::parse(canonical).unwrap();
+                assert_eq!(back, CacheSize::parse(s).unwrap(), "{s} reads back");
+            }
+        }
+        assert_eq!(CacheSize::canonical_text(" nonsense "), "nonsense");
     }
 
     #[test]

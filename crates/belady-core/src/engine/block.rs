@@ -3,7 +3,7 @@
 //! the trace's length.
 //!
 //! [`crate::trace::ingest`] turns a trace into a stream of dense ids (straight from a native file, else
-//! through a spool); [`run_block_grid`] resolves the grid's cells and hands the stream to the
+//! through a spool); `run_block_grid` resolves the grid's cells and hands the stream to the
 //! one grid runner (`engine::grid`), which feeds each chunk to every run of a group through the
 //! one loop ([`crate::engine::run_loop`]). OPT needs each reference's next use, which streaming
 //! cannot know; grids with OPT load the trace whole and run through the same runner from
@@ -51,7 +51,9 @@ pub struct GridOutput {
 
 /// Simulates every policy at every size over a block trace, streaming it once; results come
 /// policy-major in the order given, equal to [`crate::engine::run_grid`] over the loaded trace.
-pub fn run_block_grid(
+/// (Tests; runs go through [`run_block_grid_with`].)
+#[cfg(test)]
+pub(crate) fn run_block_grid(
     source: &BlockSource,
     specs: &[PolicySpec],
     sizes: &[CacheSize],
@@ -59,7 +61,9 @@ pub fn run_block_grid(
     run_block_grid_with(source, specs, sizes, &LevelSetup::default())
 }
 
-/// [`run_block_grid`] with a cache model and an admission filter.
+/// Simulates every policy at every size over a block trace under a cache model and an admission
+/// filter, streaming it once; results come policy-major in the order given, equal to
+/// [`crate::engine::run_grid`] over the loaded trace.
 pub fn run_block_grid_with(
     source: &BlockSource,
     specs: &[PolicySpec],
@@ -78,14 +82,13 @@ pub fn run_block_grid_with(
     }
     // Sizes are read unless the blocks model is asked for (a native file shows whether it kept
     // them only once opened).
-    let explicit = setup.model.as_deref().map(CacheModel::parse).transpose()?;
-    let mut feed = if explicit == Some(CacheModel::Blocks) {
+    let mut feed = if setup.model == Some(CacheModel::Blocks) {
         ingest::ingest(source.path, source.format, source.opts, source.ops)?
     } else {
         ingest::ingest_sized(source.path, source.format, source.opts, source.ops)?
     };
     let unique = feed.unique;
-    let model = CacheModel::choose(setup.model.as_deref(), feed.has_sizes())?;
+    let model = CacheModel::or_default(setup.model, feed.has_sizes());
     model.check_run(feed.has_sizes(), false, false)?;
     let sized = model == CacheModel::Objects;
     let footprint = feed.size_totals().map(|t| t.footprint);

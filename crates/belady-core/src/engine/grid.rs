@@ -1,5 +1,7 @@
-//! The one grid runner: every policy × size cell of an untimed single-level grid is one run of
-//! the one loop ([`super::run_loop`]), and every run of a grid is fed the same chunks.
+//! The one grid runner: every policy × size cell of a single-level grid is one run of the one
+//! loop ([`super::run_loop`]), and every run of a grid is fed the same chunks: chunks of dense ids
+//! here ([`run_cells`]), chunks of file events in the file engine's grid, which runs its groups
+//! through the same [`in_groups`] and [`Runner`].
 //!
 //! - A streamed trace ([`Source::Stream`]) is read once per group of runs: each chunk of dense
 //!   ids (and sizes) is handed to every run of the group, in parallel over the current rayon
@@ -63,7 +65,7 @@ pub(crate) struct Levels<'a> {
 
 /// Runs every cell over `source`; one level's counters per cell, in cell order.
 pub(crate) fn run_cells(source: Source, cells: &[Cell], levels: Levels) -> Result<Vec<LevelStats>> {
-    let build = |&(spec, capacity): &Cell| -> Result<Box<dyn Runner>> {
+    let build = |&(spec, capacity): &Cell| -> Result<Box<LevelRunner>> {
         let make = MakeLevel {
             capacity,
             universe: levels.universe,
@@ -145,17 +147,24 @@ pub(crate) fn step_all<R: Send, X: Copy + Send + Sync>(
     }
 }
 
-/// One run fed chunk by chunk (the one dynamic call per chunk).
-pub(crate) trait Runner: Send {
-    fn feed(&mut self, requests: Requests);
-    fn finish(self: Box<Self>) -> LevelStats;
+/// One run of a grid behind one dynamic call per chunk (the loop inside is compiled per
+/// policy): fed chunk by chunk (`C`: a chunk of dense ids here, of file events in the file
+/// engine's grid), then finished into what it reports (`T`).
+pub(crate) trait Runner<C, T>: Send {
+    /// Steps the run through one chunk.
+    fn feed(&mut self, chunk: C);
+    /// Ends the run.
+    fn finish(self: Box<Self>) -> T;
 }
+
+/// A single-level run over dense ids.
+type LevelRunner = dyn for<'r> Runner<Requests<'r>, LevelStats>;
 
 struct Run<P: Policy> {
     level: CacheLevel<P>,
 }
 
-impl<P: Policy + Send> Runner for Run<P> {
+impl<P: Policy + Send> Runner<Requests<'_>, LevelStats> for Run<P> {
     fn feed(&mut self, requests: Requests) {
         run_loop::feed(&mut self.level, requests);
     }
@@ -189,8 +198,8 @@ impl MakeLevel {
 }
 
 impl PolicyVisitor for MakeLevel {
-    type Output = Box<dyn Runner>;
-    fn visit<P: Policy + 'static>(self, policy: P) -> Box<dyn Runner> {
+    type Output = Box<LevelRunner>;
+    fn visit<P: Policy + 'static>(self, policy: P) -> Box<LevelRunner> {
         Box::new(Run {
             level: self.level(policy),
         })
@@ -200,8 +209,8 @@ impl PolicyVisitor for MakeLevel {
 /// Hands every chunk to every run. With more than one worker thread, a reading thread stays a
 /// few chunks ahead (decompression and checksums overlap the runs); the runs of one chunk go in
 /// parallel. Memory: the runs plus a bounded number of chunks, whatever the thread count.
-fn feed_all(feed: &mut Ingested, runs: &mut [Box<dyn Runner>], sized: bool) -> Result<()> {
-    let step = |runs: &mut [Box<dyn Runner>], ids: &[u32], sizes: Option<&[u32]>| {
+fn feed_all(feed: &mut Ingested, runs: &mut [Box<LevelRunner>], sized: bool) -> Result<()> {
+    let step = |runs: &mut [Box<LevelRunner>], ids: &[u32], sizes: Option<&[u32]>| {
         let requests = Requests {
             ids,
             sizes,
@@ -266,7 +275,8 @@ fn feed_all(feed: &mut Ingested, runs: &mut [Box<dyn Runner>], sized: bool) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{simulate, PreparedTrace};
+    use crate::cache::level::CacheLevel;
+    use crate::engine::{run_loop, PreparedTrace};
     use crate::policy::registry::{parse_policies, PolicyVisitor, Preset};
     use crate::trace::ingest;
     use crate::trace::{BlockRequest, BlockTrace, Format, Op, OpFilter, ReadOptions};
@@ -300,13 +310,16 @@ mod tests {
             .collect()
     }
 
-    /// A run straight through [`simulate`], no grid.
+    /// A run straight through the one loop over the loaded trace, no grid.
     struct Direct<'a>(&'a PreparedTrace, usize);
 
     impl PolicyVisitor for Direct<'_> {
         type Output = LevelStats;
         fn visit<P: Policy + 'static>(self, policy: P) -> LevelStats {
-            simulate(policy, self.0, self.1)
+            let oracle = policy.needs_oracle();
+            let mut level = CacheLevel::new(policy, self.1, self.0.unique());
+            run_loop::feed(&mut level, self.0.requests(None, oracle));
+            level.into_stats()
         }
     }
 

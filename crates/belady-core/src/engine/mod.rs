@@ -1,11 +1,12 @@
-//! The untimed simulation engine: the one loop that feeds requests to a cache level
-//! ([`run_loop`]), the one grid runner that feeds every run of a policy × size grid the same
-//! chunks (`grid.rs`), and the loaded-trace entries built on them.
+//! The engines: the one loop that feeds requests to a cache level ([`run_loop`]), the one grid
+//! runner that feeds every run of a grid the same chunks (`grid.rs`), the streamed block grid
+//! ([`block`]), the file engine with read-ahead, clustering and a device ([`file`](mod@file)), and the
+//! levels below a hierarchy's client ([`hierarchy`]); here, the loaded-trace entries.
 //!
 //! A [`PreparedTrace`] is parsed once and shared by every run; the oracle OPT needs is computed
 //! at most once, on first use. [`run_grid`] runs a grid over it in the rayon pool and returns
 //! results in grid order, so output is the same for any thread count; streamed traces go
-//! through the same runner from [`crate::engine::block::run_block_grid`].
+//! through the same runner from [`crate::engine::block::run_block_grid_with`].
 
 pub mod block;
 pub mod file;
@@ -14,11 +15,10 @@ pub mod hierarchy;
 pub mod run_loop;
 
 use crate::cache::cache_model::{CacheModel, Capacity, LevelSetup};
-use crate::cache::level::{CacheLevel, LevelStats};
+use crate::cache::level::LevelStats;
 use crate::cache::size::CacheSize;
 use crate::error::Result;
 use crate::policy::registry::PolicySpec;
-use crate::policy::Policy;
 pub use crate::run::rows::RunResult;
 use crate::run::rows::{CacheCapacity, CapacityUnit, IoStats, RowParts};
 use crate::trace::dense::BlockTrace;
@@ -72,14 +72,6 @@ impl PreparedTrace {
     }
 }
 
-/// Runs every demand reference of `trace` through `policy` with `capacity` blocks.
-pub fn simulate<P: Policy>(policy: P, trace: &PreparedTrace, capacity: usize) -> LevelStats {
-    let oracle = policy.needs_oracle();
-    let mut level = CacheLevel::new(policy, capacity, trace.unique());
-    run_loop::feed(&mut level, trace.requests(None, oracle));
-    level.into_stats()
-}
-
 /// Whether `spec` needs each reference's next use (OPT), which only a loaded trace has.
 pub(crate) fn needs_next_uses(spec: &PolicySpec) -> bool {
     spec.info.name == "opt"
@@ -102,7 +94,7 @@ pub fn run_one(spec: &PolicySpec, trace: &PreparedTrace, capacity: usize) -> Res
 }
 
 /// Runs one policy at one resolved capacity under `model` and `setup`.
-pub fn run_one_with(
+fn run_one_with(
     spec: &PolicySpec,
     trace: &PreparedTrace,
     capacity: Capacity,
@@ -221,7 +213,7 @@ pub fn run_grid_with(
     setup: &LevelSetup,
 ) -> Result<Vec<RunResult>> {
     let sized = trace_sizes(&trace.trace).is_some();
-    let model = CacheModel::choose(setup.model.as_deref(), sized)?;
+    let model = CacheModel::or_default(setup.model, sized);
     model.check_run(sized, false, false)?;
     let footprint = trace_footprint(&trace.trace);
     let capacities: Vec<Capacity> = sizes

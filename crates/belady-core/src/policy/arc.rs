@@ -47,12 +47,84 @@
 //! Pinned blocks are passed over: REPLACE takes the LRU-most unpinned block of the list it
 //! chose, else of the other list, else reports that every block is pinned.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::{Error, Result};
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "arc",
+    aliases: &[],
+    about: "Adaptive Replacement Cache (Megiddo & Modha, FAST 2003): T1/T2 with ghosts B1/B2, adaptive target p",
+    params: &[
+        ParamInfo {
+            name: "p0",
+            default: "0",
+            study: None,
+            accusim: Some("0.5"),
+            about: "initial target size of T1 as a fraction of the cache (AccuSim: 0.5)",
+        },
+        ParamInfo {
+            name: "delta",
+            default: "real",
+            study: None,
+            accusim: Some("integer"),
+            about: "adaptation step max(|B2|/|B1|,1): real (paper, libCacheSim) or integer (Caffeine, AccuSim)",
+        },
+        ParamInfo {
+            name: "replace",
+            default: "paper",
+            study: None,
+            accusim: Some("accusim"),
+            about: "REPLACE test: paper (|T1|>p, or x in B2 and |T1|=p) or accusim (|T1|>=max(1,p); selects AccuSim's variant, compat/accusim/arc.rs)",
+        },
+        ParamInfo {
+            name: "first_use",
+            default: "mru",
+            study: None,
+            accusim: Some("stay"),
+            about: "first demand access to a prefetched block: mru (to T1's MRU end) or stay (AccuSim; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "ghost_prefetch",
+            default: "defer",
+            study: None,
+            accusim: Some("unmarked"),
+            about: "prefetch of a ghost block: defer (T1, to T2 on first use; the study), forget (new block) or unmarked (T1 as a demand-fetched block; AccuSim; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "directory",
+            default: "paper",
+            study: None,
+            accusim: Some("accusim"),
+            about: "ghost bookkeeping on a miss: paper (trim B1, then B2, after the insert) or accusim (its case IV from the lengths before the miss: B2's LRU dropped first when the directory holds 2c, B1's LRU kept when the victim was an unused prefetch, REPLACE for a prefetched ghost with the unadapted p; selects AccuSim's variant)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point):
+/// the size-aware form for a level that weighs objects.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    if capacity.weighted {
+        // p0 and delta read as the paper's ARC reads them (a bad value refused, not ignored).
+        return Ok(visitor.visit(super::arc_sized::ArcSizedPolicy::from_spec(
+            spec,
+            capacity.units,
+            universe,
+        )?));
+    }
+    Ok(visitor.visit(ArcPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 pub(crate) const T1: usize = 0;
 pub(crate) const T2: usize = 1;
@@ -283,7 +355,7 @@ pub(crate) fn trim_ghosts(lists: &mut Lists, c: usize, mut dropped_b1: impl FnMu
 
 impl Policy for ArcPolicy {
     fn name(&self) -> &'static str {
-        "arc"
+        INFO.name
     }
 
     #[inline]
@@ -301,10 +373,6 @@ impl Policy for ArcPolicy {
 
     fn select_victim(&mut self, incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
         self.replace_victim(incoming, frames, |arc, p| arc.replace_from_t1(p, incoming))
-    }
-
-    fn forget_victim(&mut self) {
-        self.pending = None;
     }
 
     #[inline]
@@ -346,17 +414,33 @@ impl Policy for ArcPolicy {
         self.trim_ghosts();
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("this variant counts blocks; the objects model builds libCacheSim's byte-based ARC (policy::arc_sized)")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(T1) + self.lists.len(T2)
     }
+}
 
+impl SizeHooks for ArcPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("this variant counts blocks; the objects model builds libCacheSim's byte-based ARC (policy::arc_sized)")
+    }
+}
+
+impl PrefetchHooks for ArcPolicy {
+    fn forget_victim(&mut self) {
+        self.pending = None;
+    }
+}
+
+impl OracleHooks for ArcPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for ArcPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(T1).chain(self.lists.iter(T2)), frames)?;
+        crate::policy::check_same_residents(
+            self.lists.iter(T1).chain(self.lists.iter(T2)),
+            frames,
+        )?;
         let c = self.capacity;
         let [t1, t2, b1, b2] = [T1, T2, B1, B2].map(|l| self.lists.len(l));
         if t1 + t2 > c || t1 + b1 > c || t1 + t2 + b1 + b2 > c.saturating_mul(2) {
@@ -406,6 +490,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
     use std::collections::VecDeque;

@@ -13,10 +13,18 @@
 //! - REPLACE takes T1's LRU block into B1 when `|T1| > p`, or `|T1| = p` and the last ghost hit
 //!   was in B2, or T2 is empty; else T2's LRU block into B2.
 //! - An object keeps the size it entered with (its ghost too); a hit in T1 moves it to T2.
+//!
+//! The paper's ARC's `p0` (the initial target, a share of the cache's units) and `delta` (real
+//! or integer steps) apply here as there, checked the same way; its other parameters concern
+//! prefetched blocks or select AccuSim's variant, which a cache weighing objects does not have
+//! (`cache/builder.rs` refuses them).
 
+use super::arc::Delta;
+use super::registry::PolicySpec;
 use super::structures::weighted_lists::WeightedLists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::frames::Frames;
+use crate::error::Result as CoreResult;
 
 const T1: usize = 0;
 const T2: usize = 1;
@@ -31,6 +39,8 @@ pub struct ArcSizedPolicy {
     p: f64,
     /// Cache size in units (known from the frame table at the first eviction).
     c: u64,
+    /// How the adaptation step is computed.
+    delta: Delta,
     /// The last lookup found the block in B1 / B2 (libCacheSim's `curr_obj_in_L*_ghost`).
     in_b1: bool,
     in_b2: bool,
@@ -43,17 +53,39 @@ pub struct ArcSizedPolicy {
 }
 
 impl ArcSizedPolicy {
-    /// An empty ARC over block ids `0..universe`.
+    /// An empty ARC over block ids `0..universe` (libCacheSim's: p starts at 0, real steps).
     pub fn new(universe: usize) -> Self {
         ArcSizedPolicy {
             lists: WeightedLists::new(4, universe),
             p: 0.0,
             c: 0,
+            delta: Delta::Real,
             in_b1: false,
             in_b2: false,
             ghost_tick: None,
             looked_up: None,
             victim_to_ghost: true,
+        }
+    }
+
+    /// The ARC `spec` describes for a cache of `capacity` units: `p0` and `delta` read and
+    /// checked as the paper's ARC reads them.
+    pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> CoreResult<Self> {
+        let delta = Delta::parse(spec)?;
+        let p0 = spec.f64("p0", 0.0, 1.0)?;
+        Ok(ArcSizedPolicy {
+            p: delta.initial(p0, capacity),
+            delta,
+            ..Self::new(universe)
+        })
+    }
+
+    /// The adaptation step after a ghost hit in a list of `mine` units while the other holds
+    /// `other`: `max(other / mine, 1)`, in whole units with integer steps.
+    fn step(&self, other: u64, mine: u64) -> f64 {
+        match self.delta {
+            Delta::Real => (other as f64 / mine as f64).max(1.0),
+            Delta::Integer => (other / mine).max(1) as f64,
         }
     }
 
@@ -63,15 +95,15 @@ impl ArcSizedPolicy {
             return;
         }
         self.looked_up = Some(cx.tick);
-        let (b1, b2) = (self.lists.units(B1) as f64, self.lists.units(B2) as f64);
+        let (b1, b2) = (self.lists.units(B1), self.lists.units(B2));
         match self.lists.list_of(b) {
             Some(B1) => {
                 (self.in_b1, self.in_b2) = (true, false);
-                self.p = (self.p + (b2 / b1).max(1.0)).min(self.c as f64);
+                self.p = (self.p + self.step(b2, b1)).min(self.c as f64);
             }
             Some(B2) => {
                 (self.in_b1, self.in_b2) = (false, true);
-                self.p = (self.p - (b1 / b2).max(1.0)).max(0.0);
+                self.p = (self.p - self.step(b1, b2)).max(0.0);
             }
             _ => return,
         }
@@ -94,7 +126,7 @@ impl ArcSizedPolicy {
 
 impl Policy for ArcSizedPolicy {
     fn name(&self) -> &'static str {
-        "arc"
+        super::arc::INFO.name
     }
 
     fn on_hit(&mut self, b: Block, _cx: &Access) {
@@ -152,21 +184,33 @@ impl Policy for ArcSizedPolicy {
         }
     }
 
-    fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
-        self.look_up(b, cx);
-    }
-
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.lists.len(T1) + self.lists.len(T2)
     }
+}
 
+impl SizeHooks for ArcSizedPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for ArcSizedPolicy {
+    fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
+        self.look_up(b, cx);
+    }
+}
+
+impl OracleHooks for ArcSizedPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for ArcSizedPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(T1).chain(self.lists.iter(T2)), frames)?;
+        crate::policy::check_same_residents(
+            self.lists.iter(T1).chain(self.lists.iter(T2)),
+            frames,
+        )?;
         if self.lists.units(T1) + self.lists.units(T2) != frames.used() {
             return Err("T1 + T2 differ from the frame table's use".into());
         }
@@ -189,6 +233,7 @@ mod tests {
     use crate::cache::level::{CacheLevel, NO_ORACLE};
     use crate::policy::arc::ArcPolicy;
     use crate::policy::registry::{parse_policies, Preset};
+    use crate::policy::Checked;
 
     #[test]
     fn with_unit_sizes_it_is_the_papers_arc() {
@@ -233,6 +278,55 @@ mod tests {
         assert_eq!(dump[1], ("T2", vec![2, 1]));
         assert_eq!(dump[2], ("B1", vec![3]));
         assert_eq!(level.policy.p, 1.0, "|B2| / |B1| < 1: p grows by one unit");
+    }
+
+    #[test]
+    fn p0_and_delta_apply_as_in_the_papers_arc() {
+        // With unit sizes and the same parameters both ARCs agree hit for hit.
+        let mut x: u64 = 7;
+        let refs: Vec<Block> = (0..20_000)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                let r = ((x >> 33) % 500) as u32;
+                r * r / 499
+            })
+            .collect();
+        for params in [
+            &["arc.p0=0.5"][..],
+            &["arc.delta=integer", "arc.p0=0.3"][..],
+        ] {
+            let params: Vec<String> = params.iter().map(|p| p.to_string()).collect();
+            let spec = &parse_policies("arc", &params, Preset::Paper).unwrap()[0];
+            let mut paper = CacheLevel::new(ArcPolicy::from_spec(spec, 40, 500).unwrap(), 40, 500);
+            let mut sized =
+                CacheLevel::new(ArcSizedPolicy::from_spec(spec, 40, 500).unwrap(), 40, 500);
+            let mut default = CacheLevel::new(ArcSizedPolicy::new(500), 40, 500);
+            for &b in &refs {
+                paper.access(b, NO_ORACLE);
+                sized.access(b, NO_ORACLE);
+                default.access(b, NO_ORACLE);
+            }
+            assert_eq!(paper.stats().hits, sized.stats().hits, "{params:?}");
+            assert_ne!(
+                default.stats().hits,
+                sized.stats().hits,
+                "{params:?} change the run"
+            );
+        }
+        // A value the paper's ARC refuses is refused here too, in the same words.
+        let bad = &parse_policies("arc", &["arc.p0=abc".into()], Preset::Paper).unwrap()[0];
+        let (a, b) = (
+            ArcPolicy::from_spec(bad, 40, 500)
+                .err()
+                .unwrap()
+                .to_string(),
+            ArcSizedPolicy::from_spec(bad, 40, 500)
+                .err()
+                .unwrap()
+                .to_string(),
+        );
+        assert_eq!(a, b);
+        assert!(a.contains("arc.p0=abc"), "{a}");
     }
 
     #[test]

@@ -50,14 +50,58 @@
 //! history. Pinned blocks are passed over by both experts (and by SR's overflow in libCacheSim's
 //! variant, where a prefetch leaves SR over its target until the next demand insert).
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
 use super::structures::lcs_draws::Draws;
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use super::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
+};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "cacheus",
+    aliases: &[],
+    about: "Cacheus (Rodriguez et al., FAST 2021): SR-LRU and CR-LFU experts drawn by weight, adaptive learning rate",
+    params: &[
+        ParamInfo {
+            name: "adapt_size",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "move SR's target by demoted and new history hits (paper); false keeps it at c/2, as libCacheSim's code does",
+        },
+        ParamInfo {
+            name: "adapt_rate",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "move the learning rate along the hit rate every c references (paper); false keeps the first random rate, as libCacheSim's code does",
+        },
+        ParamInfo {
+            name: "variant",
+            default: "paper",
+            study: None,
+            accusim: None,
+            about: "paper, or libcachesim: SR and R capped at floor(c/2) each with SR's overflow leaving even with room free, SR growing but never shrinking, the learning rate stepped and the draws made as libcachesim 0.3.5 does (seed 0 replays its first cache in a process)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(CacheusPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// SR-LRU's lists: new and demoted blocks.
 const SR: usize = 0;
@@ -345,7 +389,7 @@ impl CacheusPolicy {
 
 impl Policy for CacheusPolicy {
     fn name(&self) -> &'static str {
-        "cacheus"
+        INFO.name
     }
 
     #[inline]
@@ -397,10 +441,6 @@ impl Policy for CacheusPolicy {
             agreed: lru == lfu,
         });
         victim
-    }
-
-    fn forget_victim(&mut self) {
-        self.chosen = None;
     }
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
@@ -482,10 +522,12 @@ impl Policy for CacheusPolicy {
         }
     }
 
-    fn on_pin(&mut self, b: Block, pinned: bool) {
-        self.pinned[b as usize] = pinned;
+    fn len(&self) -> usize {
+        self.lists.len(SR) + self.lists.len(R)
     }
+}
 
+impl SizeHooks for CacheusPolicy {
     fn take_pending(&mut self) -> Option<Pending> {
         self.overflow.pop().map(Pending::Evict)
     }
@@ -493,17 +535,28 @@ impl Policy for CacheusPolicy {
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         Err("its SR/R targets and histories count blocks")
     }
+}
 
-    fn len(&self) -> usize {
-        self.lists.len(SR) + self.lists.len(R)
+impl PrefetchHooks for CacheusPolicy {
+    fn forget_victim(&mut self) {
+        self.chosen = None;
     }
 
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        self.pinned[b as usize] = pinned;
+    }
+}
+
+impl OracleHooks for CacheusPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for CacheusPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lists.check()?;
         self.ghosts.check()?;
         self.counts.check()?;
-        check_same_residents(self.counts.iter(), frames)?;
-        check_same_residents(self.lists.iter(SR).chain(self.lists.iter(R)), frames)?;
+        crate::policy::check_same_residents(self.counts.iter(), frames)?;
+        crate::policy::check_same_residents(self.lists.iter(SR).chain(self.lists.iter(R)), frames)?;
         if let Some(b) = self.lists.iter(H).find(|&b| frames.is_resident(b)) {
             return Err(format!("history entry {b} is resident"));
         }
@@ -557,6 +610,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     #[test]

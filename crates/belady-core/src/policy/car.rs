@@ -41,12 +41,47 @@
 //! the head-most unpinned page of T1, else of T2, is taken; with every page pinned, none is.
 
 use super::arc::{trim_ghosts, Delta};
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "car",
+    aliases: &[],
+    about: "Clock with Adaptive Replacement (Bansal & Modha, FAST 2004): two clocks, ghosts B1/B2, adaptive p",
+    params: &[
+        ParamInfo {
+            name: "delta",
+            default: "real",
+            study: None,
+            accusim: None,
+            about: "adaptation step max(|B2|/|B1|,1): real (paper) or integer",
+        },
+        ParamInfo {
+            name: "adapt",
+            default: "after",
+            study: None,
+            accusim: None,
+            about: "when p adapts on a ghost hit: after replace() (paper) or before (libCacheSim)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(CarPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const T1: usize = 0;
 const T2: usize = 1;
@@ -138,7 +173,7 @@ impl CarPolicy {
 
 impl Policy for CarPolicy {
     fn name(&self) -> &'static str {
-        "car"
+        INFO.name
     }
 
     #[inline]
@@ -170,10 +205,6 @@ impl Policy for CarPolicy {
             self.pending = None;
         }
         victim
-    }
-
-    fn forget_victim(&mut self) {
-        self.pending = None;
     }
 
     #[inline]
@@ -217,17 +248,33 @@ impl Policy for CarPolicy {
         self.trim_ghosts();
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its target p and list bounds count blocks")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(T1) + self.lists.len(T2)
     }
+}
 
+impl SizeHooks for CarPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its target p and list bounds count blocks")
+    }
+}
+
+impl PrefetchHooks for CarPolicy {
+    fn forget_victim(&mut self) {
+        self.pending = None;
+    }
+}
+
+impl OracleHooks for CarPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for CarPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(T1).chain(self.lists.iter(T2)), frames)?;
+        crate::policy::check_same_residents(
+            self.lists.iter(T1).chain(self.lists.iter(T2)),
+            frames,
+        )?;
         let c = self.capacity;
         let [t1, t2, b1, b2] = [T1, T2, B1, B2].map(|l| self.lists.len(l));
         if t1 + t2 > c || t1 + b1 > c || t1 + t2 + b1 + b2 > c.saturating_mul(2) {
@@ -283,6 +330,7 @@ mod tests {
     use super::*;
     use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
     use std::collections::VecDeque;

@@ -12,9 +12,30 @@
 //! The order is a `Ring` (`ring.rs`) of ids whose oldest end is the hand: passing a block moves its id from
 //! one end to the other, with no linked list to relink; the bits sit beside it, one byte per id.
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::ring::Ring;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "clock",
+    aliases: &["second-chance"],
+    about: "second chance, one reference bit, new blocks enter with the bit clear",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(ClockPolicy::new(universe)))
+}
 
 /// Second-chance replacement with one reference bit per block.
 pub struct ClockPolicy {
@@ -39,7 +60,7 @@ impl ClockPolicy {
 
 impl Policy for ClockPolicy {
     fn name(&self) -> &'static str {
-        "clock"
+        INFO.name
     }
 
     #[inline]
@@ -90,17 +111,26 @@ impl Policy for ClockPolicy {
         self.ring.push(b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.ring.len()
     }
+}
 
+impl SizeHooks for ClockPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for ClockPolicy {}
+
+impl OracleHooks for ClockPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for ClockPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.ring.check()?;
-        check_same_residents(self.ring.live_oldest_first().into_iter(), frames)?;
+        crate::policy::check_same_residents(self.ring.live_oldest_first().into_iter(), frames)?;
         if let Some(b) = (0..self.referenced.len() as Block)
             .find(|&b| self.referenced[b as usize] && !frames.is_resident(b))
         {
@@ -128,6 +158,7 @@ mod tests {
     use crate::cache::level::CacheLevel;
     use crate::policy::structures::list::Lists;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use proptest::prelude::*;
 
     /// CLOCK on a linked list, as it was before the ring: the reference for the ring's order.
@@ -137,6 +168,7 @@ mod tests {
         fn name(&self) -> &'static str {
             "clock-list"
         }
+
         fn on_hit(&mut self, b: Block, cx: &Access) {
             if cx.first_use {
                 self.1[b as usize] = false;
@@ -145,6 +177,7 @@ mod tests {
                 self.1[b as usize] = true;
             }
         }
+
         fn select_victim(&mut self, _i: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
             for _ in 0..=2 * self.0.len(0) {
                 let b = self.0.back(0)?;
@@ -158,20 +191,34 @@ mod tests {
             }
             None
         }
+
         fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
             self.0.remove(b);
             self.1[b as usize] = false;
         }
+
         fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
             self.1[b as usize] = false;
             self.0.push_front(0, b);
         }
+
         fn len(&self) -> usize {
             self.0.len(0)
         }
+    }
+
+    impl SizeHooks for ListClock {}
+
+    impl PrefetchHooks for ListClock {}
+
+    impl OracleHooks for ListClock {}
+
+    #[cfg(test)]
+    impl crate::policy::Checked for ListClock {
         fn check_invariants(&self, _frames: &Frames) -> Result<(), String> {
             self.0.check()
         }
+
         fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
             let order: Vec<Block> = self.0.iter(0).collect();
             let (hot, cold) = order.iter().partition(|&&b| self.1[b as usize]);

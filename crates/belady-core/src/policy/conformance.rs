@@ -183,6 +183,23 @@ impl PolicyVisitor for Misses<'_> {
     }
 }
 
+/// Variants that parameters select beyond presets, run beside the defaults: each policy name with
+/// its `KEY=VALUE` settings.
+const VARIANTS: &[(&str, &[&str])] = &[
+    ("wtinylfu", &["window=adaptive"]),
+    ("wtinylfu", &["window=adaptive", "climber=bitfaster"]),
+];
+
+/// The spec of a [`VARIANTS`] entry.
+fn variant(name: &str, params: &[&str]) -> PolicySpec {
+    let mut spec = PolicySpec::parse(name).unwrap();
+    for p in params {
+        let (k, v) = p.split_once('=').unwrap();
+        spec.set(k, v).unwrap();
+    }
+    spec
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
@@ -200,6 +217,10 @@ proptest! {
                 let verdict = build(&spec, capacity, 12, Conform { ops: &ops, capacity, universe: 12 }).unwrap();
                 prop_assert!(verdict.is_ok(), "{:?}: {}", preset, verdict.unwrap_err());
             }
+        }
+        for (name, params) in VARIANTS {
+            let verdict = build(&variant(name, params), capacity, 12, Conform { ops: &ops, capacity, universe: 12 }).unwrap();
+            prop_assert!(verdict.is_ok(), "{name} {params:?}: {}", verdict.unwrap_err());
         }
     }
 
@@ -230,6 +251,10 @@ proptest! {
             build(&PolicySpec::parse(name).unwrap(), capacity, 16, Misses { refs: &refs, capacity, universe: 16 }).unwrap()
         };
         let (best, _) = misses("opt");
+        for (name, params) in VARIANTS {
+            let (m, _) = build(&variant(name, params), capacity, 16, Misses { refs: &refs, capacity, universe: 16 }).unwrap();
+            prop_assert!(best <= m, "opt {} misses, {} {:?} {}", best, name, params, m);
+        }
         for info in POLICIES {
             let (m, refused) = misses(info.name);
             // OPT is optimal among policies that insert every miss; one that may leave a missed
@@ -280,4 +305,22 @@ fn the_seeded_policies_are_those_whose_misses_the_seed_changes() {
     listed.sort_unstable();
     seeded.sort_unstable();
     assert_eq!(seeded, listed);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_adaptive_window_keeps_the_contract_while_it_moves(
+        capacity in 16usize..40,
+        ops in proptest::collection::vec(op(80), 1500..3000),
+    ) {
+        // From 16 blocks a step is at least one block, and several samples of 10c requests end
+        // within the sequence, so in most sequences the climbers grow and shrink the window
+        // between the checks.
+        for (name, params) in VARIANTS {
+            let verdict = build(&variant(name, params), capacity, 80, Conform { ops: &ops, capacity, universe: 80 }).unwrap();
+            prop_assert!(verdict.is_ok(), "{name} {params:?}: {}", verdict.unwrap_err());
+        }
+    }
 }

@@ -43,11 +43,61 @@
 //! bitmap of non-empty buckets, so the victim is found in O(c-max / 64) without scanning the old
 //! section. Aging rebuilds the buckets (O(cache) once every many references).
 
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::PolicyVisitor;
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Error;
 use crate::policy::registry::PolicySpec;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "fbr",
+    aliases: &["frequency-based"],
+    about: "frequency-based replacement: LRU stack in new/middle/old sections, least count in old (Robinson & Devarakonda 1990)",
+    params: &[
+        ParamInfo {
+            name: "new",
+            default: "0.25",
+            study: None,
+            accusim: None,
+            about: "share of the cache in the new section (MRU end; hits there do not count)",
+        },
+        ParamInfo {
+            name: "old",
+            default: "0.25",
+            study: None,
+            accusim: None,
+            about: "share of the cache in the old section (LRU end; victims come from here)",
+        },
+        ParamInfo {
+            name: "a-max",
+            default: "100",
+            study: None,
+            accusim: None,
+            about: "when the average count of resident blocks exceeds this, every count becomes ceil(count/2)",
+        },
+        ParamInfo {
+            name: "c-max",
+            default: "1000",
+            study: None,
+            accusim: None,
+            about: "largest reference count a block can reach",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(FbrPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const NEW: usize = 0;
 const MIDDLE: usize = 1;
@@ -234,11 +284,13 @@ impl FbrPolicy {
     }
 
     /// Reference count of resident `b`.
+    #[cfg(test)]
     pub fn count_of(&self, b: Block) -> Option<u32> {
         self.lists.list_of(b).map(|_| self.count[b as usize])
     }
 
     /// Blocks in the new and the middle section when the cache is full.
+    #[cfg(test)]
     pub fn section_sizes(&self) -> (usize, usize) {
         (self.new_cap, self.mid_cap)
     }
@@ -322,7 +374,7 @@ impl FbrPolicy {
 
 impl Policy for FbrPolicy {
     fn name(&self) -> &'static str {
-        "fbr"
+        INFO.name
     }
 
     #[inline]
@@ -376,21 +428,30 @@ impl Policy for FbrPolicy {
         self.age_if_needed();
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.lists.len(NEW) + self.lists.len(MIDDLE) + self.lists.len(OLD)
     }
+}
 
+impl SizeHooks for FbrPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for FbrPolicy {}
+
+impl OracleHooks for FbrPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for FbrPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
         let all: Vec<Block> = [NEW, MIDDLE, OLD]
             .into_iter()
             .flat_map(|l| self.lists.iter(l))
             .collect();
-        check_same_residents(all.iter().copied(), frames)?;
+        crate::policy::check_same_residents(all.iter().copied(), frames)?;
         let n = self.len();
         let (new, mid) = (self.lists.len(NEW), self.lists.len(MIDDLE));
         if new != n.min(self.new_cap) || mid != (n - new).min(self.mid_cap) {
@@ -470,6 +531,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 

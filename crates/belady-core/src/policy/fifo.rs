@@ -3,9 +3,30 @@
 //! The queue is a `Ring` (`ring.rs`) of ids: a miss appends at one end and evicts from the other, so the
 //! policy touches no per-block state at all (the frame table's flags are the only random access).
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::ring::Ring;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "fifo",
+    aliases: &[],
+    about: "first in, first out",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(FifoPolicy::new(universe)))
+}
 
 /// First-in, first-out replacement.
 pub struct FifoPolicy {
@@ -23,7 +44,7 @@ impl FifoPolicy {
 
 impl Policy for FifoPolicy {
     fn name(&self) -> &'static str {
-        "fifo"
+        INFO.name
     }
 
     #[inline]
@@ -44,17 +65,26 @@ impl Policy for FifoPolicy {
         self.queue.push(b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.queue.len()
     }
+}
 
+impl SizeHooks for FifoPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for FifoPolicy {}
+
+impl OracleHooks for FifoPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for FifoPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.queue.check()?;
-        check_same_residents(self.queue.live_oldest_first().into_iter(), frames)
+        crate::policy::check_same_residents(self.queue.live_oldest_first().into_iter(), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
@@ -71,6 +101,7 @@ mod tests {
     use crate::policy::lru::last_unpinned;
     use crate::policy::structures::list::Lists;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use proptest::prelude::*;
 
     /// FIFO on a linked list, as it was before the ring: the reference for the ring's order.
@@ -80,22 +111,38 @@ mod tests {
         fn name(&self) -> &'static str {
             "fifo-list"
         }
+
         fn on_hit(&mut self, _b: Block, _cx: &Access) {}
+
         fn select_victim(&mut self, _i: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
             last_unpinned(&self.0, 0, frames)
         }
+
         fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
             self.0.remove(b);
         }
+
         fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
             self.0.push_front(0, b);
         }
+
         fn len(&self) -> usize {
             self.0.len(0)
         }
+    }
+
+    impl SizeHooks for ListFifo {}
+
+    impl PrefetchHooks for ListFifo {}
+
+    impl OracleHooks for ListFifo {}
+
+    #[cfg(test)]
+    impl crate::policy::Checked for ListFifo {
         fn check_invariants(&self, _frames: &Frames) -> Result<(), String> {
             self.0.check()
         }
+
         fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
             vec![("newest_to_oldest", self.0.iter(0).collect())]
         }

@@ -13,7 +13,7 @@
 //!   inserts the object first and evicts after, so the newcomer competes with the residents: while
 //!   the cache is over its size the lowest-priority object leaves and `L` becomes its priority,
 //!   and if that is the newcomer it leaves too (a miss that inserts nothing; the objects evicted
-//!   before it stay evicted). Here the level asks [`Policy::evicts_incoming`] before each
+//!   before it stay evicted). Here the level asks [`SizeHooks::evicts_incoming`] before each
 //!   eviction, which compares the newcomer with the resident victim; a newcomer wins no tie, being
 //!   the newest.
 //!
@@ -25,10 +25,31 @@
 //! demand access is its first reference, so the frequency stays 1 and only the priority is
 //! recomputed. Pinned objects are passed over: the victim is the lowest-priority unpinned one.
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use std::collections::BTreeMap;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gdsf",
+    aliases: &["greedydual-size-frequency"],
+    about: "GreedyDual-Size-Frequency (Cherkasova 1998): evict the lowest L + frequency x 10^6 / size, libCacheSim's rules",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(GdsfPolicy::new(universe)))
+}
 
 /// The weight of one reference in a priority, as libCacheSim scales it.
 const SCALE: f64 = 1.0e6;
@@ -138,6 +159,7 @@ impl GdsfPolicy {
     }
 
     /// The resident objects, lowest priority first, older first among equals.
+    #[cfg(test)]
     fn ordered(&self) -> Box<dyn Iterator<Item = Block> + '_> {
         match &self.order {
             Order::Groups(groups) => Box::new(groups.iter()),
@@ -157,7 +179,7 @@ impl GdsfPolicy {
 
 impl Policy for GdsfPolicy {
     fn name(&self) -> &'static str {
-        "gdsf"
+        INFO.name
     }
 
     #[inline]
@@ -177,37 +199,9 @@ impl Policy for GdsfPolicy {
         self.enter(b, priority);
     }
 
-    fn before_insert(&mut self, b: Block, _frames: &Frames, cx: &Access) -> bool {
-        let size = u32::try_from(cx.size).unwrap_or(u32::MAX);
-        self.entering = Some((b, self.rank(1, size)));
-        true
-    }
-
-    fn evicts_incoming(&mut self, incoming: Block, frames: &Frames, _cx: &Access) -> bool {
-        let Some((b, mine)) = self.entering else {
-            return false;
-        };
-        if b != incoming {
-            return false;
-        }
-        match self.lowest_unpinned(frames) {
-            // The newcomer is the newest, so it leaves first only when strictly lower.
-            Some((_, lowest)) if mine < lowest => {
-                self.inflation = mine;
-                self.entering = None;
-                true
-            }
-            _ => false,
-        }
-    }
-
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
         self.victim = self.lowest_unpinned(frames);
         self.victim.map(|(b, _)| b)
-    }
-
-    fn forget_victim(&mut self) {
-        self.victim = None;
     }
 
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
@@ -233,19 +227,56 @@ impl Policy for GdsfPolicy {
         self.enter(b, priority);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         match &self.order {
             Order::Groups(groups) => groups.len(),
             Order::Tree(tree) => tree.len(),
         }
     }
+}
 
+impl SizeHooks for GdsfPolicy {
+    fn before_insert(&mut self, b: Block, _frames: &Frames, cx: &Access) -> bool {
+        let size = u32::try_from(cx.size).unwrap_or(u32::MAX);
+        self.entering = Some((b, self.rank(1, size)));
+        true
+    }
+
+    fn evicts_incoming(&mut self, incoming: Block, frames: &Frames, _cx: &Access) -> bool {
+        let Some((b, mine)) = self.entering else {
+            return false;
+        };
+        if b != incoming {
+            return false;
+        }
+        match self.lowest_unpinned(frames) {
+            // The newcomer is the newest, so it leaves first only when strictly lower.
+            Some((_, lowest)) if mine < lowest => {
+                self.inflation = mine;
+                self.entering = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for GdsfPolicy {
+    fn forget_victim(&mut self) {
+        self.victim = None;
+    }
+}
+
+impl OracleHooks for GdsfPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for GdsfPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        check_same_residents(self.ordered(), frames)?;
+        crate::policy::check_same_residents(self.ordered(), frames)?;
         match &self.order {
             Order::Groups(groups) => groups.check()?,
             Order::Tree(tree) => {
@@ -285,6 +316,7 @@ mod tests {
     use super::*;
     use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     #[test]

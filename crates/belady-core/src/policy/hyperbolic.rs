@@ -15,12 +15,42 @@
 //! as if it had been read on that access. Pinned samples are passed over; when every sample is
 //! pinned, the whole resident set is searched for the lowest unpinned priority.
 
-use super::registry::PolicySpec;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::{PolicySpec, PolicyVisitor};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "hyperbolic",
+    aliases: &[],
+    about: "hyperbolic caching (Blankstein et al., ATC 2017): evict the lowest references/time-in-cache among random samples",
+    params: &[ParamInfo {
+        name: "samples",
+        default: "64",
+        study: None,
+        accusim: None,
+        about: "resident blocks drawn (with replacement) per eviction (paper and libCacheSim: 64)",
+    }],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(HyperbolicPolicy::from_spec(
+        spec,
+        capacity.entries,
+        universe,
+    )?))
+}
 
 /// Marks a block that is not resident in [`Sampled::slot`].
 const ABSENT: u32 = u32::MAX;
@@ -97,6 +127,7 @@ impl Sampled {
     }
 
     /// Every slot names the block that points at it.
+    #[cfg(test)]
     pub(crate) fn check(&self) -> std::result::Result<(), String> {
         for (i, &b) in self.blocks.iter().enumerate() {
             if self.slot[b as usize] as usize != i {
@@ -168,7 +199,7 @@ impl HyperbolicPolicy {
 
 impl Policy for HyperbolicPolicy {
     fn name(&self) -> &'static str {
-        "hyperbolic"
+        INFO.name
     }
 
     #[inline]
@@ -228,14 +259,23 @@ impl Policy for HyperbolicPolicy {
         };
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.resident.len()
     }
+}
 
+impl SizeHooks for HyperbolicPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for HyperbolicPolicy {}
+
+impl OracleHooks for HyperbolicPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for HyperbolicPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.resident.check()?;
         if let Some(b) = self
@@ -245,7 +285,7 @@ impl Policy for HyperbolicPolicy {
         {
             return Err(format!("resident block {b} has no reference counted"));
         }
-        check_same_residents(self.resident.iter(), frames)
+        crate::policy::check_same_residents(self.resident.iter(), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {

@@ -23,14 +23,56 @@
 //! and an unused prefetch that is evicted leaves no history entry. Pinned blocks are passed over by
 //! both experts.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
 use super::structures::lcs_draws::Draws;
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lecar",
+    aliases: &[],
+    about: "LeCaR (Vietri et al., HotStorage 2018): LRU and LFU experts drawn by weight, regret from a history of evictions",
+    params: &[
+        ParamInfo {
+            name: "lr",
+            default: "0.45",
+            study: None,
+            accusim: None,
+            about: "learning rate: a history hit multiplies the evicting expert's weight by exp(-lr x discount^t)",
+        },
+        ParamInfo {
+            name: "discount",
+            default: "0.005",
+            study: None,
+            accusim: None,
+            about: "discount after a cache size of references: the per-reference discount is its c-th root",
+        },
+        ParamInfo {
+            name: "variant",
+            default: "paper",
+            study: None,
+            accusim: None,
+            about: "paper, or libcachesim: one history of floor(c/2) ids per expert, no draw (and no history entry) when both experts pick the same victim, and the draws made as libcachesim 0.3.5 does (seed 0 replays its first cache in a process)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LecarPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// Resident blocks in recency order (front = most recent).
 const RESIDENT: usize = 0;
@@ -181,7 +223,7 @@ impl LecarPolicy {
 
 impl Policy for LecarPolicy {
     fn name(&self) -> &'static str {
-        "lecar"
+        INFO.name
     }
 
     #[inline]
@@ -223,10 +265,6 @@ impl Policy for LecarPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        self.chosen = None;
-    }
-
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
         self.lists.remove(b);
         self.counts.remove(b);
@@ -251,14 +289,27 @@ impl Policy for LecarPolicy {
         self.counts.push(1, b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its history holds the cache size in ids, not in bytes (libCacheSim's holds bytes)")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(RESIDENT)
     }
+}
 
+impl SizeHooks for LecarPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its history holds the cache size in ids, not in bytes (libCacheSim's holds bytes)")
+    }
+}
+
+impl PrefetchHooks for LecarPolicy {
+    fn forget_victim(&mut self) {
+        self.chosen = None;
+    }
+}
+
+impl OracleHooks for LecarPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LecarPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lists.check()?;
         self.counts.check()?;
@@ -281,8 +332,8 @@ impl Policy for LecarPolicy {
         if !(0.0..=1.0).contains(&self.w_lru) {
             return Err(format!("LRU weight {} is not a probability", self.w_lru));
         }
-        check_same_residents(self.counts.iter(), frames)?;
-        check_same_residents(self.lists.iter(RESIDENT), frames)
+        crate::policy::check_same_residents(self.counts.iter(), frames)?;
+        crate::policy::check_same_residents(self.lists.iter(RESIDENT), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
@@ -300,6 +351,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     fn lecar(seed: u64) -> LecarPolicy {

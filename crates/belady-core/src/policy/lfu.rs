@@ -12,9 +12,30 @@
 //! newest member, where a block read on that access would have entered. Pinned blocks are passed
 //! over: the victim is the oldest unpinned block of the smallest count that has one.
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lfu",
+    aliases: &[],
+    about: "least frequently used, counts forgotten on eviction, ties to the block that reached its count first",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LfuPolicy::new(universe)))
+}
 
 /// Least frequently used replacement, ties to the earliest arrival at the count.
 pub struct LfuPolicy {
@@ -37,7 +58,7 @@ impl LfuPolicy {
 
 impl Policy for LfuPolicy {
     fn name(&self) -> &'static str {
-        "lfu"
+        INFO.name
     }
 
     #[inline]
@@ -63,17 +84,26 @@ impl Policy for LfuPolicy {
         self.counts.push(1, b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.counts.len()
     }
+}
 
+impl SizeHooks for LfuPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LfuPolicy {}
+
+impl OracleHooks for LfuPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LfuPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.counts.check()?;
-        check_same_residents(self.counts.iter(), frames)
+        crate::policy::check_same_residents(self.counts.iter(), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
@@ -85,6 +115,7 @@ impl Policy for LfuPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use proptest::prelude::*;
 
     #[test]

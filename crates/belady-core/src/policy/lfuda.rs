@@ -21,9 +21,30 @@
 //! demand access is its first reference, so it re-enters as the newest block of group `L + 1` at
 //! that moment's age instead of having its priority raised.
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::freq_buckets::FreqBuckets;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lfuda",
+    aliases: &[],
+    about: "LFU with dynamic aging (Arlitt et al. 2000), libCacheSim's priority rules",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LfudaPolicy::new(universe)))
+}
 
 /// LFU with dynamic aging, libCacheSim's rules.
 pub struct LfudaPolicy {
@@ -84,7 +105,7 @@ impl LfudaPolicy {
 
 impl Policy for LfudaPolicy {
     fn name(&self) -> &'static str {
-        "lfuda"
+        INFO.name
     }
 
     #[inline]
@@ -113,10 +134,6 @@ impl Policy for LfudaPolicy {
         Some(victim)
     }
 
-    fn forget_victim(&mut self) {
-        self.victim_group = None;
-    }
-
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
         match self.victim_group.take() {
             Some(group) => {
@@ -135,17 +152,30 @@ impl Policy for LfudaPolicy {
         self.enter(b, self.age.saturating_add(1));
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.groups.len()
     }
+}
 
+impl SizeHooks for LfudaPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LfudaPolicy {
+    fn forget_victim(&mut self) {
+        self.victim_group = None;
+    }
+}
+
+impl OracleHooks for LfudaPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LfudaPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.groups.check()?;
-        check_same_residents(self.groups.iter(), frames)?;
+        crate::policy::check_same_residents(self.groups.iter(), frames)?;
         if let Some(b) = self
             .groups
             .iter()
@@ -169,6 +199,7 @@ impl Policy for LfudaPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     #[test]
     fn hits_before_the_first_eviction_only_reorder() {

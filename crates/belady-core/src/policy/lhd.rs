@@ -30,12 +30,54 @@
 //! advanced), with no hit counted for its class. Pinned samples are passed over; when every sample
 //! and admission is pinned, the whole resident set is searched.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::hyperbolic::Sampled;
-use super::registry::PolicySpec;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::registry::{PolicySpec, PolicyVisitor};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 use rand::Rng;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lhd",
+    aliases: &["least-hit-density"],
+    about: "Least Hit Density (Beckmann et al., NSDI 2018): evict the lowest hits per space-time among random samples, densities learned per class",
+    params: &[
+        ParamInfo {
+            name: "associativity",
+            default: "32",
+            study: None,
+            accusim: None,
+            about: "objects drawn per eviction once the model has warmed up (8 during the first 50 reconfigurations)",
+        },
+        ParamInfo {
+            name: "admissions",
+            default: "8",
+            study: None,
+            accusim: None,
+            about: "recently admitted low-density objects also considered at each eviction",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point):
+/// the size-aware form for a level that weighs objects.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    // The explorer budget is a share of the cache's bytes when the level weighs objects.
+    let units = if capacity.weighted {
+        capacity.units
+    } else {
+        capacity.entries
+    };
+    Ok(visitor.visit(LhdPolicy::from_spec(spec, units, universe)?))
+}
 
 /// Ages are coarsened into this many slots; the last one means "too old".
 const MAX_AGE: usize = 20_000;
@@ -306,7 +348,7 @@ fn rescale(counts: &mut [f32], delta: i64) {
 
 impl Policy for LhdPolicy {
     fn name(&self) -> &'static str {
-        "lhd"
+        INFO.name
     }
 
     #[inline]
@@ -387,17 +429,26 @@ impl Policy for LhdPolicy {
         }
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.resident.len()
     }
+}
 
+impl SizeHooks for LhdPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LhdPolicy {}
+
+impl OracleHooks for LhdPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LhdPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.resident.check()?;
-        check_same_residents(self.resident.iter(), frames)?;
+        crate::policy::check_same_residents(self.resident.iter(), frames)?;
         if let Some(b) = self
             .resident
             .iter()

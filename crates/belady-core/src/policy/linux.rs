@@ -37,13 +37,48 @@
 //! statistics here. Blocks evicted as unused prefetches leave no shadow (the kernel keeps one:
 //! belady's policy contract forbids ghost entries for blocks never used).
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 use std::collections::VecDeque;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "linux",
+    aliases: &["linux-lru", "two-list"],
+    about: "Linux's active/inactive lists (mm/vmscan.c) with refault detection by shadow entries (mm/workingset.c)",
+    params: &[
+        ParamInfo {
+            name: "inactive_ratio",
+            default: "auto",
+            study: None,
+            accusim: None,
+            about: "inactive_is_low's ratio: the active list is cut back while inactive x ratio < active; auto = int_sqrt(10 x GiB of 4 KiB pages), 1 below 1 GiB",
+        },
+        ParamInfo {
+            name: "refault",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "shadow entries: a page refaulting within the active list's size of its eviction enters the active list",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LinuxPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const INACTIVE: usize = 0;
 const ACTIVE: usize = 1;
@@ -174,7 +209,7 @@ impl LinuxPolicy {
 
 impl Policy for LinuxPolicy {
     fn name(&self) -> &'static str {
-        "linux"
+        INFO.name
     }
 
     #[inline]
@@ -220,10 +255,19 @@ impl Policy for LinuxPolicy {
     fn len(&self) -> usize {
         self.lists.len(INACTIVE) + self.lists.len(ACTIVE)
     }
+}
 
+impl SizeHooks for LinuxPolicy {}
+
+impl PrefetchHooks for LinuxPolicy {}
+
+impl OracleHooks for LinuxPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LinuxPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(
+        crate::policy::check_same_residents(
             self.lists.iter(INACTIVE).chain(self.lists.iter(ACTIVE)),
             frames,
         )?;
@@ -249,6 +293,7 @@ mod tests {
     use crate::cache::level::CacheLevel;
     use crate::policy::lru::LruPolicy;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     fn linux(capacity: usize, universe: usize) -> LinuxPolicy {

@@ -60,11 +60,81 @@
 //! block it evicts; the `accusim` preset sets it), is AccuSim's variant, `AccusimLirs` in
 //! `compat/accusim/lirs.rs`, which the builder makes instead of this type; this type refuses it.
 
-use super::registry::PolicySpec;
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lirs",
+    aliases: &[],
+    about: "LIRS (Jiang & Zhang, SIGMETRICS 2002): LIR/HIR sets by inter-reference recency, stack S, queue Q",
+    params: &[
+        ParamInfo {
+            name: "hir",
+            default: "0.01",
+            study: Some("0.1"),
+            accusim: None,
+            about: "share of the cache for resident HIR blocks (Lhirs)",
+        },
+        ParamInfo {
+            name: "min_hir",
+            default: "2",
+            study: Some("32"),
+            accusim: None,
+            about: "minimum Lhirs in blocks (authors' code 2, AccuSim 32, libCacheSim 1)",
+        },
+        ParamInfo {
+            name: "bound",
+            default: "none",
+            study: Some("stack"),
+            accusim: None,
+            about: "none | stack (authors'/AccuSim: HIR entry nearest the bottom leaves S) | nonresident (Caffeine: oldest non-resident dropped) | stack-nonresident (libCacheSim)",
+        },
+        ParamInfo {
+            name: "bound_size",
+            default: "2",
+            study: None,
+            accusim: None,
+            about: "the bound, as a multiple of the cache size (|S| or non-resident entries)",
+        },
+        ParamInfo {
+            name: "skip_dup",
+            default: "true",
+            study: Some("false"),
+            accusim: None,
+            about: "ignore a reference equal to the previous one (authors' simulator)",
+        },
+        ParamInfo {
+            name: "warmup",
+            default: "lir-count",
+            study: None,
+            accusim: Some("free-frames"),
+            about: "a missed block becomes LIR while fewer than Llirs blocks are LIR (lir-count) or while more than Lhirs frames are free, resident prefetches included (free-frames: the authors' code and AccuSim)",
+        },
+        ParamInfo {
+            name: "unused_prefetch_entry",
+            default: "drop",
+            study: None,
+            accusim: Some("keep"),
+            about: "an unused prefetched block that is evicted loses its S entry (drop) or stays in S as non-resident (keep: selects AccuSim's variant, compat/accusim/lirs.rs)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LirsPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const L: usize = 0;
 
@@ -295,7 +365,7 @@ impl LirsPolicy {
 
 impl Policy for LirsPolicy {
     fn name(&self) -> &'static str {
-        "lirs"
+        INFO.name
     }
 
     fn on_hit(&mut self, b: Block, _cx: &Access) {
@@ -403,14 +473,23 @@ impl Policy for LirsPolicy {
         self.enforce_bound();
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its LIR/HIR partition counts blocks (--preset libcachesim, with no lirs parameters set, runs libCacheSim's byte-based LIRS)")
-    }
-
     fn len(&self) -> usize {
         self.n_lir + self.queue.len(L)
     }
+}
 
+impl SizeHooks for LirsPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its LIR/HIR partition counts blocks (--preset libcachesim, with no lirs parameters set, runs libCacheSim's byte-based LIRS)")
+    }
+}
+
+impl PrefetchHooks for LirsPolicy {}
+
+impl OracleHooks for LirsPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LirsPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.stack.check()?;
         self.queue.check()?;
@@ -507,6 +586,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 

@@ -51,10 +51,67 @@
 //! AccuSim's optional `corperiod` and retained-history extensions are off in the study and are not
 //! implemented.
 
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::PolicyVisitor;
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::policy::registry::PolicySpec;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lrfu",
+    aliases: &[],
+    about: "least recently/frequently used: evict the smallest combined recency-frequency value (Lee et al. 2001)",
+    params: &[
+        ParamInfo {
+            name: "lambda",
+            default: "0.001",
+            study: None,
+            accusim: None,
+            about: "weighing function F(x) = (1/2)^(lambda x) per reference tick; 0 = LFU, 1 = LRU",
+        },
+        ParamInfo {
+            name: "heap",
+            default: "exact",
+            study: None,
+            accusim: Some("accusim"),
+            about: "exact (true minimum CRF, log-domain keys) or accusim (AccuSim's queue: doubles scaled by its F(0), its sifting and tie rules; selects AccuSim's variant, compat/accusim/lrfu.rs)",
+        },
+        ParamInfo {
+            name: "threshold",
+            default: "none",
+            study: None,
+            accusim: Some("auto"),
+            about: "heap/LRU-list hybrid (needs heap=accusim): none, auto (the paper's bound from lambda; 10495 at 0.001) or a block count",
+        },
+        ParamInfo {
+            name: "float",
+            default: "double",
+            study: None,
+            accusim: Some("x87"),
+            about: "CRF comparisons in the accusim queue: double, or x87 (AccuSim's 32-bit build: first operand rounded to double, second in 64-bit-mantissa extended precision)",
+        },
+        ParamInfo {
+            name: "prefetch_time",
+            default: "next",
+            study: None,
+            accusim: Some("trigger"),
+            about: "time of a prefetch insertion: next (the next demand reference's) or trigger (AccuSim: the triggering reference's)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LrfuPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const NOWHERE: u32 = u32::MAX;
 
@@ -158,13 +215,9 @@ impl LrfuPolicy {
     }
 
     /// `CRF(b)` at time `t`; may be 0 for long-idle blocks (use [`Self::log2_crf_at`] to compare).
+    #[cfg(test)]
     pub fn crf_at(&self, b: Block, t: u64) -> Option<f64> {
         self.log2_crf_at(b, t).map(f64::exp2)
-    }
-
-    /// Tick of the last reference (or insertion) of resident `b`.
-    pub fn last_of(&self, b: Block) -> Option<u64> {
-        (self.pos[b as usize] != NOWHERE).then(|| self.last[b as usize])
     }
 
     #[inline]
@@ -244,7 +297,7 @@ pub(crate) fn insert_tick(kind: InsertKind, cx: &Access, prefetch_at_trigger: bo
 
 impl Policy for LrfuPolicy {
     fn name(&self) -> &'static str {
-        "lrfu"
+        INFO.name
     }
 
     #[inline]
@@ -328,16 +381,25 @@ impl Policy for LrfuPolicy {
         self.sift_up(at);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.heap.len()
     }
+}
 
+impl SizeHooks for LrfuPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LrfuPolicy {}
+
+impl OracleHooks for LrfuPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LrfuPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
-        check_same_residents(self.heap.iter().map(|s| s.block), frames)?;
+        crate::policy::check_same_residents(self.heap.iter().map(|s| s.block), frames)?;
         for (at, s) in self.heap.iter().enumerate() {
             let i = s.block as usize;
             if self.pos[i] as usize != at {
@@ -392,6 +454,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 

@@ -3,9 +3,30 @@
 //! Prefetched blocks enter at the MRU end without counting as a reference; their first demand
 //! access moves them to the MRU end like any hit (the prefetching study's section 4).
 
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lru",
+    aliases: &[],
+    about: "least recently used",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LruPolicy::new(universe)))
+}
 
 const QUEUE: usize = 0;
 
@@ -37,7 +58,7 @@ pub(crate) fn last_unpinned(lists: &Lists, list: usize, frames: &Frames) -> Opti
 
 impl Policy for LruPolicy {
     fn name(&self) -> &'static str {
-        "lru"
+        INFO.name
     }
 
     #[inline]
@@ -65,17 +86,26 @@ impl Policy for LruPolicy {
         self.lists.push_front(QUEUE, b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.lists.len(QUEUE)
     }
+}
 
+impl SizeHooks for LruPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LruPolicy {}
+
+impl OracleHooks for LruPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LruPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(QUEUE), frames)
+        crate::policy::check_same_residents(self.lists.iter(QUEUE), frames)
     }
 
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
@@ -87,6 +117,7 @@ impl Policy for LruPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use proptest::prelude::*;
 
     #[test]

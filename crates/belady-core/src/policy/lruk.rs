@@ -71,14 +71,84 @@
 //! `tests/python/test_xcheck_lruk.py`); for K > 2 blocks with 2 .. K-1 references are ordered
 //! by insertion there and by their newest reference here.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lru-k",
+    aliases: &["lru2", "lruk"],
+    about: "LRU-K (O'Neil, O'Neil, Weikum 1993) with correlated reference period and retained history",
+    params: &[
+        ParamInfo {
+            name: "k",
+            default: "2",
+            study: None,
+            accusim: None,
+            about: "number of uncorrelated references whose times are kept (backward K-distance)",
+        },
+        ParamInfo {
+            name: "crp",
+            default: "0",
+            study: Some("20"),
+            accusim: None,
+            about: "correlated reference period, in references; a block is ineligible for this long after a reference",
+        },
+        ParamInfo {
+            name: "history",
+            default: "1",
+            study: None,
+            accusim: None,
+            about: "histories retained for evicted blocks, as a multiple of the cache size (0 = none)",
+        },
+        ParamInfo {
+            name: "ties",
+            default: "hist1",
+            study: None,
+            accusim: Some("heap"),
+            about: "eligible blocks with equal HIST(K): hist1 (oldest HIST(1) first) or heap (AccuSim's binary heap: mostly by promotion order; selects AccuSim's variant, compat/accusim/lruk.rs)",
+        },
+        ParamInfo {
+            name: "ineligible",
+            default: "last",
+            study: None,
+            accusim: Some("entry"),
+            about: "ineligible list order: last (by LAST) or entry (AccuSim: a correlated reference does not move a block; fallback victim is the earliest entered; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "first_use",
+            default: "fetch",
+            study: None,
+            accusim: Some("correlated"),
+            about: "first use of a prefetched block: fetch (history shift, HIST(1) = now) or correlated (AccuSim: HIST(1) only if empty, LAST = now, block stays where it is; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "prefetch_time",
+            default: "next",
+            study: None,
+            accusim: Some("trigger"),
+            about: "LAST of a prefetched block: next (time of the next demand reference) or trigger (AccuSim: time of the reference that triggered it; selects AccuSim's variant)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(LruKPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// List of resident blocks referenced within the last CRP ticks, newest `LAST` first.
 pub(crate) const INELIGIBLE: usize = 0;
@@ -171,6 +241,7 @@ impl LruKPolicy {
     }
 
     /// Number of evicted blocks whose history may be retained.
+    #[cfg(test)]
     pub fn retained_capacity(&self) -> usize {
         self.retain
     }
@@ -325,6 +396,7 @@ impl LruKPolicy {
     }
 
     /// Checks that every eligible block has a live heap entry.
+    #[cfg(test)]
     pub(crate) fn check_heap(&self) -> Result<(), String> {
         let live: std::collections::BTreeSet<_> = self
             .eligible
@@ -344,9 +416,10 @@ impl LruKPolicy {
 
     /// Checks the lists, the ineligible list's `LAST` order, the retained bound and every
     /// block's history (everything but the eligible heap).
+    #[cfg(test)]
     pub(crate) fn check_history(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(
+        crate::policy::check_same_residents(
             self.lists.iter(INELIGIBLE).chain(self.lists.iter(ELIGIBLE)),
             frames,
         )?;
@@ -400,7 +473,7 @@ pub(crate) const ACCUSIM_VALUES: [(&str, &str, &str); 4] = [
 
 impl Policy for LruKPolicy {
     fn name(&self) -> &'static str {
-        "lru-k"
+        INFO.name
     }
 
     #[inline]
@@ -425,12 +498,6 @@ impl Policy for LruKPolicy {
             self.forget_victim();
         }
         victim
-    }
-
-    fn forget_victim(&mut self) {
-        if let Some(x) = self.claimed.take() {
-            self.lists.push_front(RETAINED, x);
-        }
     }
 
     #[inline]
@@ -458,14 +525,29 @@ impl Policy for LruKPolicy {
         self.promote_eligible(now);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.lists.len(INELIGIBLE) + self.lists.len(ELIGIBLE)
     }
+}
 
+impl SizeHooks for LruKPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for LruKPolicy {
+    fn forget_victim(&mut self) {
+        if let Some(x) = self.claimed.take() {
+            self.lists.push_front(RETAINED, x);
+        }
+    }
+}
+
+impl OracleHooks for LruKPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LruKPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.check_history(frames)?;
         self.check_heap()
@@ -494,6 +576,7 @@ mod tests {
     use crate::cache::level::CacheLevel;
     use crate::policy::lru::LruPolicy;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     #[test]
     fn paper_index_versus_record_example_scaled_down() {

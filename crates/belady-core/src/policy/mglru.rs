@@ -45,12 +45,47 @@
 //! victim search ends the search at the oldest generation's tail (the kernel's scan budget).
 //! Blocks evicted as unused prefetches leave no shadow (belady's policy contract).
 
-use super::registry::PolicySpec;
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 use std::collections::VecDeque;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "mglru",
+    aliases: &["lru-gen", "multi-gen-lru"],
+    about: "Linux 6's multi-generational LRU (mm/vmscan.c lru_gen): 2 to 4 generations, tiers by descriptor accesses, refault feedback",
+    params: &[
+        ParamInfo {
+            name: "aging",
+            default: "kswapd",
+            study: None,
+            accusim: None,
+            about: "when a new generation opens: kswapd (whenever 3 or fewer remain, as background reclaim) or direct (only at 2, when eviction would stall)",
+        },
+        ParamInfo {
+            name: "refault",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "shadow entries: refault counts per tier for the tier controller, PG_workingset restored on a recent refault",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(MglruPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// `MIN_NR_GENS`.
 pub const MIN_NR_GENS: u64 = 2;
@@ -194,6 +229,7 @@ impl MglruPolicy {
     }
 
     /// `(min_seq, max_seq)`.
+    #[cfg(test)]
     pub fn seqs(&self) -> (u64, u64) {
         (self.min_seq, self.max_seq)
     }
@@ -307,7 +343,7 @@ impl MglruPolicy {
 
 impl Policy for MglruPolicy {
     fn name(&self) -> &'static str {
-        "mglru"
+        INFO.name
     }
 
     #[inline]
@@ -403,11 +439,20 @@ impl Policy for MglruPolicy {
     fn len(&self) -> usize {
         (0..MAX_NR_GENS as usize).map(|l| self.lists.len(l)).sum()
     }
+}
 
+impl SizeHooks for MglruPolicy {}
+
+impl PrefetchHooks for MglruPolicy {}
+
+impl OracleHooks for MglruPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for MglruPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
         let all = (0..MAX_NR_GENS as usize).flat_map(|l| self.lists.iter(l));
-        check_same_residents(all, frames)?;
+        crate::policy::check_same_residents(all, frames)?;
         if !(MIN_NR_GENS..=MAX_NR_GENS).contains(&self.gens()) {
             return Err(format!(
                 "{} generations ({}..={})",
@@ -458,6 +503,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     fn mglru(capacity: usize, universe: usize) -> MglruPolicy {

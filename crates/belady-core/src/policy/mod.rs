@@ -9,12 +9,12 @@
 //!   prefetched block);
 //! - `b` not resident: while the level is full, [`Policy::select_victim`] then
 //!   [`Policy::on_evict`] for the chosen block; then [`Policy::on_insert`] with
-//!   [`InsertKind::Demand`]. Before making room it asks [`Policy::before_insert`], which may
+//!   [`InsertKind::Demand`]. Before making room it asks [`SizeHooks::before_insert`], which may
 //!   refuse the block. Before each eviction of a demand miss it asks
-//!   [`Policy::evicts_incoming`], which may make the entering block its own victim.
+//!   [`SizeHooks::evicts_incoming`], which may make the entering block its own victim.
 //!
 //! After `on_hit`, `before_insert` and `on_insert` the level applies the frame changes the policy
-//! queued ([`Policy::take_pending`]): evictions decided outside `select_victim` (libCacheSim's
+//! queued ([`SizeHooks::take_pending`]): evictions decided outside `select_victim` (libCacheSim's
 //! LIRS evicts during hits) and weights its own count keeps otherwise. Only the level removes.
 //!
 //! A prefetch of `b` takes the miss path with [`InsertKind::Prefetch`]: the block becomes resident
@@ -22,12 +22,19 @@
 
 pub mod arc;
 pub mod arc_sized;
+pub mod cacheus;
 pub mod car;
 pub mod catalog;
 pub mod clock;
 pub mod clock_pro;
 pub mod fbr;
 pub mod fifo;
+pub mod gdsf;
+pub mod hyperbolic;
+pub mod lecar;
+pub mod lfu;
+pub mod lfuda;
+pub mod lhd;
 pub mod linux;
 pub mod lirs;
 pub mod lrfu;
@@ -37,28 +44,50 @@ pub mod mglru;
 pub mod mq;
 pub mod opt;
 pub mod registry;
-pub mod structures;
-pub mod twoq;
-pub mod twoq_sized;
-
-// Today's policies (S3-FIFO, SIEVE, SLRU, LFU, LFUDA, W-TinyLFU).
-pub mod lfu;
-pub mod lfuda;
 pub mod s3fifo;
 pub mod s3fifo_sized;
 pub mod sieve;
 pub mod slru;
 pub mod slru_sized;
+pub mod structures;
+pub mod twoq;
+pub mod twoq_sized;
 pub mod wtinylfu;
+pub mod wtinylfu_climber;
 
-// Learned and sampled policies (Hyperbolic, LeCaR, Cacheus).
-pub mod cacheus;
-pub mod hyperbolic;
-pub mod lecar;
-
-// The size-aware family (GDSF, LHD).
-pub mod gdsf;
-pub mod lhd;
+// The built-in policies, one line each: a policy's module declares its catalogue entry (`INFO`)
+// and its builder (`build`); this list makes `POLICIES` and the builder's dispatch from them.
+registry::register! {
+    lru,
+    fifo,
+    clock,
+    lirs,
+    clock_pro,
+    opt,
+    lrfu,
+    fbr,
+    arc,
+    lruk,
+    car,
+    twoq,
+    mq,
+    // The kernel's own replacement (issue 26 item 2): docs/policies.md, "Linux's own".
+    linux,
+    mglru,
+    // Today's policies, each matched to libCacheSim (docs/policies.md, "Against libCacheSim").
+    s3fifo,
+    sieve,
+    slru,
+    lfu,
+    lfuda,
+    gdsf,
+    lhd,
+    wtinylfu,
+    // Learned and sampled policies (issue 26), randomised ones seeded by --seed (PolicySpec::seed).
+    hyperbolic,
+    lecar,
+    cacheus,
+}
 
 #[cfg(test)]
 mod conformance;
@@ -108,7 +137,7 @@ pub struct Access {
     /// Virtual time: demand references processed before this one. Prefetches do not advance it.
     pub tick: u64,
     /// Tick of the block's next demand reference ([`NEVER`] if none); only filled in for
-    /// policies whose [`Policy::needs_oracle`] is true, otherwise [`NEVER`].
+    /// policies whose [`OracleHooks::needs_oracle`] is true, otherwise [`NEVER`].
     pub next_use: u64,
     /// This demand hit is the first access to a block that entered by prefetch.
     pub first_use: bool,
@@ -120,7 +149,7 @@ pub struct Access {
 }
 
 /// What a variant of a paper's policy may ask of the cache level beyond the [`Policy`]
-/// contract, offered through the one accessor [`Policy::level_hooks`] (AccuSim's ARC is the one
+/// contract, offered through the one accessor [`PrefetchHooks::level_hooks`] (AccuSim's ARC is the one
 /// user). The level asks only on a prefetch, and the file engine only for demand references from
 /// its read-ahead loop, so the plain demand path has no added call.
 pub trait LevelHooks {
@@ -138,25 +167,25 @@ pub trait LevelHooks {
     fn set_in_readahead_loop(&mut self, _on: bool) {}
 }
 
-/// A replacement policy for one cache level.
-pub trait Policy: Send {
-    /// Registry name, as used on the command line.
+/// A replacement policy for one cache level: the core contract every policy implements.
+///
+/// What only some policies need is in the capability traits it extends, whose methods all have
+/// defaults: [`SizeHooks`] (objects of different sizes, and the hooks of libCacheSim's size-aware
+/// models), [`PrefetchHooks`] (pins, peeked victims, unmarked prefetches, hierarchy levels that
+/// do not place on access), [`OracleHooks`] (the future, for OPT) and, in tests, `Checked`. A
+/// policy states each capability with an `impl` (one line when it uses none of it) and overrides
+/// only what it uses; the level is compiled per policy, so an unused capability's default inlines
+/// to nothing.
+// Nothing asks whether a policy is empty: its count is compared with the frame table's.
+#[allow(clippy::len_without_is_empty)]
+pub trait Policy: Send + SizeHooks + PrefetchHooks + OracleHooks + TestChecks {
+    /// Registry name, as used on the command line (the policy's catalogue entry's `name`).
     fn name(&self) -> &'static str;
-
-    /// Whether the engine must supply [`Access::next_use`] (OPT).
-    fn needs_oracle(&self) -> bool {
-        false
-    }
 
     /// A hint that `b` will be referenced soon: the policy may prefetch its state (no effect
     /// on results).
     #[inline]
     fn hint(&self, _b: Block) {}
-
-    /// A hint that a block referenced soon will next be used at `next_use` (oracle policies:
-    /// the policy may prefetch where it will record it; no effect on results).
-    #[inline]
-    fn hint_next_use(&self, _next_use: u64) {}
 
     /// Demand access to resident block `b`.
     fn on_hit(&mut self, b: Block, cx: &Access);
@@ -167,12 +196,6 @@ pub trait Policy: Send {
     /// [`Policy::on_evict`] follows for the returned block.
     fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block>;
 
-    /// The victim just selected will not be evicted (the caller only wanted to know it: the
-    /// group guard of the prefetching study's Table 1 prefetcher, [`crate::cache::level::CacheLevel::peek_victim`]):
-    /// drop anything `select_victim` kept for the eviction and insertion it expected to follow.
-    /// Default: nothing.
-    fn forget_victim(&mut self) {}
-
     /// `b` leaves the level. Ghost and history updates happen here, and MUST be skipped when
     /// `ev.unused_prefetch` is set.
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access);
@@ -180,27 +203,25 @@ pub trait Policy: Send {
     /// Non-resident block `b` enters the level; room has been made already.
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access);
 
-    /// What this policy asks of the cache level beyond this contract ([`LevelHooks`]); `None`
-    /// (the default) for the papers' policies, which ask nothing more.
-    #[inline]
-    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
-        None
+    /// Number of resident blocks the policy tracks; must equal the frame table's count.
+    fn len(&self) -> usize;
+}
+
+/// Objects of different sizes (the objects model with a byte capacity, where the level evicts
+/// until an object fits), and the hooks libCacheSim's size-aware models need beyond the core
+/// contract.
+pub trait SizeHooks {
+    /// Whether the policy orders objects of different sizes: `Ok`, or why not, in one line
+    /// that follows the policy's name ("lirs cannot weigh objects: ..."). Default: refused, so a
+    /// new policy says so until it is checked with sizes.
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its structure has not been checked with objects of different sizes")
     }
-
-    /// A demand reference to non-resident `b` at a level that does not place blocks on access (a
-    /// lower level of a hierarchy placing on eviction): nothing enters, but a policy keeping
-    /// history of non-resident blocks may record the reference. Default: nothing.
-    fn on_unplaced_miss(&mut self, _b: Block, _cx: &Access) {}
-
-    /// Resident `b` was pinned (its I/O is in flight: it cannot be a victim) or unpinned. The
-    /// frame table holds the state; a policy whose victim search walks past pinned blocks may
-    /// count them to know when none of its candidates is free. Default: nothing.
-    fn on_pin(&mut self, _b: Block, _pinned: bool) {}
 
     /// A demand miss on `b` passed the level's own checks and is about to make room and enter:
     /// return `false` to refuse it (a miss that inserts nothing, counted as rejected), as
     /// libCacheSim's per-policy `can_insert`. The policy may queue frame changes here
-    /// ([`Policy::take_pending`]), applied before the level makes room. Default: admit.
+    /// ([`SizeHooks::take_pending`]), applied before the level makes room. Default: admit.
     #[inline]
     fn before_insert(&mut self, _b: Block, _frames: &Frames, _cx: &Access) -> bool {
         true
@@ -216,34 +237,73 @@ pub trait Policy: Send {
     }
 
     /// The next frame change the policy queued (see [`Pending`]); the level drains them after
-    /// [`Policy::on_hit`], [`Policy::before_insert`] and [`Policy::on_insert`]. Default: none.
+    /// [`Policy::on_hit`], [`SizeHooks::before_insert`] and [`Policy::on_insert`]. Default: none.
     #[inline]
     fn take_pending(&mut self) -> Option<Pending> {
         None
     }
+}
 
-    /// Whether the policy orders objects of different sizes (the objects model with a byte
-    /// capacity, where the level evicts until an object fits): `Ok`, or why not, in one line
-    /// that follows the policy's name ("lirs cannot weigh objects: ..."). Default: refused, so a
-    /// new policy says so until it is checked with sizes.
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its structure has not been checked with objects of different sizes")
+/// What prefetching, pinning and the levels of a hierarchy may ask of a policy beyond the core
+/// contract.
+pub trait PrefetchHooks {
+    /// The victim just selected will not be evicted (the caller only wanted to know it: the
+    /// group guard of the prefetching study's Table 1 prefetcher, [`crate::cache::level::CacheLevel::peek_victim`]):
+    /// drop anything `select_victim` kept for the eviction and insertion it expected to follow.
+    /// Default: nothing.
+    fn forget_victim(&mut self) {}
+
+    /// What this policy asks of the cache level beyond its contract ([`LevelHooks`]); `None`
+    /// (the default) for the papers' policies, which ask nothing more.
+    #[inline]
+    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
+        None
     }
 
-    /// Number of resident blocks the policy tracks; must equal the frame table's count.
-    fn len(&self) -> usize;
+    /// A demand reference to non-resident `b` at a level that does not place blocks on access (a
+    /// lower level of a hierarchy placing on eviction): nothing enters, but a policy keeping
+    /// history of non-resident blocks may record the reference. Default: nothing.
+    fn on_unplaced_miss(&mut self, _b: Block, _cx: &Access) {}
 
-    /// Whether the policy tracks no resident block.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// Resident `b` was pinned (its I/O is in flight: it cannot be a victim) or unpinned. The
+    /// frame table holds the state; a policy whose victim search walks past pinned blocks may
+    /// count them to know when none of its candidates is free. Default: nothing.
+    fn on_pin(&mut self, _b: Block, _pinned: bool) {}
+}
+
+/// Knowledge of the future: what OPT needs from the engine.
+pub trait OracleHooks {
+    /// Whether the engine must supply [`Access::next_use`] (OPT).
+    fn needs_oracle(&self) -> bool {
+        false
     }
 
-    /// Checks internal consistency against the frame table; run after every step in tests.
+    /// A hint that a block referenced soon will next be used at `next_use` (oracle policies:
+    /// the policy may prefetch where it will record it; no effect on results).
+    #[inline]
+    fn hint_next_use(&self, _next_use: u64) {}
+}
+
+/// The checks tests run after every step (compiled for tests only).
+#[cfg(test)]
+pub trait Checked {
+    /// Checks internal consistency against the frame table.
     fn check_invariants(&self, frames: &Frames) -> Result<(), String>;
 
     /// Internal queues in eviction-relevant order, named, for exact-order unit tests.
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)>;
 }
+
+/// Under test, every policy is [`Checked`]; outside tests this asks nothing.
+#[cfg(test)]
+pub trait TestChecks: Checked {}
+#[cfg(test)]
+impl<T: Checked + ?Sized> TestChecks for T {}
+/// Under test, every policy is `Checked`; outside tests this asks nothing.
+#[cfg(not(test))]
+pub trait TestChecks {}
+#[cfg(not(test))]
+impl<T: ?Sized> TestChecks for T {}
 
 /// A boxed policy is a policy, so levels whose policy is chosen at run time (the levels of a
 /// hierarchy, each with its own type) can share one `CacheLevel<Box<dyn Policy>>` type.
@@ -251,16 +311,9 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     fn name(&self) -> &'static str {
         (**self).name()
     }
-    fn needs_oracle(&self) -> bool {
-        (**self).needs_oracle()
-    }
     #[inline]
     fn hint(&self, b: Block) {
         (**self).hint(b)
-    }
-    #[inline]
-    fn hint_next_use(&self, next_use: u64) {
-        (**self).hint_next_use(next_use)
     }
     #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
@@ -271,10 +324,6 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
         (**self).select_victim(incoming, frames, cx)
     }
     #[inline]
-    fn forget_victim(&mut self) {
-        (**self).forget_victim()
-    }
-    #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
         (**self).on_evict(b, ev, cx)
     }
@@ -282,16 +331,12 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
         (**self).on_insert(b, kind, cx)
     }
-    #[inline]
-    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
-        (**self).level_hooks()
+    fn len(&self) -> usize {
+        (**self).len()
     }
-    fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
-        (**self).on_unplaced_miss(b, cx)
-    }
-    fn on_pin(&mut self, b: Block, pinned: bool) {
-        (**self).on_pin(b, pinned)
-    }
+}
+
+impl<P: Policy + ?Sized> SizeHooks for Box<P> {
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         (**self).weighs_objects()
     }
@@ -307,9 +352,37 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     fn take_pending(&mut self) -> Option<Pending> {
         (**self).take_pending()
     }
-    fn len(&self) -> usize {
-        (**self).len()
+}
+
+impl<P: Policy + ?Sized> PrefetchHooks for Box<P> {
+    #[inline]
+    fn forget_victim(&mut self) {
+        (**self).forget_victim()
     }
+    #[inline]
+    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
+        (**self).level_hooks()
+    }
+    fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
+        (**self).on_unplaced_miss(b, cx)
+    }
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        (**self).on_pin(b, pinned)
+    }
+}
+
+impl<P: Policy + ?Sized> OracleHooks for Box<P> {
+    fn needs_oracle(&self) -> bool {
+        (**self).needs_oracle()
+    }
+    #[inline]
+    fn hint_next_use(&self, next_use: u64) {
+        (**self).hint_next_use(next_use)
+    }
+}
+
+#[cfg(test)]
+impl<P: Policy + ?Sized> Checked for Box<P> {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         (**self).check_invariants(frames)
     }

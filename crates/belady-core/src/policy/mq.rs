@@ -65,12 +65,89 @@
 //!   does AccuSim. The two differ only on that rare case; `before-evict` reproduces libCacheSim
 //!   hit for hit.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "mq",
+    aliases: &["multi-queue"],
+    about: "Multi-Queue (Zhou, Philbin, Li 2001): m LRU queues by log2 reference count, lifeTime demotion, Qout",
+    params: &[
+        ParamInfo {
+            name: "queues",
+            default: "8",
+            study: Some("4"),
+            accusim: None,
+            about: "number of LRU queues m",
+        },
+        ParamInfo {
+            name: "qout",
+            default: "4",
+            study: Some("1"),
+            accusim: None,
+            about: "Qout size (ids and counts of evicted blocks), as a multiple of the cache size",
+        },
+        ParamInfo {
+            name: "lifetime",
+            default: "1",
+            study: None,
+            accusim: None,
+            about: "lifeTime, in references, as a multiple of the cache size",
+        },
+        ParamInfo {
+            name: "ghost_lookup",
+            default: "after-evict",
+            study: None,
+            accusim: Some("before-evict"),
+            about: "look a missed block up in Qout after the eviction (paper) or before it (libCacheSim, AccuSim)",
+        },
+        ParamInfo {
+            name: "count",
+            default: "references",
+            study: None,
+            accusim: Some("prefetches"),
+            about: "what raises a block's count: demand references (paper) or prefetch insertions only (prefetches: AccuSim, no prefetching makes MQ equal LRU; selects AccuSim's variant, compat/accusim/mq.rs)",
+        },
+        ParamInfo {
+            name: "clock",
+            default: "after-access",
+            study: None,
+            accusim: Some("before-access"),
+            about: "currentTime advances after a demand reference (paper: expireTime = t + lifeTime) or before it (AccuSim: t + 1 + lifeTime; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "adjust_on_prefetch",
+            default: "false",
+            study: None,
+            accusim: Some("true"),
+            about: "run Adjust (expiry demotion) after a prefetch insertion too, at the unchanged clock (true: AccuSim; selects AccuSim's variant)",
+        },
+        ParamInfo {
+            name: "unused_count",
+            default: "drop",
+            study: None,
+            accusim: None,
+            about: "a block evicted before its first use that entered with a remembered count: drop it (prefetching study) or keep the count in Qout (keep; the default at hierarchy levels placing on eviction)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(MqPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// Most queues accepted (`Lists` holds at most 254 lists, one is Qout).
 pub const MAX_QUEUES: usize = 64;
@@ -167,6 +244,7 @@ impl MqPolicy {
     }
 
     /// Qout size in ids.
+    #[cfg(test)]
     pub fn qout_size(&self) -> usize {
         self.qout_cap
     }
@@ -219,7 +297,7 @@ pub(crate) const ACCUSIM_VALUES: [(&str, &str, &str); 2] = [
 
 impl Policy for MqPolicy {
     fn name(&self) -> &'static str {
-        "mq"
+        INFO.name
     }
 
     #[inline]
@@ -243,12 +321,6 @@ impl Policy for MqPolicy {
             self.forget_victim();
         }
         victim
-    }
-
-    fn forget_victim(&mut self) {
-        if let Some((x, _)) = self.pending.take() {
-            self.lists.push_front(self.qout, x);
-        }
     }
 
     #[inline]
@@ -282,6 +354,24 @@ impl Policy for MqPolicy {
         }
     }
 
+    fn len(&self) -> usize {
+        (0..self.qout).map(|q| self.lists.len(q)).sum()
+    }
+}
+
+impl SizeHooks for MqPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for MqPolicy {
+    fn forget_victim(&mut self) {
+        if let Some((x, _)) = self.pending.take() {
+            self.lists.push_front(self.qout, x);
+        }
+    }
+
     /// A storage level placing on eviction still sees every reference: the count of a missed
     /// block rises as if it had been inserted and evicted again (its id goes to the newest end of
     /// Qout), so a later reload enters its `log2 f` queue; `Adjust` runs as after any reference.
@@ -302,15 +392,12 @@ impl Policy for MqPolicy {
         }
         self.adjust(cx.tick + 1);
     }
+}
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
+impl OracleHooks for MqPolicy {}
 
-    fn len(&self) -> usize {
-        (0..self.qout).map(|q| self.lists.len(q)).sum()
-    }
-
+#[cfg(test)]
+impl crate::policy::Checked for MqPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.check_queues(frames)?;
         for b in (0..self.qout).flat_map(|q| self.lists.iter(q)) {
@@ -360,9 +447,13 @@ impl MqPolicy {
 
     /// Checks the queues, Qout and the counts' queue bounds (everything but which blocks must
     /// have a count, which depends on what raises it).
+    #[cfg(test)]
     pub(crate) fn check_queues(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents((0..self.qout).flat_map(|q| self.lists.iter(q)), frames)?;
+        crate::policy::check_same_residents(
+            (0..self.qout).flat_map(|q| self.lists.iter(q)),
+            frames,
+        )?;
         for q in 0..self.qout {
             for b in self.lists.iter(q) {
                 let f = self.freq[b as usize];
@@ -399,6 +490,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     fn lists(p: &MqPolicy) -> Vec<Vec<Block>> {
         p.dump().into_iter().map(|(_, v)| v).collect()

@@ -18,17 +18,43 @@
 //! the caller repeats it; such blocks wait in a chain in the order they were recorded. The table
 //! costs four bytes per position up to the farthest next use seen (as much as the next-use array
 //! the engine hands OPT), the tree one bit. The loop tells OPT the next use of the reference eight
-//! ahead ([`Policy::hint_next_use`]), so that position's table entry and bit are in the caches
+//! ahead ([`OracleHooks::hint_next_use`]), so that position's table entry and bit are in the caches
 //! by the time the block is recorded there.
 //!
 //! AccuSim's tie order (`ties=heap`, `--compat accusim`) is a variant built by the builder:
 //! `compat/accusim/opt.rs`.
 
-use super::registry::PolicySpec;
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::next_use_index::PositionBits;
-use super::{Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "opt",
+    aliases: &["belady", "min"],
+    about: "Belady's MIN: evict the block referenced farthest in the future (offline)",
+    params: &[ParamInfo {
+        name: "ties",
+        default: "first",
+        study: None,
+        accusim: Some("heap"),
+        about: "blocks with equal next reference (never again): first (recorded earliest goes first) or heap (AccuSim's binary heap: mostly by insertion order)",
+    }],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(OptPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// The key shared by blocks not referenced again (and next uses at or past `u32::MAX`).
 const NEVER_KEY: u32 = u32::MAX;
@@ -186,6 +212,7 @@ impl OptPolicy {
     }
 
     /// The resident blocks, farthest next use first (the eviction order).
+    #[cfg(test)]
     fn farthest_first(&self) -> Vec<Block> {
         let mut order = Vec::with_capacity(self.resident);
         let push_chain = |mut b: u32, order: &mut Vec<Block>| {
@@ -215,25 +242,12 @@ impl OptPolicy {
 
 impl Policy for OptPolicy {
     fn name(&self) -> &'static str {
-        "opt"
-    }
-
-    fn needs_oracle(&self) -> bool {
-        true
+        INFO.name
     }
 
     #[inline]
     fn hint(&self, b: Block) {
         crate::cache::frames::prefetch(self.nodes.as_ptr().wrapping_add(b as usize) as *const u8);
-    }
-
-    #[inline]
-    fn hint_next_use(&self, next_use: u64) {
-        // Where the block will be recorded: its position's table entry and bit.
-        if let Some(first) = self.first_at.get(next_use as usize) {
-            crate::cache::frames::prefetch(first as *const u32 as *const u8);
-            self.positions.hint(next_use as u32);
-        }
     }
 
     #[inline]
@@ -268,14 +282,36 @@ impl Policy for OptPolicy {
         self.enqueue(b, cx.next_use);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.resident
     }
+}
 
+impl SizeHooks for OptPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for OptPolicy {}
+
+impl OracleHooks for OptPolicy {
+    fn needs_oracle(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn hint_next_use(&self, next_use: u64) {
+        // Where the block will be recorded: its position's table entry and bit.
+        if let Some(first) = self.first_at.get(next_use as usize) {
+            crate::cache::frames::prefetch(first as *const u32 as *const u8);
+            self.positions.hint(next_use as u32);
+        }
+    }
+}
+
+#[cfg(test)]
+impl crate::policy::Checked for OptPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.positions.check()?;
         if self.resident != frames.len() {
@@ -313,6 +349,7 @@ impl Policy for OptPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::pattern;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 

@@ -1,15 +1,47 @@
 //! Every built-in policy's name and parameters: parsing a policy list, presets and overrides into
 //! [`PolicySpec`]s. [`crate::cache::builder::build`] (`cache/builder.rs`) turns a spec into the policy.
 //!
-//! Adding a policy: its file under `policy/`, an entry in [`POLICIES`] (`policy/catalog.rs`), and
-//! an arm in [`crate::cache::builder::build`] (`cache/builder.rs`).
-//! The conformance suite, the CLI and the Python bindings pick it up from here.
+//! Adding a policy: its file under `policy/`, which declares its catalogue entry (`pub const
+//! INFO: PolicyInfo`, whose `name` its `Policy::name` returns) and its builder (`pub fn build`,
+//! the count-based and any size-aware form), its `mod` line and its line in the
+//! [`register!`](crate::policy::registry) list in `policy/mod.rs`. A reference simulator's
+//! variant of it is its file under `compat/` (an `impl compat::Variant`) plus its line in
+//! `compat/mod.rs`'s list. The conformance suite, the builder, `belady policies` (and so
+//! docs/policies.md), the CLI and the Python bindings pick it up from those lists.
 
 use super::Policy;
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
-pub use super::catalog::{ParamInfo, PolicyInfo, POLICIES};
+pub use super::catalog::{ParamInfo, PolicyInfo};
+pub use super::POLICIES;
+
+/// Declares the built-in policies from their modules, in the order `belady policies` lists them:
+/// [`POLICIES`] (each module's `INFO`) and `build_paper`, which hands a spec to its module's
+/// `build` (each arm a concrete type, so the simulation loop is compiled once per policy).
+macro_rules! register {
+    ($($module:ident),* $(,)?) => {
+        /// Every built-in policy's catalogue entry.
+        pub static POLICIES: &[registry::PolicyInfo] = &[$($module::INFO),*];
+
+        /// Builds the paper's policy (or its size-aware form) that `spec` names, through its
+        /// module's `build`; [`crate::cache::builder`] tries `compat/`'s variants first.
+        pub(crate) fn build_paper<V: registry::PolicyVisitor>(
+            spec: &registry::PolicySpec,
+            capacity: &crate::cache::cache_model::Capacity,
+            universe: usize,
+            visitor: V,
+        ) -> crate::error::Result<V::Output> {
+            $(
+                if spec.info.name == $module::INFO.name {
+                    return $module::build(spec, capacity, universe, visitor);
+                }
+            )*
+            unreachable!("policy {} is not registered", spec.info.name)
+        }
+    };
+}
+pub(crate) use register;
 
 /// Named sets of parameter defaults.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -56,9 +88,9 @@ pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
 ];
 
 impl Preset {
-    /// Parses `paper` or `study`.
+    /// Parses `paper`, `study`, `accusim` or `libcachesim`, in any case.
     pub fn parse(s: &str) -> Result<Preset> {
-        match s {
+        match s.trim().to_ascii_lowercase().as_str() {
             "paper" => Ok(Preset::Paper),
             "study" => Ok(Preset::Study),
             "accusim" => Ok(Preset::Accusim),
@@ -143,7 +175,8 @@ impl PolicySpec {
         }
     }
 
-    fn invalid(&self, key: &str, expected: &str) -> Error {
+    /// The error for the value of `key`: the value as given, then what is expected instead.
+    pub(crate) fn invalid(&self, key: &str, expected: &str) -> Error {
         Error::config(
             "params",
             format!("{}.{key}={}", self.info.name, self.raw(key)),
@@ -167,6 +200,19 @@ impl PolicySpec {
             .ok()
             .filter(|v| *v >= min && *v <= max)
             .ok_or_else(|| self.invalid(key, &format!("expected a number from {min} to {max}")))
+    }
+
+    /// Parameter `key` as a real number within `[min, max]` (`Some`), or the word `word` (`None`).
+    pub fn f64_or(&self, key: &str, min: f64, max: f64, word: &str) -> Result<Option<f64>> {
+        if self.raw(key) == word {
+            return Ok(None);
+        }
+        self.f64(key, min, max).map(Some).map_err(|_| {
+            self.invalid(
+                key,
+                &format!("expected a number from {min} to {max}, or {word}"),
+            )
+        })
     }
 
     /// Parameter `key` as a whole number within `[min, max]`.
@@ -283,11 +329,12 @@ fn split_param(item: &str) -> Result<(&'static str, &str, &str)> {
     let bad = || Error::config("params", item, "expected POLICY.KEY=VALUE");
     let (lhs, value) = item.split_once('=').ok_or_else(bad)?;
     let (policy, key) = lhs.split_once('.').ok_or_else(bad)?;
-    Ok((
-        PolicySpec::parse(policy)?.info.name,
-        key.trim(),
-        value.trim(),
-    ))
+    // An unknown policy here is the setting's fault, not the policy list's.
+    let spec = PolicySpec::parse(policy).map_err(|e| match e {
+        Error::Config { msg, .. } => Error::config("params", item, msg),
+        e => e,
+    })?;
+    Ok((spec.info.name, key.trim(), value.trim()))
 }
 
 /// The registered name of the policy a `POLICY.KEY=VALUE` setting is for (aliases resolved).
@@ -320,6 +367,30 @@ mod tests {
     }
 
     #[test]
+    fn every_policy_file_with_a_catalogue_entry_is_registered() {
+        // A policy's file declares its entry (`pub const INFO`); a file left out of the list in
+        // policy/mod.rs would compile but be unreachable.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/policy");
+        let mut found = 0;
+        let files = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path());
+        for path in files.chain([dir.join("clock_pro/mod.rs")]) {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let entry = concat!("\n", "pub const INFO: PolicyInfo = PolicyInfo {");
+            let Some(at) = text.find(entry) else {
+                continue;
+            };
+            let name = text[at..].split('"').nth(1).unwrap();
+            assert!(
+                POLICIES.iter().any(|p| p.name == name),
+                "{} declares policy {name}, which policy/mod.rs does not register",
+                path.display()
+            );
+            found += 1;
+        }
+        assert_eq!(found, POLICIES.len());
+    }
+
+    #[test]
     fn names_aliases_and_params_are_checked() {
         assert_eq!(PolicySpec::parse("Belady").unwrap().info.name, "opt");
         assert!(PolicySpec::parse("nope")
@@ -331,6 +402,14 @@ mod tests {
             .to_string();
         assert!(err.contains("has no parameter 'x'"), "{err}");
         assert!(parse_policies("lru", &["fifo.x=1".into()], Preset::Paper).is_err());
+        // A misspelt policy in a setting is the setting's fault (it was blamed on the policy
+        // list).
+        let err = parse_policies("lru", &["lruu.x=1".into()], Preset::Paper).unwrap_err();
+        assert!(
+            matches!(&err, Error::Config { field, value, msg }
+                if field == "params" && value == "lruu.x=1" && msg.contains("did you mean 'lru'")),
+            "{err}"
+        );
         assert!(parse_policies(" , ", &[], Preset::Paper).is_err());
         assert_eq!(
             parse_policies("lru,fifo", &[], Preset::Paper)

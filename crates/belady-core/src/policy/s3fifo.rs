@@ -33,11 +33,63 @@
 //! The queues are rings of ids, not linked lists (`s3_queues`): every step but a ghost hit
 //! and a walk past pinned blocks appends at one end or leaves from the other.
 
-use super::registry::PolicySpec;
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
-use super::{Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "s3fifo",
+    aliases: &["s3-fifo"],
+    about: "S3-FIFO (Yang et al., SOSP 2023): small and main FIFO queues, ghost queue of ids evicted from small",
+    params: &[
+        ParamInfo {
+            name: "small",
+            default: "0.1",
+            study: None,
+            accusim: None,
+            about: "share of the cache for the small FIFO queue (at least one block)",
+        },
+        ParamInfo {
+            name: "threshold",
+            default: "2",
+            study: None,
+            accusim: None,
+            about: "move-to-main threshold: a block leaving small with at least this many hits moves to main",
+        },
+        ParamInfo {
+            name: "ghost",
+            default: "0.9",
+            study: None,
+            accusim: None,
+            about: "ghost queue size (ids evicted from small), as a multiple of the cache size",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point):
+/// the size-aware form for a level that weighs objects.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    if capacity.weighted {
+        return Ok(
+            visitor.visit(super::s3fifo_sized::S3FifoSizedPolicy::from_spec(
+                spec,
+                capacity.units,
+                universe,
+            )?),
+        );
+    }
+    Ok(visitor.visit(S3FifoPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// S3-FIFO with small, main and ghost FIFO queues.
 pub struct S3FifoPolicy {
@@ -96,7 +148,7 @@ impl S3FifoPolicy {
 
 impl Policy for S3FifoPolicy {
     fn name(&self) -> &'static str {
-        "s3fifo"
+        INFO.name
     }
 
     #[inline]
@@ -131,12 +183,6 @@ impl Policy for S3FifoPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        if let Some(b) = self.ghost_hit.take() {
-            self.queues.push(GHOST, b);
-        }
-    }
-
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let from = self.queues.take(b);
         self.queues.set_count(b, 0);
@@ -164,7 +210,22 @@ impl Policy for S3FifoPolicy {
     fn len(&self) -> usize {
         self.queues.resident_len()
     }
+}
 
+impl SizeHooks for S3FifoPolicy {}
+
+impl PrefetchHooks for S3FifoPolicy {
+    fn forget_victim(&mut self) {
+        if let Some(b) = self.ghost_hit.take() {
+            self.queues.push(GHOST, b);
+        }
+    }
+}
+
+impl OracleHooks for S3FifoPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for S3FifoPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.queues.check_residents(frames)?;
         if self.queues.len(GHOST) > self.ghost_cap {
@@ -194,9 +255,9 @@ impl Policy for S3FifoPolicy {
 mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
-    use crate::policy::check_same_residents;
     use crate::policy::structures::list::Lists;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 
@@ -325,12 +386,6 @@ mod tests {
             victim
         }
 
-        fn forget_victim(&mut self) {
-            if let Some(b) = self.ghost_hit.take() {
-                self.lists.push_front(GHOST, b);
-            }
-        }
-
         fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
             let from = self.lists.remove(b);
             self.count[b as usize] = 0;
@@ -358,10 +413,28 @@ mod tests {
         fn len(&self) -> usize {
             self.lists.len(SMALL) + self.lists.len(MAIN)
         }
+    }
 
+    impl SizeHooks for ListS3Fifo {}
+
+    impl PrefetchHooks for ListS3Fifo {
+        fn forget_victim(&mut self) {
+            if let Some(b) = self.ghost_hit.take() {
+                self.lists.push_front(GHOST, b);
+            }
+        }
+    }
+
+    impl OracleHooks for ListS3Fifo {}
+
+    #[cfg(test)]
+    impl crate::policy::Checked for ListS3Fifo {
         fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
             self.lists.check()?;
-            check_same_residents(self.lists.iter(SMALL).chain(self.lists.iter(MAIN)), frames)?;
+            crate::policy::check_same_residents(
+                self.lists.iter(SMALL).chain(self.lists.iter(MAIN)),
+                frames,
+            )?;
             if self.lists.len(GHOST) > self.ghost_cap {
                 return Err(format!(
                     "ghost queue holds {} ids, more than {}",

@@ -29,7 +29,9 @@
 
 use super::registry::PolicySpec;
 use super::structures::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
-use super::{Access, Block, Evicted, InsertKind, Pending, Policy};
+use super::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
+};
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 
@@ -141,7 +143,7 @@ impl S3FifoSizedPolicy {
 
 impl Policy for S3FifoSizedPolicy {
     fn name(&self) -> &'static str {
-        "s3fifo"
+        super::s3fifo::INFO.name
     }
 
     #[inline]
@@ -154,15 +156,6 @@ impl Policy for S3FifoSizedPolicy {
         if !cx.first_use {
             self.queues.bump(b);
         }
-    }
-
-    fn on_unplaced_miss(&mut self, b: Block, _cx: &Access) {
-        self.take_ghost(b);
-    }
-
-    fn before_insert(&mut self, b: Block, _frames: &Frames, cx: &Access) -> bool {
-        self.ghost_hit = self.take_ghost(b).then_some(b);
-        cx.size <= self.small_cap
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
@@ -207,6 +200,17 @@ impl Policy for S3FifoSizedPolicy {
         }
     }
 
+    fn len(&self) -> usize {
+        self.queues.resident_len()
+    }
+}
+
+impl SizeHooks for S3FifoSizedPolicy {
+    fn before_insert(&mut self, b: Block, _frames: &Frames, cx: &Access) -> bool {
+        self.ghost_hit = self.take_ghost(b).then_some(b);
+        cx.size <= self.small_cap
+    }
+
     fn take_pending(&mut self) -> Option<Pending> {
         self.evict_now.take().map(Pending::Evict)
     }
@@ -214,11 +218,18 @@ impl Policy for S3FifoSizedPolicy {
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         Ok(())
     }
+}
 
-    fn len(&self) -> usize {
-        self.queues.resident_len()
+impl PrefetchHooks for S3FifoSizedPolicy {
+    fn on_unplaced_miss(&mut self, b: Block, _cx: &Access) {
+        self.take_ghost(b);
     }
+}
 
+impl OracleHooks for S3FifoSizedPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for S3FifoSizedPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.queues.check_residents(frames)?;
         for list in [SMALL, MAIN, GHOST] {
@@ -261,6 +272,7 @@ impl Policy for S3FifoSizedPolicy {
 mod tests {
     use super::*;
     use crate::cache::level::{CacheLevel, Outcome};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     /// 100 bytes: small 10, main 90, ghost 90.

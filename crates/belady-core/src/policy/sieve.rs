@@ -13,8 +13,29 @@
 //! one; its first demand access is its first reference and leaves the bit clear. Pinned blocks
 //! are passed over with their bit kept.
 
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::catalog::PolicyInfo;
+use super::registry::{PolicySpec, PolicyVisitor};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "sieve",
+    aliases: &[],
+    about: "SIEVE (Zhang et al., NSDI 2024): FIFO queue with visited bits and a hand that leaves survivors in place",
+    params: &[],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    _spec: &PolicySpec,
+    _capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(SievePolicy::new(universe)))
+}
 
 /// A slot whose block left the queue.
 const HOLE: Block = Block::MAX;
@@ -54,6 +75,7 @@ impl SievePolicy {
     }
 
     /// The visited bit of `b`.
+    #[cfg(test)]
     pub fn is_visited(&self, b: Block) -> bool {
         self.visited[b as usize]
     }
@@ -98,7 +120,7 @@ impl SievePolicy {
 
 impl Policy for SievePolicy {
     fn name(&self) -> &'static str {
-        "sieve"
+        INFO.name
     }
 
     #[inline]
@@ -166,14 +188,23 @@ impl Policy for SievePolicy {
         self.live += 1;
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.live
     }
+}
 
+impl SizeHooks for SievePolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for SievePolicy {}
+
+impl OracleHooks for SievePolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for SievePolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         let queued: Vec<Block> = self.tail_to_head().collect();
         if queued.len() != self.live {
@@ -194,7 +225,7 @@ impl Policy for SievePolicy {
         if self.slots[..self.low].iter().any(|&b| b != HOLE) {
             return Err("a block sits below the first live slot".into());
         }
-        check_same_residents(queued.into_iter(), frames)?;
+        crate::policy::check_same_residents(queued.into_iter(), frames)?;
         if let Some(h) = self.hand {
             if self.slots.get(h).map_or(true, |&b| b == HOLE) {
                 return Err(format!("the hand points at slot {h}, which holds no block"));
@@ -219,6 +250,7 @@ mod tests {
     use crate::cache::level::CacheLevel;
     use crate::policy::structures::list::Lists;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
     use proptest::prelude::*;
 
     /// SIEVE on a linked list, as it was before the array: the reference for its order.
@@ -238,11 +270,13 @@ mod tests {
         fn name(&self) -> &'static str {
             "sieve-list"
         }
+
         fn on_hit(&mut self, b: Block, cx: &Access) {
             if !cx.first_use {
                 self.visited[b as usize] = true;
             }
         }
+
         fn select_victim(&mut self, _i: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
             let mut cur = self.hand.or_else(|| self.lists.back(0))?;
             for _ in 0..=2 * self.lists.len(0) {
@@ -258,6 +292,7 @@ mod tests {
             self.hand = Some(cur);
             None
         }
+
         fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
             if self.hand == Some(b) {
                 self.hand = self.lists.toward_front(b);
@@ -265,16 +300,29 @@ mod tests {
             self.lists.remove(b);
             self.visited[b as usize] = false;
         }
+
         fn on_insert(&mut self, b: Block, _kind: InsertKind, _cx: &Access) {
             self.visited[b as usize] = false;
             self.lists.push_front(0, b);
         }
+
         fn len(&self) -> usize {
             self.lists.len(0)
         }
+    }
+
+    impl SizeHooks for ListSieve {}
+
+    impl PrefetchHooks for ListSieve {}
+
+    impl OracleHooks for ListSieve {}
+
+    #[cfg(test)]
+    impl crate::policy::Checked for ListSieve {
         fn check_invariants(&self, _frames: &Frames) -> Result<(), String> {
             self.lists.check()
         }
+
         fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
             vec![
                 ("head_to_tail", self.lists.iter(0).collect()),

@@ -25,12 +25,55 @@
 //! Pinned blocks are passed over: the victim is the LRU-most unpinned block of the lowest segment
 //! that has one. Demotions move pinned blocks like any other (they stay resident).
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "slru",
+    aliases: &["segmented-lru"],
+    about: "segmented LRU (Karedla et al. 1994) with equal segments, as libCacheSim: a hit promotes one segment up",
+    params: &[
+        ParamInfo {
+            name: "segments",
+            default: "4",
+            study: None,
+            accusim: None,
+            about: "number of LRU segments (libCacheSim's default 4; 2 = probation/protected)",
+        },
+        ParamInfo {
+            name: "variant",
+            default: "paper",
+            study: None,
+            accusim: None,
+            about: "paper (segment 0 takes the remainder of c/segments, no eviction on a hit), or libcachesim: libCacheSim's SLRU.c at a count capacity (every segment floor(c/segments), segment 0 trimmed by evicting on a hit; the same when segments divides c; compat/libcachesim/slru.rs)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point):
+/// the size-aware form for a level that weighs objects.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    if capacity.weighted {
+        return Ok(visitor.visit(super::slru_sized::SlruSizedPolicy::from_spec(
+            spec,
+            capacity.units,
+            universe,
+        )?));
+    }
+    Ok(visitor.visit(SlruPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// The most segments `slru.segments` accepts.
 pub const MAX_SEGMENTS: usize = 16;
@@ -92,7 +135,7 @@ impl SlruPolicy {
 
 impl Policy for SlruPolicy {
     fn name(&self) -> &'static str {
-        "slru"
+        INFO.name
     }
 
     #[inline]
@@ -130,17 +173,29 @@ impl Policy for SlruPolicy {
         self.lists.push_front(k, b);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("this form counts blocks; a level weighing objects is given slru_sized::SlruSizedPolicy")
-    }
-
     fn len(&self) -> usize {
         (0..self.segments).map(|k| self.lists.len(k)).sum()
     }
+}
 
+impl SizeHooks for SlruPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("this form counts blocks; a level weighing objects is given slru_sized::SlruSizedPolicy")
+    }
+}
+
+impl PrefetchHooks for SlruPolicy {}
+
+impl OracleHooks for SlruPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for SlruPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents((0..self.segments).flat_map(|k| self.lists.iter(k)), frames)?;
+        crate::policy::check_same_residents(
+            (0..self.segments).flat_map(|k| self.lists.iter(k)),
+            frames,
+        )?;
         if let Some(k) = (0..self.segments).find(|&k| self.lists.len(k) > self.share(k)) {
             return Err(format!(
                 "segment {k} holds {} blocks, more than its {}",
@@ -166,6 +221,7 @@ impl Policy for SlruPolicy {
 mod tests {
     use super::*;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     #[test]
     fn filling_puts_blocks_in_the_lowest_segment_with_room() {

@@ -24,7 +24,9 @@ use super::lru::last_unpinned;
 use super::registry::PolicySpec;
 use super::slru::MAX_SEGMENTS;
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use super::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
+};
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 use std::collections::VecDeque;
@@ -119,7 +121,7 @@ impl SlruSizedPolicy {
 
 impl Policy for SlruSizedPolicy {
     fn name(&self) -> &'static str {
-        "slru"
+        super::slru::INFO.name
     }
 
     #[inline]
@@ -144,10 +146,6 @@ impl Policy for SlruSizedPolicy {
         }
     }
 
-    fn before_insert(&mut self, _b: Block, _frames: &Frames, cx: &Access) -> bool {
-        cx.size <= self.share
-    }
-
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
         (0..self.segments).find_map(|k| last_unpinned(&self.lists, k, frames))
     }
@@ -166,8 +164,14 @@ impl Policy for SlruSizedPolicy {
         self.push(k, b);
     }
 
-    fn on_pin(&mut self, b: Block, pinned: bool) {
-        self.pinned[b as usize] = pinned;
+    fn len(&self) -> usize {
+        (0..self.segments).map(|k| self.lists.len(k)).sum::<usize>() + self.evicted.len()
+    }
+}
+
+impl SizeHooks for SlruSizedPolicy {
+    fn before_insert(&mut self, _b: Block, _frames: &Frames, cx: &Access) -> bool {
+        cx.size <= self.share
     }
 
     fn take_pending(&mut self) -> Option<Pending> {
@@ -177,14 +181,24 @@ impl Policy for SlruSizedPolicy {
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         Ok(())
     }
+}
 
-    fn len(&self) -> usize {
-        (0..self.segments).map(|k| self.lists.len(k)).sum::<usize>() + self.evicted.len()
+impl PrefetchHooks for SlruSizedPolicy {
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        self.pinned[b as usize] = pinned;
     }
+}
 
+impl OracleHooks for SlruSizedPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for SlruSizedPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents((0..self.segments).flat_map(|k| self.lists.iter(k)), frames)?;
+        crate::policy::check_same_residents(
+            (0..self.segments).flat_map(|k| self.lists.iter(k)),
+            frames,
+        )?;
         for k in 0..self.segments {
             let sum: u64 = self
                 .lists
@@ -222,6 +236,7 @@ impl Policy for SlruSizedPolicy {
 mod tests {
     use super::*;
     use crate::cache::level::{CacheLevel, Outcome};
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     fn level(capacity: usize) -> CacheLevel<SlruSizedPolicy> {

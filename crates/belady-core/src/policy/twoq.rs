@@ -54,12 +54,56 @@
 //!   grown past `Kin`, after which `A1in` never falls below `Kin` again; on demand-only traces the
 //!   two therefore agree hit for hit (asserted in `tests/python/test_xcheck_twoq.py`).
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "2q",
+    aliases: &["twoq"],
+    about: "full 2Q (Johnson, Shasha 1994): A1in FIFO, A1out ghost FIFO, Am LRU",
+    params: &[
+        ParamInfo {
+            name: "kin",
+            default: "0.25",
+            study: None,
+            accusim: None,
+            about: "A1in threshold Kin, as a fraction of the cache",
+        },
+        ParamInfo {
+            name: "kout",
+            default: "0.5",
+            study: Some("1"),
+            accusim: None,
+            about:
+                "A1out size Kout (ids of blocks paged out of A1in), as a multiple of the cache size",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point):
+/// the size-aware form for a level that weighs objects.
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    if capacity.weighted {
+        return Ok(visitor.visit(super::twoq_sized::TwoQSizedPolicy::from_spec(
+            spec,
+            capacity.units,
+            universe,
+        )?));
+    }
+    Ok(visitor.visit(TwoQPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const A1IN: usize = 0;
 const AM: usize = 1;
@@ -110,7 +154,7 @@ impl TwoQPolicy {
 
 impl Policy for TwoQPolicy {
     fn name(&self) -> &'static str {
-        "2q"
+        INFO.name
     }
 
     #[inline]
@@ -143,12 +187,6 @@ impl Policy for TwoQPolicy {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        if let Some(x) = self.promote.take() {
-            self.lists.push_front(A1OUT, x);
-        }
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
         let from = self.lists.remove(b);
@@ -172,18 +210,36 @@ impl Policy for TwoQPolicy {
         }
     }
 
+    fn len(&self) -> usize {
+        self.lists.len(A1IN) + self.lists.len(AM)
+    }
+}
+
+impl SizeHooks for TwoQPolicy {
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         // A level that weighs objects gets `twoq_sized` (the registry's `build_for`).
         Err("its A1in/A1out bounds count blocks")
     }
+}
 
-    fn len(&self) -> usize {
-        self.lists.len(A1IN) + self.lists.len(AM)
+impl PrefetchHooks for TwoQPolicy {
+    fn forget_victim(&mut self) {
+        if let Some(x) = self.promote.take() {
+            self.lists.push_front(A1OUT, x);
+        }
     }
+}
 
+impl OracleHooks for TwoQPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for TwoQPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(A1IN).chain(self.lists.iter(AM)), frames)?;
+        crate::policy::check_same_residents(
+            self.lists.iter(A1IN).chain(self.lists.iter(AM)),
+            frames,
+        )?;
         if self.lists.len(A1OUT) > self.kout {
             return Err(format!(
                 "A1out holds {} ids, more than Kout = {}",
@@ -211,6 +267,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
+    use crate::policy::Checked;
 
     fn q(kin: usize, kout: usize) -> TwoQPolicy {
         TwoQPolicy::new(kin, kout, 16)

@@ -13,13 +13,15 @@
 //!   object larger than `Kout` is not remembered); otherwise Am's LRU object leaves, forgotten.
 //! - A ghost hit enters Am, which first evicts its own LRU objects until it fits in `c - Kin`
 //!   (evictions after the insertion's room was made: the level applies them from
-//!   [`Policy::take_pending`]); any other miss enters A1in.
+//!   [`SizeHooks::take_pending`]); any other miss enters A1in.
 
 use std::collections::VecDeque;
 
 use super::registry::PolicySpec;
 use super::structures::weighted_lists::WeightedLists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use super::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
+};
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
 
@@ -87,18 +89,13 @@ impl TwoQSizedPolicy {
 
 impl Policy for TwoQSizedPolicy {
     fn name(&self) -> &'static str {
-        "2q"
+        super::twoq::INFO.name
     }
 
     fn on_hit(&mut self, b: Block, _cx: &Access) {
         if self.lists.contains(AM, b) {
             self.lists.move_to_front(AM, b);
         }
-    }
-
-    fn before_insert(&mut self, b: Block, _frames: &Frames, cx: &Access) -> bool {
-        self.look_up(b);
-        cx.size <= self.kin
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
@@ -133,9 +130,15 @@ impl Policy for TwoQSizedPolicy {
         }
     }
 
-    fn on_unplaced_miss(&mut self, b: Block, _cx: &Access) {
+    fn len(&self) -> usize {
+        self.lists.len(A1IN) + self.lists.len(AM)
+    }
+}
+
+impl SizeHooks for TwoQSizedPolicy {
+    fn before_insert(&mut self, b: Block, _frames: &Frames, cx: &Access) -> bool {
         self.look_up(b);
-        self.ghost_hit = None;
+        cx.size <= self.kin
     }
 
     fn take_pending(&mut self) -> Option<Pending> {
@@ -145,14 +148,25 @@ impl Policy for TwoQSizedPolicy {
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         Ok(())
     }
+}
 
-    fn len(&self) -> usize {
-        self.lists.len(A1IN) + self.lists.len(AM)
+impl PrefetchHooks for TwoQSizedPolicy {
+    fn on_unplaced_miss(&mut self, b: Block, _cx: &Access) {
+        self.look_up(b);
+        self.ghost_hit = None;
     }
+}
 
+impl OracleHooks for TwoQSizedPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for TwoQSizedPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(self.lists.iter(A1IN).chain(self.lists.iter(AM)), frames)?;
+        crate::policy::check_same_residents(
+            self.lists.iter(A1IN).chain(self.lists.iter(AM)),
+            frames,
+        )?;
         if frames.is_weighted() && frames.used() != self.lists.units(A1IN) + self.lists.units(AM) {
             return Err("A1in and Am do not hold the frame table's units".into());
         }
@@ -175,6 +189,7 @@ impl Policy for TwoQSizedPolicy {
 mod tests {
     use super::*;
     use crate::cache::level::{CacheLevel, Outcome, NO_ORACLE};
+    use crate::policy::Checked;
 
     /// 100 bytes: A1in 25, A1out 50, Am 75.
     fn level() -> CacheLevel<TwoQSizedPolicy> {

@@ -1,5 +1,6 @@
 //! W-TinyLFU: Einziger, Friedman, Manes, "TinyLFU: A Highly Efficient Cache Admission Policy",
-//! ACM TOS 2017, as Caffeine's `BoundedLocalCache` runs it with a fixed window.
+//! ACM TOS 2017, as Caffeine's `BoundedLocalCache` runs it with a fixed window (`window=adaptive`:
+//! with Caffeine's hill climber resizing it, `wtinylfu_climber.rs`).
 //!
 //! Three LRU lists: a window (`window` share of the cache, 1 %: `c - floor(0.99 c)` blocks, at
 //! least one) that every new block enters, and a main space split into probation and protected
@@ -20,9 +21,11 @@
 //! LRU block, else protected's), which is evicted; otherwise the candidate is evicted. If the window
 //! is not full (after blocks were taken out by a hierarchy), main's victim is evicted.
 //!
-//! Left out of Caffeine: the hill climber that resizes the window (off here: the window keeps its
-//! share, as libCacheSim's `WTinyLFU.c` keeps it), and the random admission of a candidate with an
-//! estimate above 5 that lost (Caffeine's guard against hash flooding). Nothing is random; the hash
+//! Left out of Caffeine here: the hill climber that resizes the window (the window keeps its share,
+//! as libCacheSim's `WTinyLFU.c` keeps it; `window=adaptive` builds the climbing form,
+//! [`super::wtinylfu_climber::AdaptiveWTinyLfu`], which moves blocks between these lists through
+//! the few `pub(crate)` steps below), and the random admission of a candidate with an estimate
+//! above 5 that lost (Caffeine's guard against hash flooding). Nothing is random; the hash
 //! functions are fixed, so runs are deterministic without a seed.
 //!
 //! libCacheSim's `WTinyLFU.c` is a different design in several respects (its main space is its
@@ -39,20 +42,75 @@
 //! pinned, main's victim is evicted; when main's victim is pinned, the next unpinned block towards
 //! its MRU end (then protected's, then the window's) is taken.
 
+use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
-use super::registry::PolicySpec;
+use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "wtinylfu",
+    aliases: &["w-tinylfu"],
+    about: "W-TinyLFU (Einziger et al., TOS 2017) as in Caffeine: window LRU, probation/protected main, count-min sketch with doorkeeper and aging; window=adaptive: a hill climber resizes the window",
+    params: &[
+        ParamInfo {
+            name: "window",
+            default: "0.01",
+            study: None,
+            accusim: None,
+            about: "share of the cache for the window LRU (at least one block; libcachesim: floor of the share, nothing cached when 0), or adaptive: a hill climber resizes it from 1 % (paper variant only)",
+        },
+        ParamInfo {
+            name: "climber",
+            default: "caffeine",
+            study: None,
+            accusim: None,
+            about: "the hill climber of window=adaptive: caffeine (BoundedLocalCache.climb: 10c-request samples, step 6.25 % of c decaying by 0.98, restart at a 5-point change) or bitfaster (BitFaster.Caching's replication, whose OLTP figures are published; compat/bitfaster/)",
+        },
+        ParamInfo {
+            name: "variant",
+            default: "paper",
+            study: None,
+            accusim: None,
+            about: "paper (Caffeine's design), or libcachesim: libCacheSim's WTinyLFU.c as libcachesim 0.3.5 runs it (SLRU main 1:4, counting Bloom filter halved after 32x main's size in main hits, eviction loop), exact with dense ids",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    // Caffeine's hill climber resizing the window (`window=adaptive`); BitFaster.Caching's is
+    // a reference model, a variant in compat/bitfaster/.
+    if WindowShare::from_spec(spec)? == WindowShare::Adaptive(Climber::Caffeine) {
+        let climber = super::wtinylfu_climber::HillClimber::new(capacity.entries);
+        return Ok(
+            visitor.visit(super::wtinylfu_climber::AdaptiveWTinyLfu::new(
+                capacity.entries,
+                universe,
+                climber,
+            )),
+        );
+    }
+    Ok(visitor.visit(WTinyLfuPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 const WINDOW: usize = 0;
 const PROBATION: usize = 1;
 const PROTECTED: usize = 2;
 /// Share of the main space that protected may hold (Caffeine's `PERCENT_MAIN_PROTECTED`).
 const PROTECTED_SHARE: f64 = 0.8;
-/// Recorded references between agings, as a multiple of the cache size (Caffeine's sample size).
-const SAMPLE_FACTOR: usize = 10;
+/// Recorded references between agings, as a multiple of the cache size (Caffeine's sample size,
+/// which is also its hill climber's sample period).
+pub(crate) const SAMPLE_FACTOR: usize = 10;
 /// Largest value of a 4-bit counter.
 const COUNTER_MAX: u8 = 15;
 const ROWS: usize = 4;
@@ -114,6 +172,15 @@ impl FrequencySketch {
             .all(|&i| self.doorkeeper[i / 64] & (1 << (i % 64)) != 0)
     }
 
+    /// A sketch with as many counters as Caffeine's `FrequencySketch` gives a cache of `capacity`
+    /// blocks (16 four-bit counters per power of two of the cache: four times [`Self::new`]'s rows),
+    /// still aged every `10 c` recorded references.
+    pub fn caffeine_sized(capacity: usize, universe: usize) -> Self {
+        let mut sketch = Self::new(capacity.saturating_mul(4), universe);
+        sketch.sample = SAMPLE_FACTOR * capacity.max(1);
+        sketch
+    }
+
     /// Records one reference to `b`.
     pub fn record(&mut self, b: Block) {
         if self.in_doorkeeper(b) {
@@ -153,6 +220,44 @@ impl FrequencySketch {
     }
 }
 
+/// How the window's share is set (`window`, `climber`): fixed, or resized by a hill climber.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum WindowShare {
+    /// This share of the cache, for the whole run.
+    Fixed(f64),
+    /// A hill climber resizes it, from Caffeine's initial 1 %.
+    Adaptive(Climber),
+}
+
+/// Which hill climber resizes an adaptive window (`climber`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Climber {
+    /// Caffeine's `BoundedLocalCache.climb` ([`super::wtinylfu_climber::HillClimber`]).
+    Caffeine,
+    /// BitFaster.Caching's replication of it (`LfuCapacityPartition`), modelled in
+    /// `compat/bitfaster/`.
+    Bitfaster,
+}
+
+impl WindowShare {
+    /// Reads `window` (a share from 0 to 1, or `adaptive`) and `climber` from `spec`; a climber
+    /// other than the default needs `window=adaptive`.
+    pub fn from_spec(spec: &PolicySpec) -> CoreResult<Self> {
+        let climber = match spec.choice("climber", &["caffeine", "bitfaster"])? {
+            "bitfaster" => Climber::Bitfaster,
+            _ => Climber::Caffeine,
+        };
+        match spec.f64_or("window", 0.0, 1.0, "adaptive")? {
+            None => Ok(WindowShare::Adaptive(climber)),
+            Some(_) if climber != Climber::Caffeine => Err(spec.invalid(
+                "climber",
+                "a climber resizes an adaptive window; set wtinylfu.window=adaptive",
+            )),
+            Some(share) => Ok(WindowShare::Fixed(share)),
+        }
+    }
+}
+
 /// W-TinyLFU: window LRU, segmented main, TinyLFU admission between them.
 pub struct WTinyLfuPolicy {
     lists: Lists,
@@ -166,27 +271,102 @@ pub struct WTinyLfuPolicy {
 impl WTinyLfuPolicy {
     /// A W-TinyLFU of `capacity` blocks whose window holds the `window` share.
     pub fn new(capacity: usize, window: f64, universe: usize) -> Self {
+        Self::with_sketch(
+            capacity,
+            window,
+            universe,
+            FrequencySketch::new(capacity, universe),
+        )
+    }
+
+    /// A W-TinyLFU of `capacity` blocks whose window holds the `window` share, with `sketch`.
+    pub fn with_sketch(
+        capacity: usize,
+        window: f64,
+        universe: usize,
+        sketch: FrequencySketch,
+    ) -> Self {
         let main = (capacity as f64 * (1.0 - window)) as usize;
         let window_cap = (capacity - main.min(capacity)).max(1).min(capacity);
         let main_cap = capacity - window_cap;
         WTinyLfuPolicy {
             lists: Lists::new(3, universe),
-            sketch: FrequencySketch::new(capacity, universe),
+            sketch,
             window_cap,
             protected_cap: (PROTECTED_SHARE * main_cap as f64) as usize,
             admitted: None,
         }
     }
 
-    /// Reads `window` from `spec`.
+    /// Reads `window` from `spec` (a fixed share; `adaptive` is the climbing form's).
     pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> CoreResult<Self> {
-        let window = spec.f64("window", 0.0, 1.0)?;
-        Ok(Self::new(capacity, window, universe))
+        match WindowShare::from_spec(spec)? {
+            WindowShare::Fixed(window) => Ok(Self::new(capacity, window, universe)),
+            WindowShare::Adaptive(_) => Err(spec.variant_value(
+                "window",
+                "the hill-climbing W-TinyLFU (wtinylfu_climber::AdaptiveWTinyLfu)",
+            )),
+        }
     }
 
     /// The window's size in blocks.
     pub fn window_cap(&self) -> usize {
         self.window_cap
+    }
+
+    /// Blocks in the window now.
+    pub(crate) fn window_len(&self) -> usize {
+        self.lists.len(WINDOW)
+    }
+
+    /// Protected's size in blocks.
+    pub fn protected_cap(&self) -> usize {
+        self.protected_cap
+    }
+
+    /// Sets the window's and protected's sizes (the hill climber's new split; probation is the
+    /// rest). The caller keeps each list within its size.
+    pub(crate) fn set_shares(&mut self, window_cap: usize, protected_cap: usize) {
+        self.window_cap = window_cap;
+        self.protected_cap = protected_cap;
+    }
+
+    /// Moves protected's LRU blocks to probation's MRU end while protected is over its size.
+    #[inline]
+    pub(crate) fn demote_protected_overflow(&mut self) {
+        while self.lists.len(PROTECTED) > self.protected_cap {
+            let demoted = self
+                .lists
+                .pop_back(PROTECTED)
+                .expect("protected is not empty");
+            self.lists.push_front(PROBATION, demoted);
+        }
+    }
+
+    /// Moves main's LRU block (probation's, else protected's) to the window's MRU end, as
+    /// Caffeine's `increaseWindow` does for each block the window grows by; `false` if main is
+    /// empty.
+    pub(crate) fn main_lru_to_window(&mut self) -> bool {
+        let Some(b) = self
+            .lists
+            .back(PROBATION)
+            .or_else(|| self.lists.back(PROTECTED))
+        else {
+            return false;
+        };
+        self.lists.remove(b);
+        self.lists.push_front(WINDOW, b);
+        true
+    }
+
+    /// Moves the window's LRU block to probation's MRU end, as Caffeine's `decreaseWindow` does for
+    /// each block the window shrinks by; `false` if the window is empty.
+    pub(crate) fn window_lru_to_probation(&mut self) -> bool {
+        let Some(b) = self.lists.pop_back(WINDOW) else {
+            return false;
+        };
+        self.lists.push_front(PROBATION, b);
+        true
     }
 
     /// The sketch's estimate for `b`.
@@ -208,7 +388,7 @@ impl WTinyLfuPolicy {
 
 impl Policy for WTinyLfuPolicy {
     fn name(&self) -> &'static str {
-        "wtinylfu"
+        INFO.name
     }
 
     #[inline]
@@ -222,13 +402,7 @@ impl Policy for WTinyLfuPolicy {
         if list == PROBATION && !cx.first_use {
             self.lists.remove(b);
             self.lists.push_front(PROTECTED, b);
-            while self.lists.len(PROTECTED) > self.protected_cap {
-                let demoted = self
-                    .lists
-                    .pop_back(PROTECTED)
-                    .expect("protected is not empty");
-                self.lists.push_front(PROBATION, demoted);
-            }
+            self.demote_protected_overflow();
         } else {
             self.lists.move_to_front(list, b);
         }
@@ -259,13 +433,6 @@ impl Policy for WTinyLfuPolicy {
         }
     }
 
-    fn forget_victim(&mut self) {
-        if let Some(c) = self.admitted.take() {
-            self.lists.remove(c);
-            self.lists.push_back(WINDOW, c);
-        }
-    }
-
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
         self.admitted = None;
         self.lists.remove(b);
@@ -284,17 +451,33 @@ impl Policy for WTinyLfuPolicy {
         }
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its window, probation and protected budgets count entries; Caffeine's weighted budgets are not modelled")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(WINDOW) + self.lists.len(PROBATION) + self.lists.len(PROTECTED)
     }
+}
 
+impl SizeHooks for WTinyLfuPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its window, probation and protected budgets count entries; Caffeine's weighted budgets are not modelled")
+    }
+}
+
+impl PrefetchHooks for WTinyLfuPolicy {
+    fn forget_victim(&mut self) {
+        if let Some(c) = self.admitted.take() {
+            self.lists.remove(c);
+            self.lists.push_back(WINDOW, c);
+        }
+    }
+}
+
+impl OracleHooks for WTinyLfuPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for WTinyLfuPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(
+        crate::policy::check_same_residents(
             self.lists
                 .iter(WINDOW)
                 .chain(self.lists.iter(PROBATION))
@@ -331,6 +514,7 @@ impl Policy for WTinyLfuPolicy {
 mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     #[test]

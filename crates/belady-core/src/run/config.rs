@@ -1,25 +1,58 @@
 //! How a run is configured: [`RunConfig`], the one configuration type. The CLI (`sim`,
 //! `--print-config`, `--config`, `demo`, `calibrate`, the ClusterFetch demo), Python
 //! (`belady.simulate`, `belady.run`), sweep cells and the Dask worker all build one, and
-//! [`crate::run::run`] performs it (and alone decides the engine). [`RunConfig::normalized`]
-//! spells every name one way; [`RunConfig::settings`] splits the `prefetch` × `disk` lists into
-//! one configuration per setting; [`RunConfig::file_config`] derives the file engine's view of
-//! one setting.
+//! [`crate::run::run`] performs it. Its keys are flat and stay so (old `--config` files, stores'
+//! configurations and Python calls keep working); [`crate::run::sections::Sections::parse`]
+//! parses it once into the typed sections the engines receive. [`RunConfig::normalized`] spells
+//! every name one way (sweep keys). Every default is written once, in [`defaults`]: the CLI's flags and
+//! Python's keyword arguments take theirs from there.
 //!
-//! Errors name configuration keys (`max_request`, `read_ahead_kb`); the CLI phrases them as
-//! flags (`--max-request`) and Python as keyword arguments.
+//! Errors name configuration keys (`max_request`, `read_ahead_kb`); [`crate::run::origin`]
+//! phrases them as flags (`--max-request`), a file's keys or Python keyword arguments.
 
-use crate::cache::size::CacheSize;
-use crate::compat::accusim::Departures;
-use crate::disk::queue::Scheduler;
-use crate::engine::file::{FileSimConfig, Placement as Layout};
+use crate::engine::file::FileSimConfig;
 use crate::engine::hierarchy::Placement;
 use crate::error::{Error, Result};
 use crate::policy::registry::{PolicySpec, Preset};
-use crate::prefetch::clusterfetch::ClusterFetchConfig;
-use crate::prefetch::PrefetchKind;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+
+pub use super::origin::{flag_name, keyword_name};
+
+/// Every default of a run, written once: [`RunConfig::default`], the CLI's flags and Python's
+/// keyword arguments (through `belady._belady.defaults()`) all read them here.
+pub mod defaults {
+    /// Bytes per block.
+    pub const BLOCK_SIZE: u32 = 4096;
+    /// Largest request one trace line may make, bytes.
+    pub const MAX_REQUEST_BYTES: u64 = crate::trace::DEFAULT_MAX_REQUEST_BYTES;
+    /// Which requests are simulated.
+    pub const OPS: &str = "read";
+    /// The policy when none is named.
+    pub const POLICY: &str = "lru";
+    /// Parameter preset.
+    pub const PRESET: &str = "paper";
+    /// Placement at a hierarchy's lower levels.
+    pub const PLACEMENT: &str = "access";
+    /// Device queue scheduler.
+    pub const SCHEDULER: &str = "fcfs";
+    /// Largest disk request.
+    pub const MAX_REQUEST: &str = "64KiB";
+    /// Where files lie on the device.
+    pub const LAYOUT: &str = "contiguous";
+    /// One-way latency between a hierarchy's levels, microseconds.
+    pub const LINK_LATENCY_US: f64 = 10.0;
+    /// Bandwidth between a hierarchy's levels, megabits per second.
+    pub const LINK_MBPS: f64 = 1000.0;
+    /// Time between one reference's completion and the next in a timed hierarchy, µs.
+    pub const THINK_US: f64 = 0.0;
+    /// Most reloads waiting for idle disk time in a timed hierarchy.
+    pub const RELOAD_QUEUE: usize = 4096;
+    /// Admission filter.
+    pub const ADMISSION: &str = "none";
+    /// Seed of random choices.
+    pub const SEED: u64 = 0;
+}
 
 /// A whole run, as one value: the trace and how to read it, the policies and sizes (or the
 /// hierarchies), and the engine settings. `belady sim` and `belady.simulate` build one from their
@@ -113,21 +146,21 @@ impl Default for RunConfig {
             format: None,
             columns: None,
             header: None,
-            block_size: 4096,
-            max_request_bytes: crate::trace::DEFAULT_MAX_REQUEST_BYTES,
-            ops: "read".into(),
-            policies: vec!["lru".into()],
+            block_size: defaults::BLOCK_SIZE,
+            max_request_bytes: defaults::MAX_REQUEST_BYTES,
+            ops: defaults::OPS.into(),
+            policies: vec![defaults::POLICY.into()],
             params: Vec::new(),
-            preset: "paper".into(),
+            preset: defaults::PRESET.into(),
             cache_sizes: Vec::new(),
             levels: Vec::new(),
-            placement: "access".into(),
+            placement: defaults::PLACEMENT.into(),
             prefetch: Vec::new(),
             disk: Vec::new(),
-            scheduler: "fcfs".into(),
+            scheduler: defaults::SCHEDULER.into(),
             compat: None,
             compat_rules: Vec::new(),
-            max_request: "64KiB".into(),
+            max_request: defaults::MAX_REQUEST.into(),
             read_ahead_kb: None,
             cf_queue: None,
             cf_threshold: None,
@@ -137,15 +170,15 @@ impl Default for RunConfig {
             cf_store: None,
             launch_until_open: None,
             warm: false,
-            layout: "contiguous".into(),
+            layout: defaults::LAYOUT.into(),
             log_requests: false,
-            link_latency_us: 10.0,
-            link_mbps: 1000.0,
-            think_us: 0.0,
-            reload_queue: 4096,
+            link_latency_us: defaults::LINK_LATENCY_US,
+            link_mbps: defaults::LINK_MBPS,
+            think_us: defaults::THINK_US,
+            reload_queue: defaults::RELOAD_QUEUE,
             cache_model: None,
-            admission: "none".into(),
-            seed: 0,
+            admission: defaults::ADMISSION.into(),
+            seed: defaults::SEED,
         }
     }
 }
@@ -185,42 +218,12 @@ impl RunConfig {
         RunConfig::parse(&text, &path.display().to_string())
     }
 
-    /// Whether any ClusterFetch or launch setting asks for the file engine (where ClusterFetch's
-    /// settings without ClusterFetch are refused rather than ignored).
-    pub fn clusterfetch_options(&self) -> bool {
-        self.needs_own_run()
-            || self.layout != "contiguous"
-            || self.cf_queue.is_some()
-            || self.cf_threshold.is_some()
-            || self.cf_min_burst.is_some()
-            || self.cf_store_limit.is_some()
-            || self.cf_bandwidth.is_some()
-    }
-
-    /// Whether the trace or the run is shaped for ClusterFetch: a warm start, a launch marker
-    /// or a persistent store.
-    pub fn needs_own_run(&self) -> bool {
-        self.warm || self.launch_until_open.is_some() || self.cf_store.is_some()
-    }
-
-    /// The level setup beyond policy and size: cache model, admission filter and seed, checked.
-    pub fn level_setup(&self) -> Result<crate::cache::cache_model::LevelSetup> {
-        if let Some(m) = &self.cache_model {
-            crate::cache::cache_model::CacheModel::choose(Some(m), false)?;
-        }
-        Ok(crate::cache::cache_model::LevelSetup {
-            model: self.cache_model.clone(),
-            admission: crate::cache::admission::AdmissionSpec::parse(&self.admission)?,
-            seed: self.seed,
-        })
-    }
-
-    /// One configuration per (read-ahead, device) pair of `prefetch` × `disk`, read-ahead
-    /// major, each with at most one of each (none when the list is empty).
-    pub fn settings(&self) -> Result<Vec<RunConfig>> {
-        let list = |v: &[String], key: &str| -> Result<Vec<Vec<String>>> {
+    /// The (read-ahead, device) pairs of `prefetch` × `disk`, read-ahead major: `none` and no
+    /// device when a list is empty.
+    pub fn setting_names(&self) -> Result<Vec<(String, Option<String>)>> {
+        let list = |v: &[String], key: &str| -> Result<Vec<Option<String>>> {
             if v.is_empty() {
-                return Ok(vec![Vec::new()]);
+                return Ok(vec![None]);
             }
             v.iter()
                 .map(|t| {
@@ -228,7 +231,7 @@ impl RunConfig {
                     if t.is_empty() {
                         Err(Error::config(key, t, "name at least one"))
                     } else {
-                        Ok(vec![t.to_string()])
+                        Ok(Some(t.to_string()))
                     }
                 })
                 .collect()
@@ -238,11 +241,11 @@ impl RunConfig {
         let mut grid = Vec::new();
         for p in &prefetches {
             for d in &disks {
-                grid.push(RunConfig {
-                    prefetch: p.clone(),
-                    disk: d.clone(),
-                    ..self.clone()
-                });
+                let p = p.clone().unwrap_or_else(|| "none".into());
+                let d = d
+                    .clone()
+                    .filter(|d| !matches!(name(d).as_str(), "none" | "off"));
+                grid.push((p, d));
             }
         }
         Ok(grid)
@@ -250,7 +253,7 @@ impl RunConfig {
 
     /// The policies' preset: `compat = accusim` implies AccuSim's, whatever `preset` says.
     pub fn policy_preset(&self) -> Result<Preset> {
-        if self.compat.as_deref() == Some("accusim") {
+        if self.compat.as_deref().map(name).as_deref() == Some("accusim") {
             Ok(Preset::Accusim)
         } else {
             Preset::parse(&self.preset)
@@ -270,122 +273,21 @@ impl RunConfig {
             .filter(|d| *d != "none")
     }
 
-    /// The file engine's view of a one-setting configuration ([`RunConfig::settings`]), checked:
-    /// the one place its settings are parsed.
+    /// The file engine's view of a one-setting configuration (its first read-ahead and
+    /// device), parsed and checked as [`crate::run::sections::Sections::parse`] parses each
+    /// setting.
     pub fn file_config(&self) -> Result<FileSimConfig> {
-        let (engine, cf) = crate::prefetch::clusterfetch::split_prefetch(self.the_prefetch())?;
-        let mut cfg = FileSimConfig {
-            block_size: self.block_size,
-            prefetch: PrefetchKind::parse(engine)?,
-            log_requests: self.log_requests,
-            placement: Layout::parse(&self.layout)?,
-            admission: crate::cache::admission::AdmissionSpec::parse(&self.admission)?,
-            seed: self.seed,
-            ..FileSimConfig::default()
-        };
-        cfg.clusterfetch = self.clusterfetch(cf)?;
-        match self.compat.as_deref().filter(|c| !c.is_empty()) {
-            None => {}
-            Some("accusim") => cfg.departures = Departures::accusim(),
-            Some(other) => return Err(Error::config("compat", other, "expected accusim")),
-        }
-        for rule in &self.compat_rules {
-            cfg.departures.enable(rule)?;
-        }
-        cfg.max_request_bytes = match CacheSize::parse_as(&self.max_request, "max_request")? {
-            CacheSize::Bytes(b) => b,
-            CacheSize::Blocks(b) => b.saturating_mul(self.block_size as u64),
-            CacheSize::Percent(_) => {
-                return Err(Error::config(
-                    "max_request",
-                    &self.max_request,
-                    "expected a byte size such as 64KiB",
-                ))
-            }
-        };
-        if let Some(kb) = self.read_ahead_kb {
-            let blocks = kb.saturating_mul(1024) / self.block_size.max(1) as u64;
-            if blocks == 0 {
-                return Err(Error::config(
-                    "read_ahead_kb",
-                    kb,
-                    format!("is less than one {}-byte block", self.block_size),
-                ));
-            }
-            cfg.readahead_max = blocks;
-            cfg.readahead_min = cfg.readahead_min.min(blocks);
-        }
-        if let Some(disk) = self.the_disk() {
-            cfg.disk = Some(crate::disk::load_config(disk)?);
-        }
-        cfg.scheduler = Scheduler::parse(&self.scheduler)?;
-        cfg.validate()?;
-        Ok(cfg)
-    }
-
-    /// ClusterFetch's parameters when `on`; an error when its settings are given without it.
-    fn clusterfetch(&self, on: bool) -> Result<Option<ClusterFetchConfig>> {
-        if !on {
-            let given = [
-                ("cf_queue", self.cf_queue.is_some()),
-                ("cf_threshold", self.cf_threshold.is_some()),
-                ("cf_min_burst", self.cf_min_burst.is_some()),
-                ("cf_store_limit", self.cf_store_limit.is_some()),
-                ("cf_bandwidth", self.cf_bandwidth.is_some()),
-                ("cf_store", self.cf_store.is_some()),
-            ];
-            if let Some((key, _)) = given.iter().find(|g| g.1) {
-                return Err(Error::config(
-                    key,
-                    "given",
-                    "is a ClusterFetch option: add +clusterfetch to the read-ahead engine",
-                ));
-            }
-            return Ok(None);
-        }
-        let mut cf = ClusterFetchConfig::default();
-        if let Some(q) = self.cf_queue {
-            cf.queue_len = q;
-        }
-        if let Some(ms) = self.cf_threshold {
-            cf.threshold_ns =
-                crate::limits::time_ns("cf_threshold", ms, crate::limits::TimeUnit::Ms)?;
-        }
-        if let Some(m) = self.cf_min_burst {
-            cf.min_burst = m;
-        }
-        if let Some(t) = &self.cf_store_limit {
-            cf.store_limit_bytes = bytes("cf_store_limit", t)?;
-        }
-        if let Some(t) = &self.cf_bandwidth {
-            cf.bandwidth_bytes_per_s = bytes("cf_bandwidth", t)?;
-        }
-        cf.validate()?;
-        Ok(Some(cf))
-    }
-}
-
-/// A byte size (`3MB`, `512KiB`, `1048576`) for key `key`.
-fn bytes(key: &str, text: &str) -> Result<u64> {
-    let bad = || {
-        Error::config(
-            key,
-            text,
-            "expected a byte size such as 3MB, 512KiB or 1048576",
-        )
-    };
-    match CacheSize::parse(text).map_err(|_| bad())? {
-        CacheSize::Bytes(b) | CacheSize::Blocks(b) => Ok(b),
-        CacheSize::Percent(_) => Err(bad()),
+        crate::run::sections::file_config(self, self.the_prefetch(), self.the_disk())
     }
 }
 
 impl RunConfig {
-    /// The configuration with every name in its one spelling: what `sim`, `sim --config`,
-    /// Python, sweep cells and the Dask worker all run, so two spellings of one run (`--prefetch
-    /// off` and `none`, `LRU` and `lru`, `./t.lirs` and `t.lirs`) run the same engine, print the
-    /// same rows and get the same sweep key. Names that do not parse are left for the run to
-    /// refuse with its own message.
+    /// The configuration with every name in its one spelling, as sweeps plan and key their
+    /// cells: two spellings of one run (`--prefetch off` and `none`, `LRU` and `lru`,
+    /// `./t.lirs` and `t.lirs`, `TinyLFU` and `tinylfu`) get the same sweep key. A run reads any
+    /// spelling alike ([`crate::run::sections::Sections::parse`] folds case itself), so it
+    /// needs no normalising first. Names that do not parse are left for the run to refuse with
+    /// its own message.
     pub fn normalized(&self) -> Result<RunConfig> {
         let mut c = self.clone();
         c.trace = canonical_path(&c.trace);
@@ -417,6 +319,18 @@ impl RunConfig {
         c.compat = c.compat.map(|v| name(&v)).filter(|v| !v.is_empty());
         c.compat_rules = c.compat_rules.iter().map(|r| name(r)).collect();
         c.layout = name(&c.layout);
+        c.cache_model = c
+            .cache_model
+            .map(|m| name(&m))
+            .filter(|m| !m.is_empty() && m != "auto");
+        c.cache_model = c.cache_model.map(|m| {
+            crate::cache::cache_model::CacheModel::parse(&m).map_or(m, |m| m.name().to_string())
+        });
+        c.admission = match crate::cache::admission::AdmissionSpec::parse(&c.admission) {
+            Ok(Some(a)) => a.to_string(),
+            Ok(None) => "none".into(),
+            Err(_) => c.admission.trim().to_string(),
+        };
         Ok(c)
     }
 }
@@ -559,36 +473,6 @@ fn short_message(msg: &str) -> String {
     }
 }
 
-/// The command-line flag for configuration key `key` (`max_request` -> `--max-request`);
-/// keys that are already flags or phrases are kept.
-pub fn flag_name(key: &str) -> String {
-    if key.starts_with('-') || key.contains(' ') {
-        return key.to_string();
-    }
-    match key {
-        "params" => "--param".into(),
-        "compat_rules" => "--compat-rule".into(),
-        "policies" => "--policy".into(),
-        "cache_sizes" => "--cache-size".into(),
-        _ => format!("--{}", key.replace('_', "-")),
-    }
-}
-
-/// The Python keyword argument of `belady.simulate` for key or flag `key` (`--max-request` ->
-/// `max_request`); phrases are kept.
-pub fn keyword_name(key: &str) -> String {
-    if key.contains(' ') {
-        return key.to_string();
-    }
-    match key.trim_start_matches('-').replace('-', "_").as_str() {
-        "param" => "params".into(),
-        "policy" => "policies".into(),
-        "cache_size" => "cache_sizes".into(),
-        "compat_rule" => "compat_rules".into(),
-        k => k.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -642,16 +526,6 @@ mod tests {
             canonical_path(Path::new("../x/./y")),
             PathBuf::from("../x/y")
         );
-    }
-
-    #[test]
-    fn keys_are_phrased_as_flags_and_keywords() {
-        assert_eq!(flag_name("max_request"), "--max-request");
-        assert_eq!(flag_name("params"), "--param");
-        assert_eq!(flag_name("read-ahead window"), "read-ahead window");
-        assert_eq!(keyword_name("max_request"), "max_request");
-        assert_eq!(keyword_name("--cache-size"), "cache_sizes");
-        assert_eq!(keyword_name("--param"), "params");
     }
 
     #[test]

@@ -1,62 +1,34 @@
 //! The one run entry: [`run`] performs a [`RunConfig`]. This module is the only place that
 //! decides which engine runs what (the streaming block grid, the file engine, hierarchies on
-//! the file engine, ClusterFetch's shaped runs) and what `compat` implies;
+//! the file engine, ClusterFetch's shaped runs); what `compat` implies for the policies'
+//! parameters is [`RunConfig::policy_preset`]'s (`config.rs`);
 //! `belady sim`, `belady.simulate`/`belady.run`, sweep cells, the Dask worker, `demo`,
 //! `calibrate` and the ClusterFetch demo all come here with a [`RunConfig`].
 
 pub mod config;
 pub mod metrics;
 pub mod notes;
+pub mod origin;
 pub mod rows;
+pub mod sections;
 
-use crate::cache::cache_model::CacheModel;
 use crate::cache::size::CacheSize;
 use crate::engine::block::{run_block_grid_with, BlockSource};
 use crate::engine::file::load_file_engine_trace_with;
 use crate::engine::file::{
     run_file_grid, run_file_hierarchies, run_file_one_as, FileSimConfig, PreparedFileTrace,
 };
-use crate::engine::hierarchy::{HierarchySpec, Links, Placement};
+use crate::engine::hierarchy::HierarchySpec;
 use crate::engine::RunResult;
 use crate::error::{Error, Result};
-use crate::policy::registry::{parse_policies, PolicySpec};
+use crate::policy::registry::PolicySpec;
 use crate::prefetch::clusterfetch::PrefetchStore;
 use crate::run::config::RunConfig;
-use crate::trace::{detect_format, Format, OpFilter, ReadOptions};
+use crate::trace::{detect_format, Format, OpFilter};
 use serde::Serialize;
 use std::path::PathBuf;
 
-/// Which engine performs a run.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// The untimed block engine's streaming grid (one tight loop per policy and size).
-    BlockGrid,
-    /// The file engine: read-ahead, clustering, a device, AccuSim's rules, ClusterFetch.
-    FileGrid,
-    /// Hierarchies under the file engine's client (the links' timing under a disk).
-    FileHierarchy,
-}
-
-impl Engine {
-    /// The engine for one setting ([`RunConfig::settings`]) of a normalised configuration over
-    /// a trace in `format`; `hierarchy` when the run is of `levels`. The only place the engine
-    /// is decided: read-ahead, clustering, a device, AccuSim's rules, ClusterFetch's settings or
-    /// a file-level trace need the file engine; the rest runs on the block grid's fast loop.
-    pub fn of(setting: &RunConfig, format: &Format, hierarchy: bool) -> Engine {
-        let file_engine = format.is_file_level()
-            || setting.the_prefetch() != "none"
-            || setting.the_disk().is_some()
-            || setting.compat.as_deref().is_some_and(|c| !c.is_empty())
-            || !setting.compat_rules.is_empty()
-            || setting.scheduler != "fcfs"
-            || setting.clusterfetch_options();
-        match hierarchy {
-            true => Engine::FileHierarchy,
-            false if file_engine => Engine::FileGrid,
-            false => Engine::BlockGrid,
-        }
-    }
-}
+pub use sections::{Engine, Sections};
 
 /// A ClusterFetch store a run saved (`cf_store`).
 #[derive(Clone, Debug, PartialEq)]
@@ -146,133 +118,26 @@ impl RunConfig {
     /// The trace's format: as named, else detected from its content or name.
     pub fn trace_format(&self) -> Result<Format> {
         match &self.format {
-            Some(name) => Format::parse(name, self.columns.as_deref(), self.header),
+            Some(name) => Format::parse(name.trim(), self.columns.as_deref(), self.header),
             None => detect_format(&self.trace),
         }
-    }
-
-    /// The reader settings.
-    pub fn read_options(&self) -> ReadOptions {
-        ReadOptions {
-            max_request_bytes: self.max_request_bytes,
-            ..ReadOptions::with_block_size(self.block_size)
-        }
-    }
-
-    /// The hierarchies `levels` × `placement` ask for, in that order: each hierarchy once per
-    /// placement, the placement applying to every lower level that does not name its own.
-    pub fn hierarchy_specs(&self) -> Result<Vec<HierarchySpec>> {
-        let preset = self.policy_preset()?;
-        let placements: Vec<Placement> = self
-            .placement
-            .split(',')
-            .filter(|p| !p.trim().is_empty())
-            .map(Placement::parse)
-            .collect::<Result<_>>()?;
-        if placements.is_empty() {
-            return Err(Error::config(
-                "placement",
-                &self.placement,
-                "name at least one placement",
-            ));
-        }
-        let mut out = Vec::new();
-        for text in &self.levels {
-            let named_everywhere = text.split(',').skip(1).all(|l| l.split(':').count() > 3);
-            for (k, &p) in placements.iter().enumerate() {
-                // A hierarchy whose levels all name their placement is the same for each placement.
-                if named_everywhere && k > 0 {
-                    break;
-                }
-                let mut spec = HierarchySpec::parse(text, &self.params, preset, p)?;
-                spec.links = self.links()?;
-                spec.seed_policies(self.seed);
-                out.push(spec);
-            }
-        }
-        Ok(out)
-    }
-
-    /// The links between levels and the reload queue (they time hierarchies under a disk).
-    fn links(&self) -> Result<Links> {
-        use crate::limits::{time_ns, TimeUnit};
-        crate::limits::check_rate(
-            "link_mbps",
-            self.link_mbps,
-            1e6 / 8.0,
-            "Mb/s",
-            crate::limits::MIN_LINK_BYTES_PER_S,
-        )?;
-        let links = Links {
-            link_latency_ns: time_ns("link_latency_us", self.link_latency_us, TimeUnit::Us)?,
-            link_bytes_per_s: self.link_mbps * 1e6 / 8.0,
-            think_ns: time_ns("think_us", self.think_us, TimeUnit::Us)?,
-            reload_queue: self.reload_queue,
-        };
-        links.validate()?;
-        Ok(links)
-    }
-
-    /// The trace as a ClusterFetch run needs it: replayed twice for a warm start, with the
-    /// launch marker.
-    fn shape(&self, trace: PreparedFileTrace) -> Result<PreparedFileTrace> {
-        let mut trace = if self.warm {
-            let block_size = trace.block_size;
-            PreparedFileTrace::warm(trace.into_file_trace()?, block_size)?
-        } else {
-            trace
-        };
-        if let Some(name) = &self.launch_until_open {
-            trace.set_launch_until_open(name)?;
-        }
-        Ok(trace)
-    }
-
-    fn cache_size_list(&self) -> Result<Vec<CacheSize>> {
-        if self.cache_sizes.is_empty() {
-            return Err(Error::config(
-                "cache_sizes",
-                "",
-                "name at least one cache size (blocks, bytes or a percentage)",
-            ));
-        }
-        CacheSize::parse_list(&self.cache_sizes.join(","))
-    }
-
-    fn policy_specs(&self) -> Result<Vec<PolicySpec>> {
-        let mut specs = parse_policies(
-            &self.policies.join(","),
-            &self.params,
-            self.policy_preset()?,
-        )?;
-        for spec in &mut specs {
-            // The randomised policies draw from the run's seed (`--seed`).
-            spec.seed = self.seed;
-        }
-        Ok(specs)
     }
 }
 
 /// Performs `config`: every setting of `prefetch` × `disk`, each over every policy and size (or
 /// hierarchy). Runs in the current rayon pool.
 pub fn run(config: &RunConfig) -> Result<Outcome> {
-    let config = &config.normalized()?;
-    if config.trace.as_os_str().is_empty() {
-        return Err(Error::config("trace", "", "name the trace file"));
-    }
+    let mut sections = Sections::parse(config)?;
     // Several settings read the trace once each, and the block engine reads a native file once
     // per group of runs: an input readable once is copied first, and reported under its own name.
-    if config.settings()?.len() > 1 || config.trace_format()? == Format::Native {
-        if let Some(spool) = crate::trace::input::spool_read_once(&config.trace)? {
+    if sections.settings.len() > 1 || sections.trace.format == Format::Native {
+        if let Some(spool) = crate::trace::input::spool_read_once(&sections.trace.path)? {
             let (given, copy) = (
-                config.trace.display().to_string(),
+                sections.trace.path.display().to_string(),
                 spool.display().to_string(),
             );
-            let spooled = RunConfig {
-                trace: spool.to_path_buf(),
-                ..config.clone()
-            };
-            let mut out = run_each(&spooled).map_err(|e| e.renamed(&copy, &given))?;
+            sections.trace.path = spool.to_path_buf();
+            let mut out = run_sections(&sections).map_err(|e| e.renamed(&copy, &given))?;
             for name in
                 std::iter::once(&mut out.source).chain(out.runs.iter_mut().map(|r| &mut r.trace))
             {
@@ -283,50 +148,32 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             return Ok(out);
         }
     }
-    run_each(config)
+    run_sections(&sections)
 }
 
-/// [`run`] over a trace every setting can read again.
-fn run_each(config: &RunConfig) -> Result<Outcome> {
-    let settings = config.settings()?;
-    config.policy_preset()?;
-    let format = config.trace_format()?;
-    let ops = OpFilter::parse(&config.ops)?;
-    let setup = config.level_setup()?;
-    // The objects model has one untimed level: refuse what needs blocks before reading anything.
-    let model = CacheModel::choose(setup.model.as_deref(), format.has_object_sizes())?;
-    let file_engine = settings
-        .iter()
-        .any(|o| Engine::of(o, &format, false) == Engine::FileGrid);
-    model.check_run(true, file_engine, !config.levels.is_empty())?;
-    if !config.levels.is_empty() && setup.admission.is_some() {
-        return Err(Error::config(
-            "admission",
-            &config.admission,
-            "applies to single-level runs; a hierarchy's levels have no admission filter",
-        ));
+/// Performs a parsed run over a trace every setting can read again: the one place that sends
+/// each setting to its engine.
+pub fn run_sections(sections: &Sections) -> Result<Outcome> {
+    let trace = &sections.trace;
+    if let Some(specs) = &sections.hierarchies {
+        return run_levels(sections, specs);
     }
-    if !config.levels.is_empty() {
-        return run_levels(config, &settings, &format, ops);
-    }
-    let specs = config.policy_specs()?;
-    let sizes = config.cache_size_list()?;
-    let path = config.trace.as_path();
-    let read = config.read_options();
-    let mut out = Outcome::empty(&format, ops);
+    let cache = &sections.cache;
+    let mut out = Outcome::empty(&trace.format, trace.ops);
     let mut first = true;
-    for setting in &settings {
-        let (runs, references, unique, source) = match Engine::of(setting, &format, false) {
+    for setting in &sections.settings {
+        let (runs, references, unique, source) = match setting.engine {
             Engine::BlockGrid => {
                 // Untimed block runs stream the trace (memory bounded by the caches and unique
                 // blocks).
                 let source = BlockSource {
-                    path,
-                    format: &format,
-                    opts: &read,
-                    ops,
+                    path: &trace.path,
+                    format: &trace.format,
+                    opts: &trace.read,
+                    ops: trace.ops,
                 };
-                let grid = run_block_grid_with(&source, &specs, &sizes, &setup)?;
+                let grid =
+                    run_block_grid_with(&source, &cache.policies, &cache.sizes, &cache.setup)?;
                 (
                     grid.runs,
                     grid.references as usize,
@@ -335,17 +182,26 @@ fn run_each(config: &RunConfig) -> Result<Outcome> {
                 )
             }
             Engine::FileGrid | Engine::FileHierarchy => {
-                let cfg = setting.file_config()?;
-                let mut trace = load_file_engine_trace_with(path, &format, &read, ops)?;
-                let runs = if config.needs_own_run() {
+                let cfg = &setting.file;
+                let mut prepared = load_file_engine_trace_with(
+                    &trace.path,
+                    &trace.format,
+                    &trace.read,
+                    trace.ops,
+                )?;
+                let runs = if sections.shaping.any() {
                     // Warm starts, launch markers and a persistent store shape the trace and
                     // the run.
-                    trace = config.shape(trace)?;
-                    run_with_store(config, &specs, &sizes, &trace, &cfg, &mut out)?
+                    prepared = shape(sections, prepared)?;
+                    run_with_store(sections, &prepared, cfg, &mut out)?
                 } else {
-                    run_file_grid(&specs, &sizes, &trace, &cfg)?
+                    run_file_grid(&cache.policies, &cache.sizes, &prepared, cfg)?
                 };
-                let (r, u, s) = (trace.references, trace.distinct, trace.source().to_string());
+                let (r, u, s) = (
+                    prepared.references,
+                    prepared.distinct,
+                    prepared.source().to_string(),
+                );
                 (runs, r, u, s)
             }
         };
@@ -358,17 +214,32 @@ fn run_each(config: &RunConfig) -> Result<Outcome> {
     Ok(out)
 }
 
+/// The trace as a ClusterFetch run needs it: replayed twice for a warm start, with the
+/// launch marker.
+fn shape(sections: &Sections, trace: PreparedFileTrace) -> Result<PreparedFileTrace> {
+    let mut trace = if sections.shaping.warm {
+        let block_size = trace.block_size;
+        PreparedFileTrace::warm(trace.into_file_trace()?, block_size)?
+    } else {
+        trace
+    };
+    if let Some(name) = &sections.shaping.launch_until_open {
+        trace.set_launch_until_open(name)?;
+    }
+    Ok(trace)
+}
+
 /// The file engine's grid; with `cf_store` and ClusterFetch on, the single run starts from the
 /// store at that path (when the file exists) and saves the store it learned there.
 fn run_with_store(
-    config: &RunConfig,
-    specs: &[PolicySpec],
-    sizes: &[CacheSize],
+    sections: &Sections,
     trace: &PreparedFileTrace,
     cfg: &FileSimConfig,
     out: &mut Outcome,
 ) -> Result<Vec<RunResult>> {
-    let (Some(path), Some(_)) = (&config.cf_store, &cfg.clusterfetch) else {
+    let (specs, sizes): (&[PolicySpec], &[CacheSize]) =
+        (&sections.cache.policies, &sections.cache.sizes);
+    let (Some(path), Some(_)) = (&sections.shaping.cf_store, &cfg.clusterfetch) else {
         return run_file_grid(specs, sizes, trace, cfg);
     };
     let runs = specs.len() * sizes.len();
@@ -398,25 +269,19 @@ fn run_with_store(
 
 /// Hierarchies, all on the file engine's client (the levels below see every block it reads,
 /// with the links' timing under a disk).
-fn run_levels(
-    config: &RunConfig,
-    settings: &[RunConfig],
-    format: &Format,
-    ops: OpFilter,
-) -> Result<Outcome> {
-    let specs = config.hierarchy_specs()?;
-    let mut out = Outcome::empty(format, ops);
-    let path = config.trace.as_path();
-    let trace = if format.is_file_level() {
-        load_file_engine_trace_with(path, format, &config.read_options(), ops)?
+fn run_levels(sections: &Sections, specs: &[HierarchySpec]) -> Result<Outcome> {
+    let t = &sections.trace;
+    let mut out = Outcome::empty(&t.format, t.ops);
+    let trace = if t.format.is_file_level() {
+        load_file_engine_trace_with(&t.path, &t.format, &t.read, t.ops)?
     } else {
         // Every reference of a hierarchy's client is a read of its block (as the block
         // hierarchy model always counted them); the trace is read twice, not held.
-        PreparedFileTrace::open_blocks_as_reads(path, format, &config.read_options(), ops)?
+        PreparedFileTrace::open_blocks_as_reads(&t.path, &t.format, &t.read, t.ops)?
     };
-    for setting in settings {
-        let cfg = setting.file_config()?;
-        out.runs.extend(run_file_hierarchies(&specs, &trace, &cfg)?);
+    for setting in &sections.settings {
+        out.runs
+            .extend(run_file_hierarchies(specs, &trace, &setting.file)?);
     }
     out.references = trace.references;
     out.unique = trace.distinct;
@@ -430,6 +295,7 @@ mod tests {
 
     /// A row with every optional part present: every key a row can have.
     fn full_row() -> RunResult {
+        use crate::cache::cache_model::CacheModel;
         use crate::cache::level::LevelStats;
         use rows::{CacheCapacity, CfStats, IoStats, LaunchStats, LevelReport, TimingReport};
         let io = IoStats {
@@ -523,25 +389,52 @@ mod tests {
         }
     }
 
+    /// The engines a configuration's settings run on, over a trace `format` names.
+    fn engines(config: RunConfig, format: &str) -> Vec<Engine> {
+        let config = RunConfig {
+            trace: "t".into(),
+            format: Some(format.into()),
+            cache_sizes: vec!["10".into()],
+            ..config
+        };
+        Sections::parse(&config.normalized().unwrap())
+            .unwrap()
+            .settings
+            .iter()
+            .map(|s| s.engine)
+            .collect()
+    }
+
     #[test]
-    fn compat_accusim_picks_the_file_engine_and_levels_run_on_it_under_a_disk() {
+    fn compat_accusim_picks_the_file_engine_and_levels_run_on_it() {
         let accusim = RunConfig {
             compat: Some("accusim".into()),
             ..RunConfig::default()
         };
-        assert_eq!(Engine::of(&accusim, &Format::Lirs, false), Engine::FileGrid);
-        let plain = RunConfig::default();
-        assert_eq!(Engine::of(&plain, &Format::Lirs, false), Engine::BlockGrid);
-        assert_eq!(Engine::of(&plain, &Format::Events, false), Engine::FileGrid);
+        assert_eq!(engines(accusim, "lirs"), [Engine::FileGrid]);
+        assert_eq!(engines(RunConfig::default(), "lirs"), [Engine::BlockGrid]);
+        assert_eq!(engines(RunConfig::default(), "events"), [Engine::FileGrid]);
         let disk = RunConfig {
-            disk: vec!["cheetah9lp".into()],
+            disk: vec!["none".into(), "cheetah9lp".into()],
             ..RunConfig::default()
         };
-        assert_eq!(Engine::of(&disk, &Format::Lirs, false), Engine::FileGrid);
         assert_eq!(
-            Engine::of(&disk, &Format::Lirs, true),
-            Engine::FileHierarchy
+            engines(disk.clone(), "lirs"),
+            [Engine::BlockGrid, Engine::FileGrid]
         );
+        let levels = RunConfig {
+            trace: "t".into(),
+            format: Some("lirs".into()),
+            levels: vec!["c:lru:10,s:lru:20".into()],
+            ..disk
+        };
+        let engines: Vec<Engine> = Sections::parse(&levels.normalized().unwrap())
+            .unwrap()
+            .settings
+            .iter()
+            .map(|s| s.engine)
+            .collect();
+        assert_eq!(engines, [Engine::FileHierarchy, Engine::FileHierarchy]);
     }
 
     #[test]
@@ -582,6 +475,37 @@ mod tests {
     }
 
     #[test]
+    fn any_spelling_runs_as_its_one_spelling() {
+        // The run parses each value once, folding case itself: no normalising beforehand.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        let ids: String = (0..600).map(|i| format!("{}\n", (i * 11) % 90)).collect();
+        std::fs::write(dir.path().join("d/t.trace"), ids).unwrap();
+        let raw = RunConfig {
+            trace: dir.path().join("d/./t.trace"),
+            format: Some(" lirs ".into()),
+            ops: " All".into(),
+            policies: vec!["LRU".into(), "Belady".into()],
+            params: vec![" LRU-K.k = 3".into()],
+            preset: "Paper".into(),
+            cache_sizes: vec![" 10".into(), "20%".into()],
+            prefetch: vec!["off".into(), "Linux-2.4".into()],
+            disk: vec!["OFF".into(), " HDD ".into()],
+            scheduler: "C-LOOK".into(),
+            admission: "TinyLFU".into(),
+            ..RunConfig::default()
+        };
+        let raw = RunConfig {
+            policies: vec!["LRU".into(), "Belady".into(), "lru2".into()],
+            ..raw
+        };
+        let a = run(&raw).unwrap();
+        let b = run(&raw.normalized().unwrap()).unwrap();
+        assert_eq!(a.runs.len(), 3 * 2 * 2 * 2);
+        assert_eq!(a.rows_json(false), b.rows_json(false));
+    }
+
+    #[test]
     fn errors_name_configuration_keys() {
         let config = RunConfig {
             trace: "t".into(),
@@ -591,13 +515,14 @@ mod tests {
             format: Some("lirs".into()),
             ..RunConfig::default()
         };
-        let e = config.settings().unwrap()[0].file_config().unwrap_err();
+        let e = config.file_config().unwrap_err();
         assert!(
             matches!(&e, Error::Config { field, .. } if field == "cf_queue"),
             "{e}"
         );
         let e = run(&RunConfig {
             cache_sizes: Vec::new(),
+            cf_queue: None,
             ..config
         })
         .unwrap_err();

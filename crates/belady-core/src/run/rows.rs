@@ -453,6 +453,17 @@ impl IoStats {
             ..Default::default()
         }
     }
+
+    /// Sets the mean blocks per synchronous and per asynchronous request from the counters (0
+    /// without any): the one place every engine computes them.
+    pub fn set_blocks_per_request(&mut self) {
+        let per = |blocks: u64, requests: u64| match requests {
+            0 => 0.0,
+            n => blocks as f64 / n as f64,
+        };
+        self.sync_blocks_per_request = per(self.sync_blocks, self.sync_requests);
+        self.async_blocks_per_request = per(self.async_blocks, self.async_requests);
+    }
 }
 
 /// One disk request as issued, for comparing runs request by request.

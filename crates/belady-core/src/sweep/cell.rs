@@ -1,6 +1,7 @@
 //! One cell of a sweep's grid: a [`RunConfig`] with one value per list, plus what identifies its
 //! trace; the SHA-256 of its JSON (without the local path) is its key in the store.
 
+use crate::cache::size::CacheSize;
 use crate::error::{Error, Result};
 use crate::policy::registry::{param_policy, PolicySpec};
 use crate::run::config::RunConfig;
@@ -27,14 +28,37 @@ pub struct CellConfig {
 }
 
 impl CellConfig {
-    /// The run's key: hex SHA-256 of the configuration without the local path. The planner
-    /// builds cells from a normalised configuration ([`RunConfig::normalized`]), so a name
-    /// spelled several ways (`LRU`, `./cpp.lirs`) gives one key.
+    /// The run's key: hex SHA-256 of its one spelling ([`CellConfig::canonical`]) without the
+    /// local path, so a run spelled several ways (`LRU`, `./cpp.lirs`, `64K` and `65536B`,
+    /// `TinyLFU`) has one key, and a run stored by an older version under another spelling is
+    /// found by the key this version gives it.
     pub fn key(&self) -> String {
-        let mut map = self.to_map();
+        let mut map = self.canonical().to_map();
         map.remove("trace_path");
         let json = serde_json::to_vec(&map).expect("configurations serialise");
         hex(&Sha256::digest(json))
+    }
+
+    /// The cell in its one spelling, which its key hashes: names as [`RunConfig::normalized`]
+    /// spells them, sizes as [`CacheSize::canonical`] (a hierarchy's too), policy settings one
+    /// per key in a fixed order with numbers in their shortest form, and no option that changes
+    /// nothing in its run. The cell itself keeps what the user wrote (rows show it).
+    pub fn canonical(&self) -> CellConfig {
+        let mut run = self.run.normalized().unwrap_or_else(|_| self.run.clone());
+        run.cache_sizes = run
+            .cache_sizes
+            .iter()
+            .map(|s| CacheSize::canonical_text(s))
+            .collect();
+        run.levels = run.levels.iter().map(|l| level_sizes(l)).collect();
+        run.params = canonical_params(&run.params);
+        if let Ok(view) = crate::run::sections::CellView::parse(&run) {
+            run = view.without_inert(&run);
+        }
+        CellConfig {
+            run,
+            ..self.clone()
+        }
     }
 
     /// The run's policy entry or hierarchy, for messages: `lirs(hir=0.3)`, `c:lru:10,s:mq:20`.
@@ -108,6 +132,47 @@ impl<'de> Deserialize<'de> for CellConfig {
             run,
         })
     }
+}
+
+/// A hierarchy `NAME:POLICY:SIZE[:PLACEMENT],...` with each size in its one spelling.
+fn level_sizes(text: &str) -> String {
+    text.split(',')
+        .map(|level| {
+            let mut fields: Vec<String> = level.split(':').map(str::to_string).collect();
+            if let Some(size) = fields.get_mut(2) {
+                *size = CacheSize::canonical_text(size);
+            }
+            fields.join(":")
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `POLICY.KEY=VALUE` settings in one spelling: the last value of each key (the one that
+/// applies), ordered by policy and key, numbers in their shortest form (`0.010` is `0.01`).
+fn canonical_params(params: &[String]) -> Vec<String> {
+    let mut set = std::collections::BTreeMap::new();
+    let mut other = Vec::new();
+    for item in params {
+        match item
+            .split_once('=')
+            .and_then(|(lhs, v)| Some((lhs.split_once('.')?, v)))
+        {
+            Some(((policy, key), value)) => {
+                let value = value.trim();
+                let value = match value.parse::<f64>() {
+                    Ok(v) if v.is_finite() && !value.starts_with('+') => v.to_string(),
+                    _ => value.to_string(),
+                };
+                set.insert((policy.trim().to_string(), key.trim().to_string()), value);
+            }
+            None => other.push(item.clone()),
+        }
+    }
+    set.into_iter()
+        .map(|((p, k), v)| format!("{p}.{k}={v}"))
+        .chain(other)
+        .collect()
 }
 
 /// Splits a policy entry, `NAME` or `NAME(KEY=VALUE,...)`, into the policy's registered name and

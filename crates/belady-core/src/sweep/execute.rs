@@ -129,16 +129,7 @@ impl Plan {
                         computed += 1;
                     }
                     Some(Err(e)) => {
-                        failure.get_or_insert(Error::config(
-                            "run",
-                            format!(
-                                "{} at {} on {}",
-                                config.label(),
-                                config.cache_size(),
-                                config.trace
-                            ),
-                            e.to_string(),
-                        ));
+                        failure.get_or_insert(super::plan::in_run(config, e));
                     }
                 }
                 progress();
@@ -237,13 +228,14 @@ pub(super) fn run_cell(cell: &CellConfig) -> Result<Value> {
     let mut rows = out.rows();
     if rows.len() != 1 {
         return Err(Error::config(
-            "run",
-            cell.label(),
+            "cache_sizes",
+            cell.cache_size(),
             format!(
                 "a sweep cell makes one run, but this one made {}",
                 rows.len()
             ),
-        ));
+        )
+        .within(format!("run {}", cell.label())));
     }
     Ok(rows.remove(0))
 }

@@ -5,6 +5,8 @@
 
 use crate::error::{Error, Result};
 use crate::run::config::{canonical_path, RunConfig};
+// Keys of experiment files written before sweeps took `sim`'s names, and their names now.
+use crate::run::origin::OLD_KEYS as RENAMED;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -85,13 +87,6 @@ pub struct Experiment {
     /// experiment names none (then only `levels` are run).
     pub run: RunConfig,
 }
-
-/// Keys of experiment files written before sweeps took `sim`'s names, and their names now.
-const RENAMED: &[(&str, &str)] = &[
-    ("sizes", "cache_sizes"),
-    ("disks", "disk"),
-    ("placements", "placement"),
-];
 
 impl Experiment {
     /// Parses an experiment; `origin` (the file name) prefixes every error.

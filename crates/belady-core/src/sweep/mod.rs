@@ -23,7 +23,7 @@ mod tests;
 pub use cell::{sha256_file, CellConfig, PlannedTrace};
 pub use execute::{run_config, Executed};
 pub use experiment::{Experiment, TraceSpec};
-pub use plan::Plan;
+pub use plan::{stored_keys, Plan};
 
 /// The store a sweep writes when nothing else is named.
 pub const DEFAULT_STORE: &str = "belady-results.sqlite";

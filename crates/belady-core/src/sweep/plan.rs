@@ -9,6 +9,7 @@ use crate::engine::hierarchy::{HierarchySpec, Placement};
 use crate::error::{Error, Result};
 use crate::policy::registry::{param_policy, parse_policies};
 use crate::run::config::RunConfig;
+use crate::run::sections::{self, Sections};
 use crate::trace::{detect_format, Format};
 use std::path::Path;
 
@@ -109,11 +110,7 @@ impl Plan {
             .iter()
             .map(|s| Ok((s.clone(), CacheSize::parse(s)?)))
             .collect::<Result<_>>()?;
-        // Every setting's engine configuration is checked before any run.
-        let settings = run.settings()?;
-        for setting in &settings {
-            setting.file_config()?;
-        }
+        let settings = run.setting_names()?;
         let mut traces = Vec::new();
         let mut spools = Vec::new();
         for t in &exp.traces {
@@ -143,19 +140,21 @@ impl Plan {
             });
         }
         let mut runs = Vec::new();
-        let cell = |trace: &PlannedTrace, setting: &RunConfig, run: RunConfig| CellConfig {
-            trace: trace.label.clone(),
-            trace_hash: trace.hash.clone(),
-            belady_version: env!("CARGO_PKG_VERSION").to_string(),
-            run: RunConfig {
-                trace: trace.path.clone(),
-                format: Some(trace.format.clone()),
-                block_size: trace.block_size,
-                // Each cell names its read-ahead engine and disk, `none` included.
-                prefetch: vec![setting.the_prefetch().to_string()],
-                disk: vec![setting.the_disk().unwrap_or("none").to_string()],
-                ..run
-            },
+        let cell = |trace: &PlannedTrace, setting: &(String, Option<String>), run: RunConfig| {
+            CellConfig {
+                trace: trace.label.clone(),
+                trace_hash: trace.hash.clone(),
+                belady_version: env!("CARGO_PKG_VERSION").to_string(),
+                run: RunConfig {
+                    trace: trace.path.clone(),
+                    format: Some(trace.format.clone()),
+                    block_size: trace.block_size,
+                    // Each cell names its read-ahead engine and disk, `none` included.
+                    prefetch: vec![setting.0.clone()],
+                    disk: vec![setting.1.clone().unwrap_or_else(|| "none".into())],
+                    ..run
+                },
+            }
         };
         let grid = !entries.is_empty() && !sizes.is_empty();
         for (ti, trace) in traces.iter().enumerate() {
@@ -193,12 +192,27 @@ impl Plan {
                 }
             }
         }
-        // A trace or policy listed twice gives runs with one key: the store keeps one row, so
-        // the plan keeps one run and says how many it dropped.
+        // Each cell without the options that change nothing in it (`read_ahead_kb` where it
+        // has no read-ahead): one run however the experiment spells it. An option that changes
+        // none of the cells is refused, naming what it needs.
+        let mut applied = std::collections::HashSet::new();
+        for (_, config) in &mut runs {
+            let view = sections::CellView::parse(&config.run).map_err(|e| in_run(config, e))?;
+            applied.extend(view.applying(&config.run));
+            config.run = view.without_inert(&config.run);
+        }
+        sections::refuse_unapplied(run, &applied)?;
+        // A trace, a policy or a size listed twice (or spelled two ways: `64KiB` and `64K`)
+        // gives runs with one key: the store keeps one row, so the plan keeps one run and says
+        // how many it dropped.
         let mut seen = std::collections::HashSet::new();
         let listed = runs.len();
         runs.retain(|(_, config)| seen.insert(config.key()));
         let duplicates = listed - runs.len();
+        // Every cell is checked as its run will check it, before any run is stored.
+        for (_, config) in &runs {
+            Sections::parse(&config.run).map_err(|e| in_run(config, e))?;
+        }
         // Every run's policy is built once here, with its own parameters and (where it does not
         // depend on the trace) its size, so a bad value (`lirs.hir=abc`) fails before the first
         // run is stored, not after some were.
@@ -223,13 +237,7 @@ impl Plan {
             config
                 .spec()
                 .and_then(|spec| crate::cache::builder::build(&spec, blocks, 1, CheckBuild))
-                .map_err(|e| {
-                    Error::config(
-                        "run",
-                        format!("{} at {}", config.label(), config.cache_size()),
-                        e.to_string(),
-                    )
-                })?;
+                .map_err(|e| in_run(config, e))?;
         }
         let name = if exp.name.is_empty() {
             name.to_string()
@@ -252,9 +260,27 @@ impl Plan {
 
     /// Indices of the runs `store` does not hold yet.
     pub fn pending(&self, store: &store::Store) -> Result<Vec<usize>> {
-        let done = store.keys()?;
+        let done = stored_keys(store)?;
         Ok((0..self.runs.len())
             .filter(|&i| !done.contains(&self.runs[i].1.key()))
             .collect())
     }
+}
+
+/// `error` as an error of the run `config` (its policy or hierarchy, size and trace).
+pub(super) fn in_run(config: &CellConfig, error: Error) -> Error {
+    let at = match config.run.levels.is_empty() {
+        true => format!(" at {}", config.cache_size()),
+        false => String::new(),
+    };
+    error.within(format!("run {}{at} on {}", config.label(), config.trace))
+}
+
+/// The keys of every run `store` holds, as this version keys them (a run stored by an older
+/// version under another spelling, `64K` or `TinyLFU`, is found by its configuration) and as
+/// they were stored.
+pub fn stored_keys(store: &store::Store) -> Result<std::collections::HashSet<String>> {
+    let mut keys = store.keys()?;
+    keys.extend(store.runs()?.iter().map(|r| r.config.key()));
+    Ok(keys)
 }

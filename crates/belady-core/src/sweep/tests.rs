@@ -3,6 +3,7 @@
 use super::*;
 use crate::engine::file::run_file_hierarchy;
 use crate::engine::{run_one, PreparedTrace, RunResult};
+use crate::error::Error;
 use crate::policy::registry::{PolicySpec, Preset};
 use crate::run::config::RunConfig;
 use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
@@ -303,9 +304,25 @@ fn cells_run_as_the_core_runs_the_same_configuration() {
         "s.toml",
     )
     .unwrap();
-    let plan = Plan::new(&exp, dir.path(), "s");
-    // A scheduler orders a device queue: without a disk the plan is refused before any run.
-    assert!(plan.is_err());
+    // A scheduler orders a device queue: the cells without a disk run without it (one run
+    // however the experiment spells them), and an experiment with no disk at all is refused
+    // before any run, naming what the scheduler needs.
+    let plan = Plan::new(&exp, dir.path(), "s").unwrap();
+    for (_, cell) in &plan.runs {
+        let disk = cell.run.the_disk().is_some();
+        assert_eq!(cell.run.scheduler == "clook", disk, "{:?}", cell.run);
+    }
+    let no_disk = Experiment::from_toml(
+        "policies = [\"lru\"]\nsizes = [\"30\"]\nscheduler = \"clook\"\n\
+         [[trace]]\npath = \"s.trace\"\nformat = \"lirs\"\n",
+        "s.toml",
+    )
+    .unwrap();
+    let e = Plan::new(&no_disk, dir.path(), "s").err().unwrap();
+    assert!(
+        matches!(&e, Error::Config { field, .. } if field == "scheduler"),
+        "{e}"
+    );
     let exp = Experiment::from_toml(
         "policies = [\"lru\", \"arc\"]\nsizes = [\"30\", \"20%\"]\nprefetch = [\"none\", \"linux24\"]\n\
          disks = [\"none\", \"hdd7200\"]\n[[trace]]\npath = \"s.trace\"\nformat = \"lirs\"\n",
@@ -381,7 +398,7 @@ fn every_key_of_sim_is_an_experiment_key_and_old_names_still_work() {
     let exp = Experiment::from_toml(
         &format!(
             "policies = [\"lru\"]\ncache_sizes = [\"10\"]\nops = \"all\"\n\
-             compat_rules = [\"request-cap-33\"]\nprefetch = [\"linux24\"]\nlink_mbps = 100.0\n{trace}"
+             compat_rules = [\"request-cap-33\"]\nprefetch = [\"linux24\"]\nread_ahead_kb = 64\n{trace}"
         ),
         "all.toml",
     )
@@ -390,7 +407,7 @@ fn every_key_of_sim_is_an_experiment_key_and_old_names_still_work() {
     let cell = &plan.runs[0].1;
     assert_eq!(cell.run.ops, "all");
     assert_eq!(cell.run.compat_rules, ["request-cap-33"]);
-    assert_eq!(cell.run.link_mbps, 100.0);
+    assert_eq!(cell.run.read_ahead_kb, Some(64));
     let err = Experiment::from_toml(&format!("polices = [\"lru\"]\n{trace}"), "typo.toml")
         .unwrap_err()
         .to_string();

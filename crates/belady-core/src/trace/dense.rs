@@ -1,9 +1,10 @@
 //! A whole trace held as dense block indices, built once and shared by every run over it.
+//! Loading one from a file ([`BlockTrace::load`]) is the ingest's ([`super::ingest::whole`]),
+//! which picks each format's fast path.
 
-use super::{native, open_requests, BlockRequest, Format, OpFilter, ReadOptions};
+use super::{native, BlockRequest, OpFilter};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
-use std::path::Path;
 
 /// Marks "no further reference" in next-use arrays.
 pub const NEVER: u32 = u32::MAX;
@@ -29,65 +30,6 @@ pub struct BlockTrace {
 }
 
 impl BlockTrace {
-    /// Reads `path` in `format`, keeping the requests `filter` selects. Timestamps are dropped
-    /// from text traces (nothing but a timed run needs them; see [`BlockTrace::load_timed`]).
-    pub fn load(
-        path: &Path,
-        format: &Format,
-        opts: &ReadOptions,
-        filter: OpFilter,
-    ) -> Result<BlockTrace> {
-        Self::load_with(path, format, opts, filter, false)
-    }
-
-    /// [`BlockTrace::load`] keeping each reference's time when the trace records any, as a
-    /// native file converted from it does: a timed run over it then sees the same think times
-    /// whatever the format or path it came by.
-    pub fn load_timed(
-        path: &Path,
-        format: &Format,
-        opts: &ReadOptions,
-        filter: OpFilter,
-    ) -> Result<BlockTrace> {
-        Self::load_with(path, format, opts, filter, true)
-    }
-
-    fn load_with(
-        path: &Path,
-        format: &Format,
-        opts: &ReadOptions,
-        filter: OpFilter,
-        keep_times: bool,
-    ) -> Result<BlockTrace> {
-        let trace = if *format == Format::Native {
-            native::load(path)?.filtered(filter)
-        } else if matches!(format, Format::Lirs | Format::Arc) {
-            // Text carries no times or writes: the streaming parser, kept whole, is the fast way.
-            crate::trace::ingest::load_text(path, format, opts, filter)?
-        } else {
-            let stream = open_requests(path, format, opts)?;
-            let source = path.display().to_string();
-            if format.has_object_sizes() {
-                BlockTrace::from_sized_requests(
-                    stream,
-                    filter,
-                    keep_times,
-                    source,
-                    opts.block_size,
-                )?
-            } else {
-                BlockTrace::from_requests(stream, filter, keep_times, source, opts.block_size)?
-            }
-        };
-        if trace.refs.is_empty() {
-            return Err(Error::EmptyTrace {
-                path: path.display().to_string(),
-                what: filter.noun().to_string(),
-            });
-        }
-        Ok(trace)
-    }
-
     /// Expands requests into one reference per block and assigns dense ids.
     pub fn from_requests(
         stream: impl Iterator<Item = Result<BlockRequest>>,

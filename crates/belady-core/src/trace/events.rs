@@ -75,6 +75,24 @@ pub fn load_with(path: &Path, max_request_bytes: u64) -> Result<FileTrace> {
     read_with(input, &path.display().to_string(), max_request_bytes)
 }
 
+/// Hands each event of an events file to `sink` in order, in memory bounded by its files, and
+/// returns each file's name.
+pub fn stream(
+    path: &Path,
+    max_request_bytes: u64,
+    sink: &mut dyn FnMut(&FileEvent) -> Result<()>,
+) -> Result<BTreeMap<u64, String>> {
+    let mut reader = EventReader::new(
+        open_text(path)?,
+        &path.display().to_string(),
+        max_request_bytes,
+    );
+    while let Some((ev, _)) = reader.next_event()? {
+        sink(&ev)?;
+    }
+    Ok(reader.into_names())
+}
+
 /// Reads a whole events file and each event's TIME (`None` where it is `-`), so a rewrite can
 /// keep every field.
 pub fn load_timed(path: &Path) -> Result<(FileTrace, Vec<Option<u64>>)> {
@@ -100,12 +118,8 @@ pub fn read_with(input: impl BufRead, name: &str, max_request_bytes: u64) -> Res
     Ok(read_timed_with(input, name, max_request_bytes)?.0)
 }
 
-/// [`read`], also returning each event's TIME in nanoseconds (`None` where it is `-`).
-pub fn read_timed(input: impl BufRead, name: &str) -> Result<(FileTrace, Vec<Option<u64>>)> {
-    read_timed_with(input, name, super::DEFAULT_MAX_REQUEST_BYTES)
-}
-
-/// [`read_timed`] with a limit on the bytes one read or write may ask for.
+/// Reads events and each one's TIME in nanoseconds (`None` where it is `-`), refusing a read or
+/// write of more than `max_request_bytes`.
 fn read_timed_with(
     input: impl BufRead,
     name: &str,

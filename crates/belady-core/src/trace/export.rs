@@ -3,15 +3,6 @@
 use super::dense::{BlockTrace, NEVER};
 use std::io::Write;
 
-/// One original block id per line: the LIRS trace form.
-pub fn write_lirs(trace: &BlockTrace, out: impl Write) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-    for &r in &trace.refs {
-        writeln!(out, "{}", trace.originals[r as usize])?;
-    }
-    out.flush()
-}
-
 /// What an object-trace writer did with the trace's times.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TimeBase {

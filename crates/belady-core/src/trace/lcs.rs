@@ -62,6 +62,14 @@ fn i64_at(b: &[u8], at: usize) -> i64 {
     i64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
+/// Reads an lcs stream's header: the layout of its records and the offset of the first (what
+/// the fast ingest needs of it).
+pub(crate) fn record_layout(input: &mut dyn BufRead, name: &str) -> Result<(Layout, u64)> {
+    let header = read_header(input, name)?;
+    let layout = layout(header.version).expect("read_header checked the version");
+    Ok((layout, HEADER_SIZE as u64))
+}
+
 /// Reads and checks the header of an lcs stream.
 pub fn read_header(input: &mut dyn BufRead, name: &str) -> Result<LcsHeader> {
     let mut head = vec![0u8; HEADER_SIZE];

@@ -35,6 +35,11 @@ __all__ = [
 ]
 
 
+#: Every default of a run, from the core's one place (the keys of ``belady sim --print-config``);
+#: the keyword arguments below take theirs from here.
+_DEFAULTS: dict = json.loads(_belady.defaults())
+
+
 def _as_list(value: str | int | float | Iterable[str | int]) -> list[str]:
     # One number of any kind is one size: a float is refused by the engine in words ("must be a
     # whole number"), not by Python's "'float' object is not iterable".
@@ -122,25 +127,25 @@ def _options(value: str | Iterable[str] | None) -> list[str]:
 
 def simulate(
     trace: str | PathLike[str],
-    policies: str | Sequence[str] = "lru",
+    policies: str | Sequence[str] = ",".join(_DEFAULTS["policies"]),
     cache_sizes: str | int | Iterable[str | int] | None = None,
     *,
-    format: str | None = None,
-    block_size: int = 4096,
-    ops: str = "read",
+    format: str | None = _DEFAULTS["format"],
+    block_size: int = _DEFAULTS["block_size"],
+    ops: str = _DEFAULTS["ops"],
     params: dict[str, object] | str | Iterable[str] | None = None,
-    preset: str = "paper",
-    columns: str | None = None,
-    header: bool | None = None,
+    preset: str = _DEFAULTS["preset"],
+    columns: str | None = _DEFAULTS["columns"],
+    header: bool | None = _DEFAULTS["header"],
     prefetch: str | Iterable[str] | None = None,
     disk: str | Iterable[str] | None = None,
-    scheduler: str = "fcfs",
-    compat: str | None = None,
-    max_request: str = "64KiB",
-    read_ahead_kb: int | None = None,
-    cache_model: str | None = None,
-    admission: str = "none",
-    seed: int = 0,
+    scheduler: str = _DEFAULTS["scheduler"],
+    compat: str | None = _DEFAULTS["compat"],
+    max_request: str = _DEFAULTS["max_request"],
+    read_ahead_kb: int | None = _DEFAULTS["read_ahead_kb"],
+    cache_model: str | None = _DEFAULTS["cache_model"],
+    admission: str = _DEFAULTS["admission"],
+    seed: int = _DEFAULTS["seed"],
     threads: int | None = None,
 ) -> pd.DataFrame:
     """Simulates each policy at each cache size over `trace`; one DataFrame row per run.
@@ -205,23 +210,28 @@ def mrc(
     *,
     sample_rate: float | None = None,
     control_rate: float = 1.0,
-    seed: int = 0,
+    seed: int = _DEFAULTS["seed"],
     adjust: bool = True,
-    format: str | None = None,
-    block_size: int = 4096,
-    ops: str = "read",
+    format: str | None = _DEFAULTS["format"],
+    block_size: int = _DEFAULTS["block_size"],
+    ops: str = _DEFAULTS["ops"],
     params: dict[str, object] | None = None,
-    preset: str = "paper",
-    columns: str | None = None,
-    header: bool | None = None,
+    preset: str = _DEFAULTS["preset"],
+    columns: str | None = _DEFAULTS["columns"],
+    header: bool | None = _DEFAULTS["header"],
     threads: int | None = None,
+    cache_model: str | None = _DEFAULTS["cache_model"],
 ) -> pd.DataFrame:
     """Miss-ratio curves of `trace`: one DataFrame row per policy and cache size.
 
     Without ``sample_rate`` LRU is exact (one-pass stack algorithm) and other policies are
     simulated in full; with it every policy is simulated on that hash-chosen share of the blocks
-    at scaled sizes (see docs/mrc.md). ``sizes`` is ``"auto"`` or sizes as in :func:`simulate`.
-    Columns: policy, cache_blocks, miss_ratio, hits, requests, method, sample_rate.
+    at scaled sizes (see docs/mrc.md). ``sizes`` is ``"auto"`` or sizes read as :func:`simulate`
+    reads them under the same ``cache_model`` (``"blocks"`` or ``"objects"``; by default objects
+    for oracleGeneral and lcs traces): in the objects model a byte size or a share (of the byte
+    footprint) is simulated in full, and its row has ``cache_bytes``.
+    Columns: policy, cache_blocks, miss_ratio, hits, requests, method, sample_rate (and
+    cache_bytes when a size is a byte capacity).
     """
     names = policies.split(",") if isinstance(policies, str) else [str(p) for p in policies]
     _check_count("threads", threads, "1 to 1024 worker threads (omit it to use every core)")
@@ -230,7 +240,7 @@ def mrc(
     size_text = sizes if isinstance(sizes, str) else ",".join(_as_list(sizes))
     text = _belady.mrc_json(
         str(trace), names, size_text, sample_rate, control_rate, seed, adjust, format, block_size, ops,
-        param_list, preset, columns, header, threads,
+        param_list, preset, columns, header, threads, cache_model,
     )
     return _frame(json.loads(text))
 

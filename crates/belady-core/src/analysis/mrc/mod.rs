@@ -16,7 +16,9 @@ pub mod stack;
 pub use exact::{LruCurve, LruStack};
 pub use sampled::{mix64, Sample, SampleCollector, Sampler};
 
+use crate::cache::cache_model::{CacheModel, Capacity, LevelSetup};
 use crate::cache::size::CacheSize;
+use crate::engine::block::{run_block_grid_with, BlockSource};
 use crate::engine::{run_block_cells, PreparedTrace};
 use crate::error::{Error, Result};
 use crate::policy::registry::PolicySpec;
@@ -47,8 +49,12 @@ impl Method {
 pub struct MrcRow {
     /// Policy label (name and any overridden parameters).
     pub policy: String,
-    /// Cache size in blocks (of the full trace, not the miniature).
+    /// Cache size in blocks or counted objects (of the full trace, not the miniature); 0 for
+    /// a byte capacity.
     pub cache_blocks: u64,
+    /// A byte capacity of the objects model (its rows are full simulations), else absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_bytes: Option<u64>,
     /// Misses over references (estimated when sampled).
     pub miss_ratio: f64,
     /// Hits (estimated for the whole trace when sampled).
@@ -71,12 +77,91 @@ pub enum Sizes {
 }
 
 impl Sizes {
-    /// Parses `auto` or a comma-separated size list.
+    /// Parses `auto` or a comma-separated size list, as `sim -c` parses it.
     pub fn parse(text: &str) -> Result<Sizes> {
         if text.trim() == "auto" {
             Ok(Sizes::Auto)
         } else {
             Ok(Sizes::List(CacheSize::parse_list(text)?))
+        }
+    }
+
+    /// These sizes under `model`: those a cache counts (blocks, or objects whatever their
+    /// sizes), which the one-pass methods measure, and those the objects model weighs (a byte
+    /// size, a share of the byte footprint), which only a full simulation measures: the same
+    /// reading as `sim -c` under the same model.
+    pub fn split(&self, model: CacheModel) -> (Sizes, Vec<CacheSize>) {
+        match (self, model) {
+            (Sizes::List(list), CacheModel::Objects) => {
+                let (weighed, counted): (Vec<CacheSize>, Vec<CacheSize>) = list
+                    .iter()
+                    .cloned()
+                    .partition(|s| !matches!(s, CacheSize::Blocks(_)));
+                (Sizes::List(counted), weighed)
+            }
+            _ => (self.clone(), Vec::new()),
+        }
+    }
+}
+
+/// The rows of byte capacities in the objects model: each policy simulated in full at each
+/// size by the engine `belady sim` runs (so `mrc -c 1MiB` gives `sim -c 1MiB`'s miss ratios),
+/// policy-major, sizes ascending.
+pub fn weighed_rows(
+    source: &BlockSource,
+    specs: &[PolicySpec],
+    sizes: &[CacheSize],
+    seed: u64,
+) -> Result<Vec<MrcRow>> {
+    if sizes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let setup = LevelSetup {
+        model: Some(CacheModel::Objects),
+        admission: None,
+        seed,
+    };
+    let grid = run_block_grid_with(source, specs, sizes, &setup)?;
+    let mut rows: Vec<MrcRow> = grid
+        .runs
+        .iter()
+        .map(|r| MrcRow {
+            policy: r.policy.clone(),
+            cache_blocks: 0,
+            cache_bytes: r.cache_bytes,
+            miss_ratio: if r.requests == 0 {
+                0.0
+            } else {
+                r.misses as f64 / r.requests as f64
+            },
+            hits: r.hits,
+            requests: r.requests,
+            method: Method::Exact,
+            sample_rate: 1.0,
+        })
+        .collect();
+    // Policy-major as the grid gives them; each policy's sizes ascending.
+    for chunk in rows.chunks_mut(sizes.len()) {
+        chunk.sort_by_key(|r| r.cache_bytes);
+    }
+    Ok(rows)
+}
+
+impl Mrc {
+    /// Adds rows of full simulations at byte capacities ([`weighed_rows`], policy-major over
+    /// the same policies), each policy's after its counted rows.
+    pub fn add_weighed(&mut self, rows: Vec<MrcRow>, policies: usize) {
+        if rows.is_empty() || policies == 0 {
+            return;
+        }
+        let per = rows.len() / policies;
+        let counted = std::mem::take(&mut self.rows);
+        let per_counted = counted.len() / policies;
+        let mut counted = counted.into_iter();
+        let mut weighed = rows.into_iter();
+        for _ in 0..policies {
+            self.rows.extend(counted.by_ref().take(per_counted));
+            self.rows.extend(weighed.by_ref().take(per));
         }
     }
 }
@@ -355,9 +440,14 @@ impl Profiler {
         };
         let sizes = match sizes {
             Sizes::List(list) => {
+                // Counted sizes ([`Sizes::split`]) resolve alike under both models, through
+                // the function `sim` resolves them with.
                 let mut v: Vec<u64> = list
                     .iter()
-                    .map(|c| c.resolve(unique as usize, block_size).map(|b| b as u64))
+                    .map(|c| {
+                        Capacity::resolve(c, CacheModel::Blocks, unique as usize, block_size, None)
+                            .map(|c| c.units as u64)
+                    })
                     .collect::<Result<_>>()?;
                 v.sort_unstable();
                 v.dedup();
@@ -411,6 +501,7 @@ impl Profiler {
                         MrcRow {
                             policy: spec.label(),
                             cache_blocks: c,
+                            cache_bytes: None,
                             miss_ratio: curve.miss_ratio(c),
                             hits,
                             requests: n,
@@ -445,6 +536,7 @@ impl Profiler {
                         MrcRow {
                             policy: spec.label(),
                             cache_blocks: c,
+                            cache_bytes: None,
                             miss_ratio: mr,
                             hits: if full {
                                 n - misses

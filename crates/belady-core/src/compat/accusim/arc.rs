@@ -26,12 +26,29 @@
 //! than c blocks are resident; the level here evicts only when full (on the shared inputs the two
 //! never differ).
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::arc::{ArcPolicy, GhostPrefetch, B1, B2, T1, T2};
 use crate::policy::lru::last_unpinned;
-use crate::policy::registry::PolicySpec;
-use crate::policy::{Access, Block, Evicted, InsertKind, LevelHooks, Policy};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, LevelHooks, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
+
+/// AccuSim's ARC, when the spec asks for its behaviour ([`AccusimArc::wanted`]).
+impl Variant for AccusimArc {
+    const OF: &'static PolicyInfo = &crate::policy::arc::INFO;
+
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimArc::wanted(spec))
+    }
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimArc::from_spec(spec, capacity.entries, universe)
+    }
+}
 
 /// How AccuSim's case IV handles the directory for a miss on a block in no list, decided from
 /// the list lengths before the miss (`directory=accusim`).
@@ -159,7 +176,7 @@ impl LevelHooks for AccusimArc {
 
 impl Policy for AccusimArc {
     fn name(&self) -> &'static str {
-        "arc"
+        <AccusimArc as Variant>::OF.name
     }
 
     #[inline]
@@ -197,11 +214,6 @@ impl Policy for AccusimArc {
             arc.pending = None;
         }
         victim
-    }
-
-    fn forget_victim(&mut self) {
-        self.arc.forget_victim();
-        self.case = None;
     }
 
     #[inline]
@@ -267,7 +279,26 @@ impl Policy for AccusimArc {
     fn len(&self) -> usize {
         self.arc.len()
     }
+}
 
+impl SizeHooks for AccusimArc {}
+
+impl PrefetchHooks for AccusimArc {
+    fn forget_victim(&mut self) {
+        self.arc.forget_victim();
+        self.case = None;
+    }
+
+    #[inline]
+    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
+        Some(self)
+    }
+}
+
+impl OracleHooks for AccusimArc {}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimArc {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         if self.case.is_some() {
             return Err("a case IV decision survived the step".into());
@@ -281,11 +312,6 @@ impl Policy for AccusimArc {
     fn dump(&self) -> Vec<(&'static str, Vec<Block>)> {
         self.arc.dump()
     }
-
-    #[inline]
-    fn level_hooks(&mut self) -> Option<&mut dyn LevelHooks> {
-        Some(self)
-    }
 }
 
 #[cfg(test)]
@@ -294,6 +320,7 @@ mod tests {
     use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::arc::tests::{exercise, ops};
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
     use proptest::prelude::*;
 

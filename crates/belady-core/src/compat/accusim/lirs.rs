@@ -11,11 +11,28 @@
 //!   the unused-prefetch mark. A prefetched block that had no S entry still leaves none (the
 //!   paper's type adds an entry only for a block already in S).
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lirs::LirsPolicy;
-use crate::policy::registry::PolicySpec;
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
+
+/// AccuSim's LIRS, when the spec asks for it ([`AccusimLirs::wanted`]).
+impl Variant for AccusimLirs {
+    const OF: &'static PolicyInfo = &crate::policy::lirs::INFO;
+
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimLirs::wanted(spec))
+    }
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimLirs::from_spec(spec, capacity.entries, universe)
+    }
+}
 
 /// The paper's LIRS whose evicted unused prefetches keep their S entries.
 pub struct AccusimLirs {
@@ -50,7 +67,7 @@ impl AccusimLirs {
 
 impl Policy for AccusimLirs {
     fn name(&self) -> &'static str {
-        "lirs"
+        <AccusimLirs as Variant>::OF.name
     }
 
     #[inline]
@@ -77,14 +94,23 @@ impl Policy for AccusimLirs {
         self.lirs.on_insert(b, kind, cx);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        self.lirs.weighs_objects()
-    }
-
     fn len(&self) -> usize {
         self.lirs.len()
     }
+}
 
+impl SizeHooks for AccusimLirs {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        self.lirs.weighs_objects()
+    }
+}
+
+impl PrefetchHooks for AccusimLirs {}
+
+impl OracleHooks for AccusimLirs {}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimLirs {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lirs.check_invariants(frames)
     }

@@ -18,13 +18,34 @@
 //! As in the paper's policy, a prefetched block enters with `F(0)` and its first demand access
 //! resets its CRF to `F(0)`; nothing is remembered about an evicted block.
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lrfu::insert_tick;
 use crate::policy::lru::last_unpinned;
-use crate::policy::registry::PolicySpec;
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::structures::list::Lists;
-use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
+
+/// AccuSim's LRFU queue, when the spec asks for it (`heap=accusim`); for the paper's LRFU, the
+/// parameters only AccuSim's queue takes are refused (`refuse_queue_params`).
+impl Variant for AccusimLrfu {
+    const OF: &'static PolicyInfo = &crate::policy::lrfu::INFO;
+
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        match spec.raw("heap") {
+            "accusim" => Ok(true),
+            _ => refuse_queue_params(spec).map(|()| false),
+        }
+    }
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimLrfu::from_spec(spec, capacity.entries, universe)
+    }
+}
 
 /// AccuSim's LRFU queue (`lrfu.cc`, after Sedgewick's priority queue): CRF values as plain
 /// doubles scaled by `F(0)`, decayed with `pow` whenever two blocks are compared, in a 1-based
@@ -386,7 +407,7 @@ impl AccusimLrfu {
 
 impl Policy for AccusimLrfu {
     fn name(&self) -> &'static str {
-        "lrfu"
+        <AccusimLrfu as Variant>::OF.name
     }
 
     #[inline]
@@ -418,11 +439,23 @@ impl Policy for AccusimLrfu {
     fn len(&self) -> usize {
         self.queue.used() + self.queue.list.len(0)
     }
+}
 
+impl SizeHooks for AccusimLrfu {}
+
+impl PrefetchHooks for AccusimLrfu {}
+
+impl OracleHooks for AccusimLrfu {}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimLrfu {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         let q = &self.queue;
         q.list.check()?;
-        check_same_residents(q.pq[1..].iter().copied().chain(q.list.iter(0)), frames)?;
+        crate::policy::check_same_residents(
+            q.pq[1..].iter().copied().chain(q.list.iter(0)),
+            frames,
+        )?;
         if q.used() > q.threshold {
             return Err(format!("heap holds {} > {} blocks", q.used(), q.threshold));
         }
@@ -449,6 +482,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     #[test]

@@ -23,15 +23,32 @@
 //! promotion scan runs before each reference is applied, as in AccuSim (the heap's operations
 //! depend on their order).
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::compat::accusim::stamped_heap::StampedHeap;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::lru::last_unpinned;
 use crate::policy::lruk::{LruKPolicy, ACCUSIM_VALUES, ELIGIBLE, INELIGIBLE};
-use crate::policy::registry::PolicySpec;
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::structures::list::Lists;
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
 use std::cmp::Reverse;
+
+/// AccuSim's LRU-K, when the spec asks for it ([`AccusimLruK::wanted`]).
+impl Variant for AccusimLruK {
+    const OF: &'static PolicyInfo = &crate::policy::lruk::INFO;
+
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimLruK::wanted(spec))
+    }
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimLruK::from_spec(spec, capacity.entries, universe)
+    }
+}
 
 /// The paper's LRU-K with AccuSim's tie order, entry-ordered ineligible list, correlated first
 /// use and/or trigger-time prefetches.
@@ -154,7 +171,7 @@ impl AccusimLruK {
 
 impl Policy for AccusimLruK {
     fn name(&self) -> &'static str {
-        "lru-k"
+        <AccusimLruK as Variant>::OF.name
     }
 
     #[inline]
@@ -210,10 +227,6 @@ impl Policy for AccusimLruK {
         victim
     }
 
-    fn forget_victim(&mut self) {
-        self.lruk.forget_victim();
-    }
-
     #[inline]
     fn on_evict(&mut self, b: Block, ev: Evicted, cx: &Access) {
         self.entry.remove(b);
@@ -233,14 +246,27 @@ impl Policy for AccusimLruK {
         self.promote_eligible(now);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        self.lruk.weighs_objects()
-    }
-
     fn len(&self) -> usize {
         self.lruk.len()
     }
+}
 
+impl SizeHooks for AccusimLruK {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        self.lruk.weighs_objects()
+    }
+}
+
+impl PrefetchHooks for AccusimLruK {
+    fn forget_victim(&mut self) {
+        self.lruk.forget_victim();
+    }
+}
+
+impl OracleHooks for AccusimLruK {}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimLruK {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.lruk.check_history(frames)?;
         self.entry.check()?;
@@ -299,6 +325,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
+    use crate::policy::Checked;
 
     fn accusim(k: usize, crp: u64, retain: usize, universe: usize) -> AccusimLruK {
         AccusimLruK::new(

@@ -25,7 +25,7 @@
 //! whether a demand reference comes from AccuSim's read-ahead loop
 //! ([`crate::policy::LevelHooks::set_in_readahead_loop`], for the `window-covers-call` rule). They are methods of
 //! [`crate::policy::LevelHooks`] (defined beside the [`Policy`] trait, which names nothing of AccuSim's), reached
-//! through the one accessor [`Policy::level_hooks`], which is `None` for every paper policy. The
+//! through the one accessor [`crate::policy::PrefetchHooks::level_hooks`], which is `None` for every paper policy. The
 //! level asks for it only on a prefetch and the file engine only for references from the
 //! read-ahead loop ([`access_in_readahead_loop`]), so the plain demand path
 //! (`CacheLevel::access`, monomorphised per policy) has no added call at all. A generic parameter

@@ -18,11 +18,28 @@
 //!
 //! The queues, Qout and `Adjust` are the paper type's; this type decides the counts and clocks.
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::error::Result;
 use crate::policy::mq::{MqPolicy, ACCUSIM_VALUES};
-use crate::policy::registry::PolicySpec;
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
+
+/// AccuSim's MQ, when the spec asks for it ([`AccusimMq::wanted`]).
+impl Variant for AccusimMq {
+    const OF: &'static PolicyInfo = &crate::policy::mq::INFO;
+
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimMq::wanted(spec))
+    }
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimMq::from_spec(spec, capacity.entries, universe)
+    }
+}
 
 /// The paper's MQ with AccuSim's prefetch counting, clock order and/or `Adjust` after prefetches.
 pub struct AccusimMq {
@@ -87,7 +104,7 @@ impl AccusimMq {
 
 impl Policy for AccusimMq {
     fn name(&self) -> &'static str {
-        "mq"
+        <AccusimMq as Variant>::OF.name
     }
 
     #[inline]
@@ -105,10 +122,6 @@ impl Policy for AccusimMq {
     #[inline]
     fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block> {
         self.mq.select_victim(incoming, frames, cx)
-    }
-
-    fn forget_victim(&mut self) {
-        self.mq.forget_victim();
     }
 
     #[inline]
@@ -141,6 +154,22 @@ impl Policy for AccusimMq {
         }
     }
 
+    fn len(&self) -> usize {
+        self.mq.len()
+    }
+}
+
+impl SizeHooks for AccusimMq {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        self.mq.weighs_objects()
+    }
+}
+
+impl PrefetchHooks for AccusimMq {
+    fn forget_victim(&mut self) {
+        self.mq.forget_victim();
+    }
+
     /// Under `count=prefetches` a reference raises no count, so only `Adjust` runs; otherwise
     /// as the paper's type.
     fn on_unplaced_miss(&mut self, b: Block, cx: &Access) {
@@ -150,15 +179,12 @@ impl Policy for AccusimMq {
             self.mq.on_unplaced_miss(b, cx);
         }
     }
+}
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        self.mq.weighs_objects()
-    }
+impl OracleHooks for AccusimMq {}
 
-    fn len(&self) -> usize {
-        self.mq.len()
-    }
-
+#[cfg(test)]
+impl crate::policy::Checked for AccusimMq {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         if self.count_prefetches {
             // Demand-fetched blocks and Qout entries may have count 0.

@@ -9,11 +9,28 @@
 //! The choice never changes the miss count, but it decides which blocks stay resident and so how
 //! misses cluster into disk requests, which AccuSim's timed table shows.
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::compat::accusim::stamped_heap::StampedHeap;
+use crate::compat::Variant;
 use crate::error::Result;
-use crate::policy::registry::PolicySpec;
-use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
+use crate::policy::registry::{PolicyInfo, PolicySpec};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks,
+};
+
+/// AccuSim's OPT, when the spec asks for its heap ([`AccusimOpt::wanted`]).
+impl Variant for AccusimOpt {
+    const OF: &'static PolicyInfo = &crate::policy::opt::INFO;
+
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> Result<bool> {
+        Ok(AccusimOpt::wanted(spec))
+    }
+
+    fn make(spec: &PolicySpec, _capacity: &Capacity, universe: usize) -> Result<Self> {
+        AccusimOpt::from_spec(spec, universe)
+    }
+}
 
 /// Belady's MIN with AccuSim's heap deciding ties (module header).
 pub struct AccusimOpt {
@@ -51,11 +68,7 @@ impl AccusimOpt {
 
 impl Policy for AccusimOpt {
     fn name(&self) -> &'static str {
-        "opt"
-    }
-
-    fn needs_oracle(&self) -> bool {
-        true
+        <AccusimOpt as Variant>::OF.name
     }
 
     #[inline]
@@ -80,14 +93,27 @@ impl Policy for AccusimOpt {
         self.heap.insert(b, cx.next_use);
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Ok(())
-    }
-
     fn len(&self) -> usize {
         self.resident
     }
+}
 
+impl SizeHooks for AccusimOpt {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Ok(())
+    }
+}
+
+impl PrefetchHooks for AccusimOpt {}
+
+impl OracleHooks for AccusimOpt {
+    fn needs_oracle(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+impl crate::policy::Checked for AccusimOpt {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.heap.check()?;
         if self.heap.len() != self.resident || self.resident != frames.len() {
@@ -114,6 +140,7 @@ mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
     use crate::policy::opt::OptPolicy;
+    use crate::policy::Checked;
 
     #[test]
     fn equal_next_uses_leave_in_the_heaps_order_not_strictly_by_insertion() {

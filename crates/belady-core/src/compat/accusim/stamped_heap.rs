@@ -104,6 +104,7 @@ impl StampedHeap {
 
     /// Whether `b` is in the heap.
     #[inline]
+    #[cfg(test)]
     pub(crate) fn contains(&self, b: Block) -> bool {
         self.pos[b as usize] != NOT_IN_HEAP
     }
@@ -136,12 +137,14 @@ impl StampedHeap {
 
     /// Number of entries.
     #[inline]
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.slots.len()
     }
 
     /// The blocks in the order a full drain would not necessarily give, but by (key desc, stamp):
     /// the victim order of a total order on the same entries, for dumps.
+    #[cfg(test)]
     pub(crate) fn by_key(&self) -> Vec<Block> {
         let mut s = self.slots.clone();
         s.sort_unstable_by_key(|e| (std::cmp::Reverse(e.0), e.1));
@@ -149,11 +152,13 @@ impl StampedHeap {
     }
 
     /// The blocks in the heap, in array order.
+    #[cfg(test)]
     pub(crate) fn blocks(&self) -> impl Iterator<Item = Block> + '_ {
         self.slots.iter().map(|s| s.2)
     }
 
     /// Checks the heap property and the position index.
+    #[cfg(test)]
     pub(crate) fn check(&self) -> Result<(), String> {
         for (i, s) in self.slots.iter().enumerate() {
             if self.pos[s.2 as usize] as usize != i {

@@ -49,9 +49,32 @@
 
 use std::collections::VecDeque;
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
+use crate::policy::registry::{PolicyInfo, PolicySpec, Preset};
 use crate::policy::structures::list::Lists;
-use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
+};
+
+/// libCacheSim's byte-based LIRS, for a level that weighs objects under `--preset libcachesim`
+/// (parameters set by hand keep the paper's LIRS, which refuses byte capacities).
+impl Variant for LibcachesimLirs {
+    const OF: &'static PolicyInfo = &crate::policy::lirs::INFO;
+
+    fn wanted(spec: &PolicySpec, capacity: &Capacity) -> crate::error::Result<bool> {
+        Ok(capacity.weighted && spec.preset == Preset::Libcachesim && spec.params.is_empty())
+    }
+
+    fn make(
+        _spec: &PolicySpec,
+        capacity: &Capacity,
+        universe: usize,
+    ) -> crate::error::Result<Self> {
+        Ok(LibcachesimLirs::new(capacity.units, universe))
+    }
+}
 
 const LIR: u8 = 1;
 const RESIDENT: u8 = 2;
@@ -285,7 +308,7 @@ impl LibcachesimLirs {
 
 impl Policy for LibcachesimLirs {
     fn name(&self) -> &'static str {
-        "lirs"
+        <LibcachesimLirs as Variant>::OF.name
     }
 
     fn on_hit(&mut self, b: Block, _cx: &Access) {
@@ -341,47 +364,6 @@ impl Policy for LibcachesimLirs {
         self.limit_stack();
     }
 
-    fn before_insert(&mut self, b: Block, _frames: &Frames, cx: &Access) -> bool {
-        self.promote(b);
-        let in_s = self.s.contains(0, b);
-        if in_s {
-            // A non-resident HIR copy: room among the LIR copies for the size it had.
-            debug_assert!(self.s_flags[b as usize] == 0);
-            self.demote_until(self.s_size[b as usize], b);
-            self.nh.remove(b);
-        } else {
-            if cx.size > self.lirs_limit || cx.size > self.hirs_limit {
-                self.limit_stack();
-                return false;
-            }
-            if self.lirs + cx.size > self.lirs_limit && self.hirs + cx.size > self.hirs_limit {
-                while self.hirs + cx.size > self.hirs_limit && !self.q.is_empty(0) {
-                    self.evict_hir();
-                }
-            }
-        }
-        // libCacheSim's eviction loop, with the request's size.
-        while self.lirs + self.hirs + cx.size > self.capacity {
-            let before = (self.lirs, self.hirs, self.s.len(0), self.q.len(0));
-            if in_s {
-                while self.hirs >= self.hirs_limit && !self.q.is_empty(0) {
-                    self.evict_hir();
-                }
-                if self.s.back(0) != Some(b) {
-                    self.evict_lir();
-                }
-            } else if self.lirs + cx.size > self.lirs_limit && self.hirs + cx.size > self.hirs_limit
-            {
-                self.evict_hir();
-            }
-            if before == (self.lirs, self.hirs, self.s.len(0), self.q.len(0)) {
-                // libCacheSim would loop for ever here; the level's own eviction takes over.
-                break;
-            }
-        }
-        true
-    }
-
     fn select_victim(&mut self, incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
         // Only reached when the model's own room-making fell short (or for an admission
         // filter's look): Q's LRU copy, else the bottom LIR copy.
@@ -434,9 +416,56 @@ impl Policy for LibcachesimLirs {
         self.limit_stack();
     }
 
-    fn on_unplaced_miss(&mut self, b: Block, _cx: &Access) {
+    fn len(&self) -> usize {
+        self.q.len(0)
+            + self
+                .s
+                .iter(0)
+                .filter(|&b| self.is_lir(b) || self.is_weightless(b))
+                .count()
+    }
+}
+
+impl SizeHooks for LibcachesimLirs {
+    fn before_insert(&mut self, b: Block, _frames: &Frames, cx: &Access) -> bool {
         self.promote(b);
-        self.limit_stack();
+        let in_s = self.s.contains(0, b);
+        if in_s {
+            // A non-resident HIR copy: room among the LIR copies for the size it had.
+            debug_assert!(self.s_flags[b as usize] == 0);
+            self.demote_until(self.s_size[b as usize], b);
+            self.nh.remove(b);
+        } else {
+            if cx.size > self.lirs_limit || cx.size > self.hirs_limit {
+                self.limit_stack();
+                return false;
+            }
+            if self.lirs + cx.size > self.lirs_limit && self.hirs + cx.size > self.hirs_limit {
+                while self.hirs + cx.size > self.hirs_limit && !self.q.is_empty(0) {
+                    self.evict_hir();
+                }
+            }
+        }
+        // libCacheSim's eviction loop, with the request's size.
+        while self.lirs + self.hirs + cx.size > self.capacity {
+            let before = (self.lirs, self.hirs, self.s.len(0), self.q.len(0));
+            if in_s {
+                while self.hirs >= self.hirs_limit && !self.q.is_empty(0) {
+                    self.evict_hir();
+                }
+                if self.s.back(0) != Some(b) {
+                    self.evict_lir();
+                }
+            } else if self.lirs + cx.size > self.lirs_limit && self.hirs + cx.size > self.hirs_limit
+            {
+                self.evict_hir();
+            }
+            if before == (self.lirs, self.hirs, self.s.len(0), self.q.len(0)) {
+                // libCacheSim would loop for ever here; the level's own eviction takes over.
+                break;
+            }
+        }
+        true
     }
 
     fn take_pending(&mut self) -> Option<Pending> {
@@ -446,16 +475,19 @@ impl Policy for LibcachesimLirs {
     fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
         Ok(())
     }
+}
 
-    fn len(&self) -> usize {
-        self.q.len(0)
-            + self
-                .s
-                .iter(0)
-                .filter(|&b| self.is_lir(b) || self.is_weightless(b))
-                .count()
+impl PrefetchHooks for LibcachesimLirs {
+    fn on_unplaced_miss(&mut self, b: Block, _cx: &Access) {
+        self.promote(b);
+        self.limit_stack();
     }
+}
 
+impl OracleHooks for LibcachesimLirs {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LibcachesimLirs {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.s.check()?;
         self.q.check()?;
@@ -465,7 +497,7 @@ impl Policy for LibcachesimLirs {
             .iter(0)
             .filter(|&b| self.is_lir(b) || self.is_weightless(b))
             .chain(self.q.iter(0));
-        check_same_residents(residents, frames)?;
+        crate::policy::check_same_residents(residents, frames)?;
         let lirs: u64 = self
             .s
             .iter(0)
@@ -508,6 +540,7 @@ impl Policy for LibcachesimLirs {
 mod tests {
     use super::*;
     use crate::cache::level::{CacheLevel, Outcome, NO_ORACLE};
+    use crate::policy::Checked;
 
     /// A 200-byte cache: `Lhirs` = 2 bytes, `Llirs` = 198.
     fn level() -> CacheLevel<LibcachesimLirs> {

@@ -16,10 +16,27 @@
 //! gives every reference a weight of one, so this variant is that policy at the count capacity.
 //! `tests/python/test_xcheck_slru.py` checks equal misses at capacities `n` does not divide.
 
+use crate::cache::cache_model::Capacity;
+use crate::compat::Variant;
 use crate::error::Result;
-use crate::policy::registry::PolicySpec;
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::slru::MAX_SEGMENTS;
 use crate::policy::slru_sized::SlruSizedPolicy;
+
+impl Variant for SlruSizedPolicy {
+    const OF: &'static PolicyInfo = &crate::policy::slru::INFO;
+
+    /// `slru.variant=libcachesim` at a count capacity (a byte capacity already runs
+    /// libCacheSim's byte-based SLRU, whatever the variant).
+    fn wanted(spec: &PolicySpec, capacity: &Capacity) -> Result<bool> {
+        let variant = spec.choice("variant", &["paper", "libcachesim"])?;
+        Ok(variant == "libcachesim" && !capacity.weighted)
+    }
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> Result<Self> {
+        from_spec(spec, capacity.entries, universe)
+    }
+}
 
 /// libCacheSim's SLRU of `capacity` objects, with `segments` from `spec`, over ids
 /// `0..universe`.

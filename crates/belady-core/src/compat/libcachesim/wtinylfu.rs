@@ -37,15 +37,35 @@
 //! Beyond libCacheSim (which has neither): a prefetched block enters the window unrecorded and its
 //! first use records it and moves it to its list's MRU end without promotion; a pinned candidate
 //! or main victim is passed over for the next unpinned block towards the MRU end (main's, then the
-//! window's). A peek at the victim ([`Policy::forget_victim`]) undoes the winner's move but keeps
+//! window's). A peek at the victim ([`PrefetchHooks::forget_victim`]) undoes the winner's move but keeps
 //! the free moves into main and the recorded candidates.
 
 use twox_hash::XxHash64;
 
+use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
+use crate::compat::Variant;
 use crate::policy::lru::last_unpinned;
+use crate::policy::registry::{PolicyInfo, PolicySpec};
 use crate::policy::structures::list::Lists;
-use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use crate::policy::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
+};
+
+/// libCacheSim's design (its SLRU main, counting Bloom filter and eviction loop), when `variant`
+/// asks for it, as the libcachesim preset does.
+impl Variant for LibcachesimWTinyLfu {
+    const OF: &'static PolicyInfo = &crate::policy::wtinylfu::INFO;
+
+    fn wanted(spec: &PolicySpec, _capacity: &Capacity) -> crate::error::Result<bool> {
+        Ok(spec.choice("variant", &["paper", "libcachesim"])? == "libcachesim")
+    }
+
+    fn make(spec: &PolicySpec, capacity: &Capacity, universe: usize) -> crate::error::Result<Self> {
+        LibcachesimWTinyLfu::from_spec(spec, capacity.entries, universe)
+    }
+}
+use crate::policy::wtinylfu::WindowShare;
 
 const WINDOW: usize = 0;
 const PROBATION: usize = 1;
@@ -161,14 +181,19 @@ impl LibcachesimWTinyLfu {
         }
     }
 
-    /// Reads `window` from `spec`.
+    /// Reads `window` from `spec`; refuses `adaptive`: libCacheSim's window is fixed.
     pub fn from_spec(
         spec: &crate::policy::registry::PolicySpec,
         capacity: usize,
         universe: usize,
     ) -> crate::error::Result<Self> {
-        let window = spec.f64("window", 0.0, 1.0)?;
-        Ok(Self::new(capacity, window, universe))
+        match WindowShare::from_spec(spec)? {
+            WindowShare::Fixed(window) => Ok(Self::new(capacity, window, universe)),
+            WindowShare::Adaptive(_) => Err(spec.invalid(
+                "window",
+                "libCacheSim's WTinyLFU.c has no hill climber (variant=libcachesim, which --preset libcachesim sets); the adaptive window is Caffeine's: set wtinylfu.variant=paper",
+            )),
+        }
     }
 
     /// The window's nominal size.
@@ -233,7 +258,7 @@ impl LibcachesimWTinyLfu {
 
 impl Policy for LibcachesimWTinyLfu {
     fn name(&self) -> &'static str {
-        "wtinylfu"
+        <LibcachesimWTinyLfu as Variant>::OF.name
     }
 
     #[inline]
@@ -276,20 +301,6 @@ impl Policy for LibcachesimWTinyLfu {
         }
     }
 
-    fn on_pin(&mut self, b: Block, pinned: bool) {
-        self.pinned[b as usize] = pinned;
-    }
-
-    fn before_insert(&mut self, _b: Block, _frames: &Frames, cx: &Access) -> bool {
-        // libCacheSim admits an object only if it fits in the window's nominal size and in
-        // probation.
-        cx.size <= self.window_cap as u64 && cx.size <= self.segment_caps[0] as u64
-    }
-
-    fn take_pending(&mut self) -> Option<Pending> {
-        self.pending.pop().map(Pending::Evict)
-    }
-
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
         while let Some(candidate) = self.lists.back(WINDOW) {
             if self.main_len() < self.main_cap {
@@ -316,10 +327,6 @@ impl Policy for LibcachesimWTinyLfu {
             .or_else(|| last_unpinned(&self.lists, WINDOW, frames))
     }
 
-    fn forget_victim(&mut self) {
-        self.admitted = None;
-    }
-
     fn on_evict(&mut self, b: Block, _ev: Evicted, _cx: &Access) {
         // A block probation pushed out during a hit has left the lists already.
         self.lists.remove(b);
@@ -336,17 +343,44 @@ impl Policy for LibcachesimWTinyLfu {
         }
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("libCacheSim's W-TinyLFU is modelled for unit-size objects only")
-    }
-
     fn len(&self) -> usize {
         self.lists.len(WINDOW) + self.main_len() + self.pending.len()
     }
+}
 
+impl SizeHooks for LibcachesimWTinyLfu {
+    fn before_insert(&mut self, _b: Block, _frames: &Frames, cx: &Access) -> bool {
+        // libCacheSim admits an object only if it fits in the window's nominal size and in
+        // probation.
+        cx.size <= self.window_cap as u64 && cx.size <= self.segment_caps[0] as u64
+    }
+
+    fn take_pending(&mut self) -> Option<Pending> {
+        self.pending.pop().map(Pending::Evict)
+    }
+
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("libCacheSim's W-TinyLFU is modelled for unit-size objects only")
+    }
+}
+
+impl PrefetchHooks for LibcachesimWTinyLfu {
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        self.pinned[b as usize] = pinned;
+    }
+
+    fn forget_victim(&mut self) {
+        self.admitted = None;
+    }
+}
+
+impl OracleHooks for LibcachesimWTinyLfu {}
+
+#[cfg(test)]
+impl crate::policy::Checked for LibcachesimWTinyLfu {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
-        check_same_residents(
+        crate::policy::check_same_residents(
             self.lists
                 .iter(WINDOW)
                 .chain(self.lists.iter(PROBATION))
@@ -384,6 +418,7 @@ impl Policy for LibcachesimWTinyLfu {
 mod tests {
     use super::*;
     use crate::cache::level::CacheLevel;
+    use crate::policy::Checked;
     use crate::policy::NEVER;
 
     fn level(capacity: usize) -> CacheLevel<LibcachesimWTinyLfu> {

@@ -68,6 +68,7 @@ impl HddModel {
     /// Sustained media rate of zone `zone` in bytes per second when reading track after track:
     /// each track costs a revolution plus the time its skew leaves between the last sector of a
     /// track and the first of the next.
+    #[cfg(test)]
     pub fn sustained_rate(&self, zone: usize) -> f64 {
         let z = &self.zones[zone];
         let per_cyl_slots = self.surfaces * z.spt + (self.surfaces - 1) * z.track_skew + z.cyl_skew;

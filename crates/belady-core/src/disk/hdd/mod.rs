@@ -166,11 +166,13 @@ impl HddModel {
     }
 
     /// One revolution, ns.
+    #[cfg(test)]
     pub fn revolution_ns(&self) -> f64 {
         self.rev_ns
     }
 
     /// How the last request's time was spent.
+    #[cfg(test)]
     pub fn last_breakdown(&self) -> Breakdown {
         self.last
     }

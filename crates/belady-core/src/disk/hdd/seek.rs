@@ -71,6 +71,7 @@ impl SeekSpec {
 
     /// Mean seek time in ms between two cylinders drawn uniformly and independently from
     /// `cylinders` (distance 0 included, with time 0).
+    #[cfg(test)]
     pub fn mean_random_ms(&self, cylinders: u64) -> f64 {
         let n = cylinders as f64;
         (1..cylinders)

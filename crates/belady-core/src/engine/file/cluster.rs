@@ -69,6 +69,7 @@ impl Clusterer {
     }
 
     /// Whether `block` waits in the open, not yet issued, request.
+    #[cfg(test)]
     pub fn is_queued(&self, block: Block) -> bool {
         self.open.iter().any(|q| q.block == block)
     }

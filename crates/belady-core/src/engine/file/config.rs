@@ -87,7 +87,10 @@ impl FileSimConfig {
             return Err(Error::config(
                 "scheduler",
                 self.scheduler.name(),
-                "orders a device queue, so it needs --disk",
+                format!(
+                    "orders a device queue, so it needs {}",
+                    crate::error::key_ref("disk")
+                ),
             ));
         }
         if self.readahead_min > self.readahead_max || self.readahead_max == 0 {

@@ -412,20 +412,15 @@ fn replay(
     )?
     .expect("a hierarchy of two or more levels");
     let r = below.replay(log);
-    let per = |blocks: u64, requests: u64| match requests {
-        0 => 0.0,
-        n => blocks as f64 / n as f64,
-    };
-    let io = IoStats {
+    let mut io = IoStats {
         disk_requests: r.disk_requests,
         sync_requests: r.sync_requests,
         sync_blocks: r.sync_blocks,
         async_requests: r.async_requests,
         async_blocks: r.async_blocks,
-        sync_blocks_per_request: per(r.sync_blocks, r.sync_requests),
-        async_blocks_per_request: per(r.async_blocks, r.async_requests),
         ..c.io.clone()
     };
+    io.set_blocks_per_request();
     Ok(row(spec, trace, cfg, capacity, c, io, &below))
 }
 

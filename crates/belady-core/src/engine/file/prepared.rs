@@ -6,12 +6,10 @@ use super::LaunchWindow;
 use crate::error::{Error, Result};
 use crate::policy::Block;
 use crate::trace::dense;
-use crate::trace::events::EventReader;
 use crate::trace::file::{FileEvent, FileEventKind, FileTrace};
 use crate::trace::ingest::file_spool::EventSpool;
 use crate::trace::{
-    accusim, input, load_file_trace_with, open_requests, Format, Op, OpFilter, ReadOptions,
-    DEFAULT_MAX_REQUEST_BYTES,
+    load_file_trace_with, Format, OpFilter, ReadOptions, DEFAULT_MAX_REQUEST_BYTES,
 };
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -194,19 +192,6 @@ impl FileTraceBuilder {
     }
 }
 
-/// What the first of a block trace's two reads learns for the second
-/// ([`PreparedFileTrace::open_blocks`]).
-struct BlockRuns {
-    /// Each distinct block's run (high half) and index in it (low half).
-    place: FxHashMap<u64, u64>,
-    /// Each run's length in blocks.
-    run_sizes: Vec<u64>,
-    /// References kept.
-    refs: u64,
-    /// Whether any reference has a time.
-    timed: bool,
-}
-
 /// Next use of each demand reference, and each block's first reference.
 pub(crate) type Oracle = (Vec<u32>, Vec<u32>);
 
@@ -285,34 +270,12 @@ impl PreparedFileTrace {
     ) -> Result<Self> {
         let source = path.display().to_string();
         let mut out = FileTraceBuilder::new(source.clone(), block_size);
-        let names = match format {
-            Format::Events => {
-                let input = input::open_text(path)?;
-                let mut reader = EventReader::new(input, &source, max_request_bytes);
-                while let Some((ev, _)) = reader.next_event()? {
-                    out.push(&ev)?;
-                }
-                reader.into_names()
-            }
-            Format::Accusim | Format::AccusimText => {
-                let mut resolver =
-                    accusim::Resolver::new(source).with_max_request_bytes(max_request_bytes);
-                let mut names = BTreeMap::new();
-                let mut events = Vec::new();
-                for item in accusim::calls(path, matches!(format, Format::Accusim))? {
-                    let (call, loc) = item?;
-                    events.clear();
-                    resolver.resolve(&call, loc, &mut names, &mut events)?;
-                    events.iter().try_for_each(|ev| out.push(ev))?;
-                }
-                names
-            }
+        let Some(stream) = format.row().file_events else {
             // The same refusal as the loader's.
-            other => {
-                let trace = load_file_trace_with(path, other, max_request_bytes)?;
-                return PreparedFileTrace::new(trace, block_size);
-            }
+            let trace = load_file_trace_with(path, format, max_request_bytes)?;
+            return PreparedFileTrace::new(trace, block_size);
         };
+        let names = stream(path, max_request_bytes, &mut |ev| out.push(ev))?;
         out.finish(names)
     }
 
@@ -355,278 +318,6 @@ impl PreparedFileTrace {
             return Ok(self.trace);
         }
         self.to_file_trace()
-    }
-
-    /// A block-level trace as a file-level one, so read-ahead, clustering and timing apply: each
-    /// maximal run of consecutive block ids among those referenced becomes one file (read through
-    /// its own descriptor, opened at its first reference), and every reference a one-block read.
-    /// Read-ahead and clustering therefore stop at the edges of runs: blocks the trace never
-    /// references are never read. Think time is the gap between reference times, when kept.
-    /// The events are spooled as they are made, never held whole.
-    pub fn from_block_trace(blocks: &dense::BlockTrace) -> Result<Self> {
-        if blocks.writes() > 0 {
-            return Err(Error::config(
-                "ops",
-                "all",
-                format!(
-                    "{} holds writes; read-ahead on a block-level trace simulates reads only (use --ops read)",
-                    blocks.source
-                ),
-            ));
-        }
-        let bs = blocks.block_size as u64;
-        let mut sorted: Vec<(u64, u32)> = blocks
-            .originals
-            .iter()
-            .enumerate()
-            .map(|(d, &o)| (o, d as u32))
-            .collect();
-        sorted.sort_unstable();
-        // Run (file) and index within it of each dense id.
-        let mut place = vec![(0u64, 0u64); sorted.len()];
-        let mut run_sizes: Vec<u64> = Vec::new();
-        for (i, &(orig, dense_id)) in sorted.iter().enumerate() {
-            if i == 0 || sorted[i - 1].0 + 1 != orig {
-                run_sizes.push(0);
-            }
-            let run = run_sizes.len() as u64 - 1;
-            place[dense_id as usize] = (run, run_sizes[run as usize]);
-            run_sizes[run as usize] += 1;
-        }
-        drop(sorted);
-        let mut opened = vec![false; run_sizes.len()];
-        let mut out = FileTraceBuilder::new(blocks.source.clone(), blocks.block_size);
-        let mut last_time = None;
-        for (i, &r) in blocks.refs.iter().enumerate() {
-            let (run, index) = place[r as usize];
-            let think_ns = match (&blocks.times, last_time) {
-                (Some(t), Some(prev)) => t[i].saturating_sub(prev),
-                _ => 0,
-            };
-            last_time = blocks.times.as_ref().map(|t| t[i]);
-            let fd = u32::try_from(run + 3).map_err(|_| {
-                Error::config("trace", &blocks.source, "has more than 2^32 runs of blocks")
-            })?;
-            let file_size = run_sizes[run as usize] * bs;
-            let event = |think_ns, kind| FileEvent {
-                think_ns,
-                pid: 1,
-                fd,
-                file: run,
-                file_size,
-                kind,
-            };
-            if !std::mem::replace(&mut opened[run as usize], true) {
-                out.push(&event(0, FileEventKind::Open))?;
-            }
-            out.push(&event(
-                think_ns,
-                FileEventKind::Read {
-                    offset: index * bs,
-                    len: bs,
-                },
-            ))?;
-        }
-        out.finish(Default::default())
-    }
-
-    /// [`PreparedFileTrace::from_block_trace`] over the block trace at `path`, read twice instead
-    /// of held: once for its distinct blocks (which form the runs), once to spool the events.
-    /// Memory is bounded by the distinct blocks. A native file or an input that cannot be read
-    /// twice (a pipe) is loaded whole as before.
-    pub fn open_blocks(
-        path: &Path,
-        format: &Format,
-        opts: &ReadOptions,
-        ops: OpFilter,
-    ) -> Result<Self> {
-        Self::open_blocks_with(path, format, opts, ops, false)
-    }
-
-    /// [`PreparedFileTrace::open_blocks`] with every kept reference read, writes included: a
-    /// hierarchy's client counts each reference as a read of its block (as the multi-level
-    /// paper's model does), so writes are not refused there.
-    pub fn open_blocks_as_reads(
-        path: &Path,
-        format: &Format,
-        opts: &ReadOptions,
-        ops: OpFilter,
-    ) -> Result<Self> {
-        Self::open_blocks_with(path, format, opts, ops, true)
-    }
-
-    fn open_blocks_with(
-        path: &Path,
-        format: &Format,
-        opts: &ReadOptions,
-        ops: OpFilter,
-        writes_as_reads: bool,
-    ) -> Result<Self> {
-        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-        if *format == Format::Native || !regular {
-            let mut blocks = dense::BlockTrace::load_timed(path, format, opts, ops)?;
-            if writes_as_reads {
-                blocks.write_mask = None;
-            }
-            return PreparedFileTrace::from_block_trace(&blocks);
-        }
-        let runs = Self::block_runs(path, format, opts, ops, writes_as_reads)?;
-        Self::spool_block_runs(path, format, opts, ops, &runs)
-    }
-
-    /// Pass 1 of [`PreparedFileTrace::open_blocks`]: each distinct block's run (high half) and
-    /// index in it (low half), each run's length, the references kept and whether any has a time.
-    fn block_runs(
-        path: &Path,
-        format: &Format,
-        opts: &ReadOptions,
-        ops: OpFilter,
-        writes_as_reads: bool,
-    ) -> Result<BlockRuns> {
-        let source = path.display().to_string();
-        // Pass 1: the distinct blocks, as BlockTrace::load checks and counts them.
-        let mut place: FxHashMap<u64, u64> = FxHashMap::default();
-        let (mut refs, mut writes, mut timed) = (0u64, false, false);
-        for req in open_requests(path, format, opts)? {
-            let req = req?;
-            if !ops.keeps(req.op) {
-                continue;
-            }
-            timed |= req.time_ns.is_some();
-            if refs + req.count as u64 >= dense::NEVER as u64 {
-                return Err(Error::config(
-                    "trace",
-                    &source,
-                    format!(
-                        "more than {} block references are not supported",
-                        dense::NEVER - 1
-                    ),
-                ));
-            }
-            refs += req.count as u64;
-            writes |= req.op == Op::Write;
-            for k in 0..req.count as u64 {
-                place.entry(req.block + k).or_insert(0);
-            }
-        }
-        if refs == 0 {
-            return Err(Error::EmptyTrace {
-                path: source,
-                what: ops.noun().to_string(),
-            });
-        }
-        if writes && ops == OpFilter::All && !writes_as_reads {
-            return Err(Error::config(
-                "ops",
-                "all",
-                format!(
-                    "{source} holds writes; read-ahead on a block-level trace simulates reads only (use --ops read)"
-                ),
-            ));
-        }
-        // Runs of consecutive ids: each block's run (high half) and index in it (low half).
-        let mut sorted: Vec<u64> = place.keys().copied().collect();
-        sorted.sort_unstable();
-        let mut run_sizes: Vec<u64> = Vec::new();
-        for (i, &orig) in sorted.iter().enumerate() {
-            if i == 0 || sorted[i - 1] + 1 != orig {
-                run_sizes.push(0);
-            }
-            let run = run_sizes.len() as u64 - 1;
-            if run + 3 > u32::MAX as u64 {
-                return Err(Error::config(
-                    "trace",
-                    &source,
-                    "has more than 2^32 runs of blocks",
-                ));
-            }
-            place.insert(orig, run << 32 | run_sizes[run as usize]);
-            run_sizes[run as usize] += 1;
-        }
-        drop(sorted);
-        Ok(BlockRuns {
-            place,
-            run_sizes,
-            refs,
-            timed,
-        })
-    }
-
-    /// Pass 2 of [`PreparedFileTrace::open_blocks`]: the events, spooled, over the runs pass 1
-    /// found. A trace that changed between the passes (a block pass 1 did not see, or another
-    /// number of references) is refused: its runs would not describe it.
-    fn spool_block_runs(
-        path: &Path,
-        format: &Format,
-        opts: &ReadOptions,
-        ops: OpFilter,
-        runs: &BlockRuns,
-    ) -> Result<Self> {
-        let BlockRuns {
-            place,
-            run_sizes,
-            refs,
-            timed,
-        } = runs;
-        let (refs, timed) = (*refs, *timed);
-        let source = path.display().to_string();
-        let changed = |what: String| {
-            Error::config(
-                "trace",
-                &source,
-                format!("changed while it was read twice ({what}); simulate a copy that does not change"),
-            )
-        };
-        let bs = opts.block_size as u64;
-        let mut opened = vec![false; run_sizes.len()];
-        let mut out = FileTraceBuilder::new(source.clone(), opts.block_size);
-        // Think times as `from_block_trace` makes them from a loaded trace's times (a request
-        // without a time counts as time 0 when others have one).
-        let mut last_time = None;
-        for req in open_requests(path, format, opts)? {
-            let req = req?;
-            if !ops.keeps(req.op) {
-                continue;
-            }
-            let time = timed.then(|| req.time_ns.unwrap_or(0));
-            for k in 0..req.count as u64 {
-                let block = req.block + k;
-                let at = *place.get(&block).ok_or_else(|| {
-                    changed(format!("block {block} was not there the first time"))
-                })?;
-                let (run, index) = (at >> 32, at & u32::MAX as u64);
-                let think_ns = match (time, last_time) {
-                    (Some(t), Some(prev)) => t.saturating_sub(prev),
-                    _ => 0,
-                };
-                last_time = time;
-                let event = |think_ns, kind| FileEvent {
-                    think_ns,
-                    pid: 1,
-                    fd: run as u32 + 3,
-                    file: run,
-                    file_size: run_sizes[run as usize] * bs,
-                    kind,
-                };
-                if !std::mem::replace(&mut opened[run as usize], true) {
-                    out.push(&event(0, FileEventKind::Open))?;
-                }
-                out.push(&event(
-                    think_ns,
-                    FileEventKind::Read {
-                        offset: index * bs,
-                        len: bs,
-                    },
-                ))?;
-            }
-        }
-        if out.count.references != refs {
-            return Err(changed(format!(
-                "{refs} block references the first time, {} the second",
-                out.count.references
-            )));
-        }
-        out.finish(Default::default())
     }
 
     /// Computes OPT's oracle now, so a failure to read the spool is an error, not a panic later.

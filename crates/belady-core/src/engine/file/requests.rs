@@ -71,6 +71,7 @@ impl Requests {
 
     /// Request `id` whether retired or not (under test only).
     #[cfg(test)]
+    #[cfg(test)]
     pub fn ever(&self, id: u32) -> &Request {
         if id < self.base {
             &self.retired[id as usize]

@@ -18,38 +18,7 @@ use rayon::prelude::*;
 /// What a finished run reports.
 type Finished = (LevelStats, IoStats, Option<PrefetchStore>);
 
-use crate::engine::grid::{in_groups, step_all, GROUP_PER_THREAD};
-
-/// Runs every event of `trace` through `policy` with `capacity` blocks.
-pub fn simulate_file<P: Policy>(
-    policy: P,
-    trace: &PreparedFileTrace,
-    capacity: usize,
-    cfg: &FileSimConfig,
-) -> Result<(LevelStats, IoStats)> {
-    let (stats, io, _) = simulate_file_with_store(policy, trace, capacity, cfg, None)?;
-    Ok((stats, io))
-}
-
-/// Like [`simulate_file`], with ClusterFetch starting from `store` (empty when `None`); also
-/// returns the store learned by the end of the run (when ClusterFetch is on).
-pub fn simulate_file_with_store<P: Policy>(
-    policy: P,
-    trace: &PreparedFileTrace,
-    capacity: usize,
-    cfg: &FileSimConfig,
-    store: Option<&PrefetchStore>,
-) -> Result<Finished> {
-    if policy.needs_oracle() {
-        trace.prepare_oracle()?;
-    }
-    let mut sim = FileSim::new(policy, trace, capacity, cfg);
-    if let Some(store) = store {
-        sim.set_store(store.clone());
-    }
-    trace.for_each_chunk(|events| run_loop::drive(&mut sim, events))?;
-    Ok(sim.finish_with_store())
-}
+use crate::engine::grid::{in_groups, step_all, Runner, GROUP_PER_THREAD};
 
 /// The file engine steps through file events in the one loop ([`run_loop::drive`]).
 impl<P: Policy> Stepper<FileEvent> for FileSim<'_, P> {
@@ -70,13 +39,10 @@ impl<P: Policy> Stepper<FileEvent> for FileSim<'_, P> {
     }
 }
 
-/// A run of a grid, fed chunk by chunk (the one dynamic call per chunk).
-trait FileRunner: Send {
-    fn feed(&mut self, events: &[FileEvent]);
-    fn finish(self: Box<Self>) -> Finished;
-}
+/// A run of the file engine's grid: fed chunks of file events (one dynamic call per chunk).
+type FileRunner<'a> = dyn for<'e> Runner<&'e [FileEvent], Finished> + 'a;
 
-impl<P: Policy> FileRunner for FileSim<'_, P> {
+impl<P: Policy> Runner<&[FileEvent], Finished> for FileSim<'_, P> {
     fn feed(&mut self, events: &[FileEvent]) {
         run_loop::drive(self, events);
     }
@@ -96,7 +62,7 @@ struct MakeRunner<'a> {
 }
 
 impl<'a> PolicyVisitor for MakeRunner<'a> {
-    type Output = Box<dyn FileRunner + 'a>;
+    type Output = Box<FileRunner<'a>>;
     fn visit<P: Policy + 'static>(self, policy: P) -> Self::Output {
         let mut sim = FileSim::new(policy, self.trace, self.capacity, self.cfg);
         if let Some(store) = self.store {

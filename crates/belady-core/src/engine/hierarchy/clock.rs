@@ -211,7 +211,7 @@ impl TimedHierarchy {
     pub(crate) fn result(&self, source: &str, label: String, unique: usize) -> HierarchyResult {
         let mut r = self.h.result(source, label, unique);
         r.timing = self.clock.as_ref().map(|c| TimingReport {
-            proc_ns: c.cfg.think_ns.saturating_mul(self.h.requests),
+            proc_ns: c.cfg.think_ns.saturating_mul(self.h.model.requests),
             ..c.report()
         });
         r

@@ -37,7 +37,7 @@
 //! - A notice for a block the level already holds places nothing and leaves the policy's order as
 //!   it is (`already_resident`); the block was placed before and has been referenced since.
 //! - A level that does not place on access still sees every reference that reaches it; its
-//!   policy may record a miss in its history ([`crate::policy::Policy::on_unplaced_miss`]: MQ
+//!   policy may record a miss in its history ([`crate::policy::PrefetchHooks::on_unplaced_miss`]: MQ
 //!   raises the block's count in Qout). At such levels MQ defaults to `unused_count=keep`, so a
 //!   placed block evicted before its first hit keeps the count of its earlier references.
 //! - Reloads go to the disk even when a level further down holds the block, as in the paper.
@@ -60,6 +60,10 @@ mod result;
 mod slots;
 mod spec;
 mod state;
+/// `Hierarchy` stepped on its own: the reference model's stepping, log and checks (test code
+/// only).
+#[cfg(test)]
+mod steps;
 pub mod timing;
 pub use below::{Below, ClientLog, ReplayIo};
 #[cfg(test)]
@@ -68,9 +72,9 @@ pub(crate) use clock::{HierarchyTiming, TimedHierarchy};
 pub(crate) use result::HierarchyResult;
 pub use slots::ContentTable;
 pub use spec::{HierarchySpec, LevelSpec, Placement};
-#[cfg(test)]
-pub use state::Step;
 pub use state::{Hierarchy, Source};
+#[cfg(test)]
+pub use steps::Step;
 pub use timing::{BelowTiming, Links, TimingReport};
 
 #[cfg(test)]

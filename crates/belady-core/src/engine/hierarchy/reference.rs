@@ -72,7 +72,7 @@ fn record_client(spec: &HierarchySpec, trace: &PreparedTrace) -> Result<ClientRu
     Ok(ClientRun {
         misses,
         report: h.report_level(0),
-        requests: h.requests,
+        requests: h.model.requests,
     })
 }
 
@@ -87,8 +87,8 @@ fn replay(
     for &(b, v) in &client.misses {
         h.replay_client_miss(b, (v != NO_SLOT).then_some(v));
     }
-    h.requests = client.requests;
-    h.client_report = Some(LevelReport {
+    h.model.requests = client.requests;
+    h.model.client_report = Some(LevelReport {
         name: spec.levels[0].name.clone(),
         ..client.report.clone()
     });

@@ -2,15 +2,26 @@
 //! demotions, hand-ups and the conservation checks.
 
 use super::slots::Slots;
-#[cfg(test)]
-use super::slots::NO_SLOT;
-#[cfg(test)]
-use super::HierarchyResult;
 use super::{HierarchySpec, LevelReport, Placement};
 use crate::cache::level::{CacheLevel, Victim};
 use crate::error::{Error, Result};
 use crate::policy::registry::PolicyVisitor;
 use crate::policy::{Block, Policy, NEVER};
+
+/// Records a step in the reference model's log (`steps.rs`, `Hierarchy::with_log`): test code
+/// only, so a run has no branch for it.
+macro_rules! record {
+    ($hierarchy:expr, if let $pattern:pat = $value:expr => $($step:tt)*) => {
+        #[cfg(test)]
+        if let $pattern = $value {
+            $hierarchy.record(super::steps::Step::$($step)*);
+        }
+    };
+    ($hierarchy:expr, $($step:tt)*) => {
+        #[cfg(test)]
+        $hierarchy.record(super::steps::Step::$($step)*);
+    };
+}
 
 /// How a resident block entered its level.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -27,7 +38,7 @@ pub enum Source {
 }
 
 impl Source {
-    fn from_u8(v: u8) -> Source {
+    pub(super) fn from_u8(v: u8) -> Source {
         match v {
             1 => Source::Access,
             2 => Source::Reload,
@@ -44,62 +55,6 @@ pub(super) enum Event {
     Read(Block),
     /// The level above evicted this block (detected or demoted).
     Evicted(Block),
-}
-
-/// One step of a run, recorded for exact tests (`Hierarchy::with_log`; test code only, so
-/// production runs have no branch for the log).
-#[cfg(test)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Level `level` found `block` resident.
-    Hit {
-        /// Level index, 0 = client.
-        level: usize,
-        /// The block.
-        block: Block,
-    },
-    /// Level `level` did not hold `block`.
-    Miss {
-        /// Level index.
-        level: usize,
-        /// The block.
-        block: Block,
-    },
-    /// `block` entered level `level` by `how`.
-    Place {
-        /// Level index.
-        level: usize,
-        /// The block.
-        block: Block,
-        /// The mechanism.
-        how: Source,
-    },
-    /// Level `level` evicted `block`.
-    Evict {
-        /// Level index.
-        level: usize,
-        /// The block.
-        block: Block,
-    },
-    /// Level `level` was told of `block`'s eviction above but did not reload it (threshold).
-    Skip {
-        /// Level index.
-        level: usize,
-        /// The block.
-        block: Block,
-    },
-    /// Exclusive level `level` handed `block` up: on a hit, or because the level above placed it.
-    HandUp {
-        /// Level index.
-        level: usize,
-        /// The block.
-        block: Block,
-    },
-    /// The demand read for `block` went to the disk.
-    DiskRead {
-        /// The block.
-        block: Block,
-    },
 }
 
 /// Builds a boxed policy, so levels of different policy types share one type.
@@ -134,24 +89,19 @@ pub(super) struct Level {
 }
 
 /// The levels of a hierarchy: the file engine drives the levels below its client through
-/// [`Below`](super::Below); tests also step it one demand reference at a time.
+/// [`Below`](super::Below); the reference model steps it one demand reference at a time
+/// (`steps.rs`, test code only).
 pub struct Hierarchy {
     pub(super) levels: Vec<Level>,
     pub(super) block_size: u32,
-    /// Demand references of a block-level run (the reference model's).
-    #[cfg(test)]
-    pub(super) requests: u64,
     pub(super) disk_reads: u64,
     pub(super) disk_reloads: u64,
     pub(super) current: Vec<Event>,
     pub(super) below: Vec<Event>,
-    /// The steps recorded so far, when recording (test code only).
+    /// What only the reference model keeps: its request count, log of steps and replayed
+    /// client (test code only: `steps.rs`).
     #[cfg(test)]
-    pub(super) log: Option<Vec<Step>>,
-    /// Level 0's counters when the reference model replays its output rather than simulating
-    /// it (test code only: the file engine's `Below` reports its client itself).
-    #[cfg(test)]
-    pub(super) client_report: Option<LevelReport>,
+    pub(super) model: super::steps::Model,
     /// The level that served the current reference (`None`: the disk).
     pub(super) served: Option<usize>,
     /// The client sent a block down while handling the current reference.
@@ -162,12 +112,6 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
-    #[cfg(test)]
-    /// Builds the levels of `spec` for a trace of `unique` blocks of `block_size` bytes.
-    pub fn new(spec: &HierarchySpec, unique: usize, block_size: u32) -> Result<Hierarchy> {
-        Hierarchy::with_universe(spec, unique, unique, block_size)
-    }
-
     /// Builds the levels of `spec`, with percent sizes taken of `unique` blocks of `block_size`
     /// bytes, over ids `0..universe` (a file-level layout holds ids no demand read references).
     pub fn with_universe(
@@ -238,33 +182,16 @@ impl Hierarchy {
         Ok(Hierarchy {
             levels,
             block_size,
-            #[cfg(test)]
-            requests: 0,
             disk_reads: 0,
             disk_reloads: 0,
             current: Vec::with_capacity(8),
             below: Vec::with_capacity(8),
             #[cfg(test)]
-            log: None,
-            #[cfg(test)]
-            client_report: None,
+            model: Default::default(),
             served: None,
             client_demoted: false,
             deferred: None,
         })
-    }
-
-    #[cfg(test)]
-    /// Records every [`Step`] from now on.
-    pub fn with_log(mut self) -> Hierarchy {
-        self.log = Some(Vec::new());
-        self
-    }
-
-    #[cfg(test)]
-    /// The steps recorded so far (empty unless [`Hierarchy::with_log`]).
-    pub fn log(&self) -> &[Step] {
-        self.log.as_deref().unwrap_or(&[])
     }
 
     /// Prefetches the frame-table and policy state of `b` at every level below the client (a
@@ -279,58 +206,6 @@ impl Hierarchy {
     /// Whether level `level` holds `b` now.
     pub fn holds(&self, level: usize, b: Block) -> bool {
         self.levels[level].cache.frames().is_resident(b)
-    }
-
-    #[cfg(test)]
-    /// Blocks level `level` holds now, in id order.
-    pub fn resident(&self, level: usize) -> Vec<Block> {
-        self.levels[level]
-            .cache
-            .frames()
-            .resident_blocks()
-            .collect()
-    }
-
-    #[cfg(test)]
-    /// How resident `b` entered level `level` ([`Source::None`] when it is not resident).
-    pub fn source(&self, level: usize, b: Block) -> Source {
-        Source::from_u8(self.levels[level].source[b as usize])
-    }
-
-    #[cfg(test)]
-    /// Number of levels.
-    pub fn depth(&self) -> usize {
-        self.levels.len()
-    }
-
-    #[cfg(test)]
-    /// Slots the content-tracking table above level `level` has seen (0 when that level does
-    /// not place on eviction).
-    pub fn tracked_slots(&self, level: usize) -> usize {
-        level
-            .checked_sub(1)
-            .and_then(|up| self.levels[up].slots.as_ref())
-            .map_or(0, |s| s.table.slots())
-    }
-
-    #[cfg(test)]
-    /// Records `s` when recording.
-    pub(super) fn step(&mut self, s: Step) {
-        if let Some(log) = &mut self.log {
-            log.push(s);
-        }
-    }
-
-    #[cfg(test)]
-    /// One demand reference to `b` (untimed: a reload completes at once unless deferred);
-    /// `next_use` feeds OPT at the client.
-    pub fn reference(&mut self, b: Block, next_use: u64) {
-        self.requests += 1;
-        self.served = None;
-        self.client_demoted = false;
-        self.current.clear();
-        self.current.push(Event::Read(b));
-        self.descend(0, next_use);
     }
 
     /// Replays what the client passed down for one reference that missed it (recorded by a run
@@ -396,8 +271,7 @@ impl Hierarchy {
                 }
             }
             self.served = Some(i);
-            #[cfg(test)]
-            self.step(Step::Hit { level: i, block: b });
+            record!(self, Hit { level: i, block: b });
             if self.levels[i].placement == Placement::Exclusive {
                 let level = &mut self.levels[i];
                 level.cache.remove(b);
@@ -406,17 +280,14 @@ impl Hierarchy {
                 if let Some(s) = &mut level.slots {
                     s.release(b);
                 }
-                #[cfg(test)]
-                self.step(Step::HandUp { level: i, block: b });
+                record!(self, HandUp { level: i, block: b });
             }
             return;
         }
-        #[cfg(test)]
-        self.step(Step::Miss { level: i, block: b });
+        record!(self, Miss { level: i, block: b });
         if i + 1 == self.levels.len() {
             self.disk_reads += 1;
-            #[cfg(test)]
-            self.step(Step::DiskRead { block: b });
+            record!(self, DiskRead { block: b });
         } else {
             self.below.push(Event::Read(b));
         }
@@ -442,8 +313,7 @@ impl Hierarchy {
                 }
                 if threshold > 1 && level.arrivals[v as usize] < threshold {
                     level.report.reloads_skipped += 1;
-                    #[cfg(test)]
-                    self.step(Step::Skip { level: i, block: v });
+                    record!(self, Skip { level: i, block: v });
                     return;
                 }
                 Source::Reload
@@ -512,11 +382,13 @@ impl Hierarchy {
         if let Some(s) = &mut low.slots {
             s.release(b);
         }
-        #[cfg(test)]
-        self.step(Step::HandUp {
-            level: i + 1,
-            block: b,
-        });
+        record!(
+            self,
+            HandUp {
+                level: i + 1,
+                block: b,
+            }
+        );
         true
     }
 
@@ -542,12 +414,14 @@ impl Hierarchy {
 
     /// `b` entered level `i` by `how`, evicting `victim`: bookkeeping, and the notice below.
     pub(super) fn placed(&mut self, i: usize, b: Block, how: Source, victim: Option<Victim>) {
-        #[cfg(test)]
-        self.step(Step::Place {
-            level: i,
-            block: b,
-            how,
-        });
+        record!(
+            self,
+            Place {
+                level: i,
+                block: b,
+                how,
+            }
+        );
         let level = &mut self.levels[i];
         level.source[b as usize] = how as u8;
         if let Some(v) = victim {
@@ -576,85 +450,10 @@ impl Hierarchy {
                 detected
             }
         };
-        #[cfg(test)]
-        if let Some(v) = victim {
-            self.step(Step::Evict {
-                level: i,
-                block: v.block,
-            });
-        }
+        record!(self, if let Some(v) = victim => Evict { level: i, block: v.block });
         if let Some(v) = notice {
             self.below.push(Event::Evicted(v));
         }
-    }
-
-    #[cfg(test)]
-    /// Checks every level against its frame table and the conservation laws of its counters.
-    pub fn check(&self) -> std::result::Result<(), String> {
-        for (i, level) in self.levels.iter().enumerate() {
-            let name = &level.report.name;
-            level.cache.check().map_err(|e| format!("{name}: {e}"))?;
-            let frames = level.cache.frames();
-            let mut by = [0u64; 4];
-            for (b, &s) in level.source.iter().enumerate() {
-                let resident = frames.is_resident(b as Block);
-                if resident != (s != Source::None as u8) {
-                    return Err(format!(
-                        "{name}: block {b} resident {resident} but recorded source {s}"
-                    ));
-                }
-                by[s as usize] += 1;
-            }
-            let r = self.report_level(i);
-            let placed = r.placed_on_access + r.reloads_issued + r.demotions_placed;
-            if placed != r.resident + r.evictions + r.handed_up {
-                return Err(format!(
-                    "{name}: {placed} placements but {} resident + {} evicted + {} handed up",
-                    r.resident, r.evictions, r.handed_up
-                ));
-            }
-            if r.reloads_issued != r.reloads_used + r.reloads_wasted + r.reloads_unused_resident {
-                return Err(format!(
-                    "{name}: {} reloads issued but {} used + {} wasted + {} resident unused",
-                    r.reloads_issued, r.reloads_used, r.reloads_wasted, r.reloads_unused_resident
-                ));
-            }
-            if r.demotions_placed
-                != r.demotions_used
-                    + r.demotions_wasted
-                    + r.demotions_unused_resident
-                    + r.demotions_unused_handed_up
-            {
-                return Err(format!("{name}: demotion counts do not add up: {r:?}"));
-            }
-            if by[Source::Reload as usize] > r.reloads_issued
-                || by[Source::Demotion as usize] > r.demotions_placed
-                || by[Source::Access as usize] > r.placed_on_access
-            {
-                return Err(format!(
-                    "{name}: more resident blocks of a kind than were placed"
-                ));
-            }
-            if i > 0 && level.placement == Placement::Exclusive {
-                let above = self.levels[i - 1].cache.frames();
-                if let Some(b) = frames.resident_blocks().find(|&b| above.is_resident(b)) {
-                    return Err(format!(
-                        "{name} is exclusive but block {b} is also held above"
-                    ));
-                }
-            }
-            if let Some(slots) = &level.slots {
-                for b in frames.resident_blocks() {
-                    let s = slots.slot_of[b as usize];
-                    if s == NO_SLOT || slots.table.held.get(s as usize) != Some(&b) {
-                        return Err(format!(
-                            "{name}: the tracking table does not show block {b} in its slot"
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 
     pub(super) fn report_level(&self, i: usize) -> LevelReport {
@@ -682,40 +481,7 @@ impl Hierarchy {
     /// Counters per level so far.
     pub fn reports(&self) -> Vec<LevelReport> {
         (0..self.levels.len())
-            .map(|i| {
-                #[cfg(test)]
-                if let (Some(r), 0) = (&self.client_report, i) {
-                    return r.clone();
-                }
-                self.report_level(i)
-            })
+            .map(|i| self.report_level(i))
             .collect()
-    }
-
-    #[cfg(test)]
-    /// The results so far, for a trace named `source` with `unique` blocks.
-    pub fn result(&self, source: &str, label: String, unique: usize) -> HierarchyResult {
-        let levels = self.reports();
-        let hits: u64 = levels.iter().map(|l| l.hits).sum();
-        let demotion_bytes = levels.iter().map(|l| l.demotion_bytes).sum();
-        HierarchyResult {
-            trace: source.to_string(),
-            hierarchy: label,
-            block_size: self.block_size,
-            unique_blocks: unique as u64,
-            requests: self.requests,
-            hits,
-            hit_ratio: if self.requests == 0 {
-                0.0
-            } else {
-                hits as f64 / self.requests as f64
-            },
-            levels,
-            disk_reads: self.disk_reads,
-            disk_reloads: self.disk_reloads,
-            disk_requests: self.disk_reads + self.disk_reloads,
-            demotion_bytes,
-            timing: None,
-        }
     }
 }

@@ -52,11 +52,82 @@
 mod ring;
 
 use super::registry::PolicySpec;
-use super::{Access, Block, Evicted, InsertKind, Policy};
+use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
 use crate::cache::frames::Frames;
 use crate::error::Result;
 
+use super::catalog::{ParamInfo, PolicyInfo};
+use super::registry::PolicyVisitor;
+use crate::cache::cache_model::Capacity;
 use ring::{Ring, BIT_FLAG, COLD, GHOST, HOT, KIND_MASK, NIL, PIN_FLAG, TEST_FLAG};
+
+/// The catalogue entry: name, aliases, description and parameters.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "clock-pro",
+    aliases: &["clockpro"],
+    about: "CLOCK-Pro (Jiang, Chen & Zhang, USENIX ATC 2005): hot/cold/test pages on one clock, three hands",
+    params: &[
+        ParamInfo {
+            name: "adaptive",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "adapt the cold allocation (paper); false = the authors' simulator default, fixed at cold_min",
+        },
+        ParamInfo {
+            name: "cold_min",
+            default: "0.01",
+            study: None,
+            accusim: None,
+            about: "lower end of the cold allocation band, share of the cache (fixed allocation when not adaptive; authors' default 0.05)",
+        },
+        ParamInfo {
+            name: "cold_max",
+            default: "1",
+            study: None,
+            accusim: None,
+            about: "upper end of the cold allocation band, share of the cache (capped at m - 1 pages)",
+        },
+        ParamInfo {
+            name: "cold_floor",
+            default: "2",
+            study: None,
+            accusim: None,
+            about: "minimum of both band ends in pages (authors' LOWEST_COLD_ALLOC)",
+        },
+        ParamInfo {
+            name: "nonresident",
+            default: "1",
+            study: None,
+            accusim: None,
+            about: "bound on non-resident cold pages, multiple of the cache size (paper and authors: m; Caffeine: 2m)",
+        },
+        ParamInfo {
+            name: "authors_bit",
+            default: "false",
+            study: None,
+            accusim: None,
+            about: "reproduce the authors' code setting the bit of the next page (not the moved one) when credit is positive",
+        },
+        ParamInfo {
+            name: "skip_dup",
+            default: "true",
+            study: None,
+            accusim: None,
+            about: "ignore a reference equal to the previous one (authors' simulator)",
+        },
+    ],
+};
+
+/// Builds the policy for a level of `capacity` over ids `0..universe` (the registry's entry point).
+pub fn build<V: PolicyVisitor>(
+    spec: &PolicySpec,
+    capacity: &Capacity,
+    universe: usize,
+    visitor: V,
+) -> crate::error::Result<V::Output> {
+    Ok(visitor.visit(ClockProPolicy::from_spec(spec, capacity.entries, universe)?))
+}
 
 /// CLOCK-Pro with hot, cold and test hands.
 pub struct ClockProPolicy {
@@ -146,13 +217,9 @@ impl ClockProPolicy {
     }
 
     /// The cold allocation band `[min, max]` in pages.
+    #[cfg(test)]
     pub fn cold_band(&self) -> (usize, usize) {
         (self.min_cold, self.max_cold)
-    }
-
-    /// Number of hot pages.
-    pub fn hot_pages(&self) -> usize {
-        self.n_hot
     }
 
     #[inline]
@@ -435,7 +502,7 @@ impl ClockProPolicy {
 
 impl Policy for ClockProPolicy {
     fn name(&self) -> &'static str {
-        "clock-pro"
+        INFO.name
     }
 
     #[inline]
@@ -561,25 +628,6 @@ impl Policy for ClockProPolicy {
         }
     }
 
-    fn on_pin(&mut self, b: Block, pinned: bool) {
-        let s = self.ring.slot(b);
-        if s == NIL || self.ring.node(s).block != b || self.kind(s) == GHOST {
-            return;
-        }
-        if pinned {
-            self.set_flag(s, PIN_FLAG);
-        } else {
-            self.clear_flags(s, PIN_FLAG);
-        }
-        if self.kind(s) == COLD {
-            if pinned {
-                self.n_cold_pinned += 1;
-            } else {
-                self.n_cold_pinned -= 1;
-            }
-        }
-    }
-
     fn on_insert(&mut self, b: Block, kind: InsertKind, _cx: &Access) {
         let evicted = std::mem::replace(&mut self.evicted, false);
         let free_before = if evicted {
@@ -629,14 +677,42 @@ impl Policy for ClockProPolicy {
         self.n_hot += 1;
     }
 
-    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
-        Err("its hot/cold allocation and test period count pages")
-    }
-
     fn len(&self) -> usize {
         self.n_hot + self.n_cold
     }
+}
 
+impl SizeHooks for ClockProPolicy {
+    fn weighs_objects(&self) -> std::result::Result<(), &'static str> {
+        Err("its hot/cold allocation and test period count pages")
+    }
+}
+
+impl PrefetchHooks for ClockProPolicy {
+    fn on_pin(&mut self, b: Block, pinned: bool) {
+        let s = self.ring.slot(b);
+        if s == NIL || self.ring.node(s).block != b || self.kind(s) == GHOST {
+            return;
+        }
+        if pinned {
+            self.set_flag(s, PIN_FLAG);
+        } else {
+            self.clear_flags(s, PIN_FLAG);
+        }
+        if self.kind(s) == COLD {
+            if pinned {
+                self.n_cold_pinned += 1;
+            } else {
+                self.n_cold_pinned -= 1;
+            }
+        }
+    }
+}
+
+impl OracleHooks for ClockProPolicy {}
+
+#[cfg(test)]
+impl crate::policy::Checked for ClockProPolicy {
     fn check_invariants(&self, frames: &Frames) -> std::result::Result<(), String> {
         self.ring.check()?;
         let (mut hot, mut cold, mut ghost, mut cold_pinned) = (0, 0, 0, 0);
@@ -753,114 +829,4 @@ impl Policy for ClockProPolicy {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cache::level::CacheLevel;
-    use crate::policy::testutil::{pattern, run};
-    use crate::policy::NEVER;
-    use proptest::prelude::*;
-
-    /// m = 4, fixed allocation of 2 cold pages, at most 4 non-resident pages.
-    fn fixed() -> ClockProPolicy {
-        ClockProPolicy::new(4, 10, false, 0.0, 0.0, 2, 1.0, true)
-    }
-
-    fn get(p: &ClockProPolicy, name: &str) -> Vec<Block> {
-        p.dump().into_iter().find(|(n, _)| *n == name).unwrap().1
-    }
-
-    #[test]
-    fn hand_worked_sequence() {
-        // 1 2 fill the hot allocation, 3 4 the cold one (in test). 3 hits (bit set).
-        // 5: HAND_cold finds 3 referenced in its test: HAND_hot demotes 1 (bit clear), 3 becomes
-        //    hot; 4 (bit clear, in test) is evicted and stays as a non-resident page.
-        // 4: HAND_cold evicts 1 (cold, not in test: leaves the clock). 4 is non-resident in its
-        //    test: HAND_hot demotes 2, then reaches 4 and HAND_test, dragged along, ends 4's test
-        //    period; since a page was demoted, 4 still becomes hot (the authors' "matched and
-        //    demoted" case).
-        // 5 hits. 6: HAND_cold at 5 (referenced, in test): HAND_hot demotes 3, reaches 5 and
-        //    ends its test and that of 2; 5 is promoted; 2 (not in test) is evicted.
-        let refs = [1, 2, 3, 4, 3, 5, 4, 5, 6];
-        assert_eq!(pattern(fixed, 4, &refs), "mmmmhmmhm");
-        let p = run(fixed(), 4, &refs[..6]).policy;
-        assert_eq!(get(&p, "head_to_tail"), vec![5, 3, 1, 4, 2]);
-        assert_eq!(get(&p, "hot"), vec![3, 2]);
-        assert_eq!(get(&p, "cold_resident"), vec![5, 1]);
-        assert_eq!(get(&p, "nonresident"), vec![4]);
-        assert_eq!(get(&p, "hands_hot_cold_test"), vec![2, 1, 2]);
-        let p = run(fixed(), 4, &refs[..7]).policy;
-        assert_eq!(get(&p, "head_to_tail"), vec![4, 2, 5, 3]);
-        assert_eq!(get(&p, "hot"), vec![4, 3]);
-        assert_eq!(get(&p, "in_test"), vec![5]);
-        let p = run(fixed(), 4, &refs).policy;
-        assert_eq!(get(&p, "head_to_tail"), vec![6, 5, 3, 4]);
-        assert_eq!(get(&p, "hot"), vec![5, 4]);
-        assert_eq!(get(&p, "cold_resident"), vec![6, 3]);
-        assert_eq!(get(&p, "in_test"), vec![6]);
-        assert_eq!(get(&p, "hands_hot_cold_test"), vec![4, 3, 4]);
-    }
-
-    #[test]
-    fn duplicate_after_a_miss_does_not_set_the_bit_when_skipped() {
-        let refs = [1, 2, 3, 4, 4];
-        assert_eq!(
-            get(&run(fixed(), 4, &refs).policy, "referenced"),
-            Vec::<Block>::new()
-        );
-        let no_skip = ClockProPolicy::new(4, 10, false, 0.0, 0.0, 2, 1.0, false);
-        assert_eq!(get(&run(no_skip, 4, &refs).policy, "referenced"), vec![4]);
-    }
-
-    #[test]
-    fn unused_prefetch_leaves_no_nonresident_page() {
-        let mut level = CacheLevel::new(fixed(), 4, 10);
-        for b in [1, 2, 3] {
-            level.access(b, NEVER);
-        }
-        assert!(level.prefetch(7, NEVER)); // cold, in test, bit clear
-        level.access(5, NEVER); // HAND_cold evicts 3 (in test: non-resident)
-        level.access(6, NEVER); // then 7, unused: gone from the clock
-        level.check().unwrap();
-        assert_eq!(get(&level.policy, "nonresident"), vec![3]);
-        level.access(7, NEVER); // a plain miss: cold, not promoted to hot
-        level.check().unwrap();
-        assert!(!get(&level.policy, "hot").contains(&7));
-        // With a demand reference instead, 7 would be a non-resident page in its test period and
-        // its re-reference would make it hot.
-        let p = run(fixed(), 4, &[1, 2, 3, 7, 5, 6, 7]).policy;
-        assert!(get(&p, "hot").contains(&7));
-    }
-
-    #[test]
-    fn band_follows_rates_floor_and_capacity() {
-        let b = |m, lo, hi| ClockProPolicy::new(m, 1, true, lo, hi, 2, 1.0, true).cold_band();
-        assert_eq!(b(100, 0.01, 1.0), (2, 99));
-        assert_eq!(b(900, 0.01, 1.0), (9, 899));
-        assert_eq!(b(100, 0.05, 0.05), (5, 5));
-        assert_eq!(b(1, 0.01, 1.0), (1, 1));
-    }
-
-    proptest! {
-        #[test]
-        fn every_mode_keeps_its_invariants(
-            cap in 1usize..8,
-            ops in proptest::collection::vec((0u8..10, 0u32..16), 1..300),
-            adaptive in any::<bool>(),
-            authors_bit in any::<bool>(),
-            nonres in 0.0f64..2.5,
-        ) {
-            let mut p = ClockProPolicy::new(cap, 16, adaptive, 0.01, 1.0, 1, nonres, false);
-            p.authors_bit = authors_bit;
-            let mut level = CacheLevel::new(p, cap, 16);
-            for (op, b) in ops {
-                match op {
-                    0 => { level.prefetch(b, NEVER); }
-                    1 => level.set_pinned(b, true),
-                    2 => level.set_pinned(b, false),
-                    _ => { level.access(b, NEVER); }
-                }
-                prop_assert!(level.check().is_ok(), "{}", level.check().unwrap_err());
-            }
-        }
-    }
-}
+mod tests;

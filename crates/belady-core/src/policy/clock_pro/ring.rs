@@ -153,6 +153,7 @@ impl Ring {
     }
 
     /// Slots from the newest page to the oldest.
+    #[cfg(test)]
     pub(super) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         let head = self.head;
         std::iter::successors((head != NIL).then_some(head), move |&s| {
@@ -162,6 +163,7 @@ impl Ring {
     }
 
     /// Checks links, the length and the block-to-slot table.
+    #[cfg(test)]
     pub(super) fn check(&self) -> std::result::Result<(), String> {
         let mut count = 0;
         for s in self.iter() {

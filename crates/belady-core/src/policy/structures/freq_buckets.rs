@@ -314,6 +314,7 @@ impl FreqBuckets {
     }
 
     /// Checks links, lengths, key order and the key index.
+    #[cfg(test)]
     pub(crate) fn check(&self) -> Result<(), String> {
         let mut total = 0;
         let mut groups = 0;

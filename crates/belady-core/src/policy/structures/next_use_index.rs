@@ -153,6 +153,7 @@ impl PositionBits {
     }
 
     /// Checks that every upper bit says exactly whether the word below it is occupied.
+    #[cfg(test)]
     pub(crate) fn check(&self) -> Result<(), String> {
         for l in 1..self.levels.len() {
             for (j, &w) in self.levels[l - 1].iter().enumerate() {

@@ -161,6 +161,7 @@ impl Ring {
     }
 
     /// Checks that the live entries number the recorded count and that no block is in twice.
+    #[cfg(test)]
     pub fn check(&self) -> Result<(), String> {
         let live = self.live_oldest_first();
         if live.len() != self.live {
@@ -186,6 +187,7 @@ impl Ring {
 /// removals from outside the policy, and requires the same outcome and the same order after every
 /// step: how the ring-based policies are checked against their linked-list forms. Returns the
 /// first level, for checks of its own.
+#[cfg(test)]
 #[cfg(test)]
 pub(crate) fn assert_same_as<A: crate::policy::Policy, B: crate::policy::Policy>(
     mut ring_based: crate::cache::level::CacheLevel<A>,

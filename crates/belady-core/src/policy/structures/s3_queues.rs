@@ -13,7 +13,7 @@
 
 use super::ring::Ring;
 use crate::cache::frames::Frames;
-use crate::policy::{check_same_residents, Block};
+use crate::policy::Block;
 use std::collections::VecDeque;
 
 /// The small queue.
@@ -131,6 +131,7 @@ impl S3Queues {
     }
 
     /// Queue `q`, newest first.
+    #[cfg(test)]
     pub fn new_to_old(&self, q: usize) -> Vec<Block> {
         let mut order = self.rings[q].live_oldest_first();
         order.reverse();
@@ -248,13 +249,15 @@ impl S3Queues {
 
     /// [`S3Queues::check`], and that the small and main queues hold exactly `frames`'
     /// resident blocks.
+    #[cfg(test)]
     pub fn check_residents(&self, frames: &Frames) -> Result<(), String> {
         self.check()?;
         let small = self.new_to_old(SMALL);
-        check_same_residents(small.into_iter().chain(self.new_to_old(MAIN)), frames)
+        crate::policy::check_same_residents(small.into_iter().chain(self.new_to_old(MAIN)), frames)
     }
 
     /// Checks the rings and that every id's recorded queue is the queue that holds it.
+    #[cfg(test)]
     pub fn check(&self) -> Result<(), String> {
         let mut on_queues = 0;
         for (q, ring) in self.rings.iter().enumerate() {

@@ -90,6 +90,7 @@ impl WeightedLists {
     }
 
     /// Checks the links and that each list's count is the sum of its blocks' weights.
+    #[cfg(test)]
     pub fn check(&self) -> Result<(), String> {
         self.lists.check()?;
         for (l, &counted) in self.units.iter().enumerate() {

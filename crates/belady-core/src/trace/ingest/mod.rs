@@ -17,12 +17,14 @@ pub mod file_spool;
 mod mapper;
 mod requests;
 mod text;
+pub mod whole;
 
 use crate::error::{Error, Result};
 use crate::trace::dense::NEVER;
+use crate::trace::format::Ingest;
 use crate::trace::native::NativeChunks;
 pub use crate::trace::SizeTotals;
-use crate::trace::{input, BlockTrace, Format, Op, OpFilter, ReadOptions};
+use crate::trace::{input, Format, Op, OpFilter, ReadOptions};
 pub(crate) use mapper::Mapper;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
@@ -254,7 +256,7 @@ impl Spool {
         self.settle()
     }
 
-    /// A spool that keeps every id in memory, for [`load_text`]; `source` names the trace in
+    /// A spool that keeps every id in memory, for a trace loaded whole (`whole`); `source` names the trace in
     /// its errors.
     pub(crate) fn whole(source: String) -> Spool {
         Spool {
@@ -438,22 +440,22 @@ fn ingest_with(
     sizes: bool,
 ) -> Result<Ingested> {
     let name = path.display().to_string();
-    let ingested = match format {
-        Format::Native => ingest_native(path, ops, sizes)?,
-        Format::Lirs | Format::Arc => {
+    let ingested = match format.row().ingest {
+        Ingest::Native => ingest_native(path, ops, sizes)?,
+        Ingest::Text => {
             let mut mapper = Mapper::with_capacity(expected_ids(path));
             let mut spool = Spool::new();
             text::parse(path, format, opts, ops, &mut mapper, &mut spool)?;
             finish(name, opts.block_size, mapper, spool)?
         }
-        _ => {
+        how => {
             let mut mapper = Mapper::with_capacity(expected_ids(path));
             let mut spool = if sizes && format.has_object_sizes() {
                 Spool::sized()
             } else {
                 Spool::new()
             };
-            requests::parse(path, format, opts, ops, &mut mapper, &mut spool)?;
+            requests::parse(path, format, how, opts, ops, &mut mapper, &mut spool)?;
             finish(name, opts.block_size, mapper, spool)?
         }
     };
@@ -464,30 +466,6 @@ fn ingest_with(
         });
     }
     Ok(ingested)
-}
-
-/// Loads a LIRS or ARC trace whole, through the same parser and mapper as streaming (so the
-/// same dense ids, errors and line numbers), keeping the ids in memory: what OPT and the other
-/// whole-trace users get instead of the line-by-line readers.
-pub(crate) fn load_text(
-    path: &Path,
-    format: &Format,
-    opts: &ReadOptions,
-    ops: OpFilter,
-) -> Result<BlockTrace> {
-    let source = path.display().to_string();
-    let mut mapper = Mapper::with_capacity(expected_ids(path));
-    let mut spool = Spool::whole(source.clone());
-    text::parse(path, format, opts, ops, &mut mapper, &mut spool)?;
-    Ok(BlockTrace {
-        originals: mapper.originals()?,
-        refs: spool.ids,
-        source,
-        block_size: opts.block_size,
-        write_mask: None,
-        times: None,
-        sizes: None,
-    })
 }
 
 pub(crate) fn finish(

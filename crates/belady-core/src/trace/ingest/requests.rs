@@ -7,14 +7,15 @@
 //! they cannot be cut at arbitrary line breaks) and the `u32` forms keep their readers, called
 //! statically (no dynamic call per request), over an input read on its own thread.
 
-use super::text::{read_blocks, TUNING};
+use super::text::read_blocks;
 use super::{Mapper, Spool};
 use crate::error::{Error, Result};
 use crate::trace::binary::U32Reader;
 use crate::trace::csv::CsvReader;
+use crate::trace::format::Ingest;
 use crate::trace::input::{open_trace, LineCap};
-use crate::trace::lcs;
 use crate::trace::oracle_general::{decode_record, Layout, OpClass, OP_CLASSES};
+use crate::trace::text::TUNING;
 use crate::trace::{open_requests, BlockRequest, Format, Op, OpFilter, ReadOptions};
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -24,10 +25,11 @@ use std::sync::mpsc;
 const BATCH: usize = 4096;
 
 /// Maps every kept block reference of the trace at `path` (any block format but native, LIRS
-/// and ARC) into `spool`.
+/// and ARC) into `spool`, the way its row's `ingest` says (`how`).
 pub(crate) fn parse(
     path: &Path,
     format: &Format,
+    how: Ingest,
     opts: &ReadOptions,
     ops: OpFilter,
     mapper: &mut Mapper,
@@ -35,38 +37,25 @@ pub(crate) fn parse(
 ) -> Result<()> {
     crate::trace::check_block_size(opts.block_size)?;
     let name = path.display().to_string();
-    match format {
-        Format::OracleGeneral => {
-            let input = threaded(open_trace(path)?);
-            records(input, &name, Layout::ORACLE_GENERAL, 0, ops, mapper, spool)
-        }
-        Format::Lcs => {
+    match (how, format) {
+        (Ingest::Records(header), _) => {
             let mut input = threaded(open_trace(path)?);
-            let header = lcs::read_header(&mut input, &name)?;
-            let layout = lcs::layout(header.version).expect("read_header checked the version");
-            records(
-                input,
-                &name,
-                layout,
-                lcs::HEADER_SIZE as u64,
-                ops,
-                mapper,
-                spool,
-            )
+            let (layout, offset) = header(&mut input, &name)?;
+            records(input, &name, layout, offset, ops, mapper, spool)
         }
-        Format::Csv(spec) => {
+        (Ingest::Csv, Format::Csv(spec)) => {
             let input = Box::new(LineCap::new(threaded(open_trace(path)?)));
             let reader = CsvReader::new(input, name.clone(), spec, opts.block_size)?
                 .with_max_request_blocks(opts.max_request_blocks());
             requests(reader, &name, opts, ops, mapper, spool)
         }
-        Format::U32Le | Format::U32Be => {
+        (Ingest::U32, _) => {
             let input = Box::new(threaded(open_trace(path)?));
             let reader = U32Reader::new(input, name.clone(), *format == Format::U32Be)
                 .with_block_size(opts.block_size);
             requests(reader, &name, opts, ops, mapper, spool)
         }
-        // File-level formats (simulated block by block): their readers hold the trace anyway.
+        // The file-level formats (simulated block by block): their readers hold the trace anyway.
         _ => requests(
             open_requests(path, format, opts)?,
             &name,
@@ -327,7 +316,7 @@ impl Read for Threaded {
 mod tests {
     use super::super::ingest;
     use super::*;
-    use crate::trace::BlockTrace;
+    use crate::trace::{lcs, BlockTrace};
 
     /// An lcs v3 (`v3 == true`) or oracleGeneral file of `n` records over a few hundred ids,
     /// with every operation code libCacheSim defines and sizes from 0 to 4999 bytes (an id's

@@ -1,68 +1,22 @@
-//! Fast ingest of the line-oriented block formats (LIRS, ARC).
+//! Fast ingest of the line-oriented block formats (LIRS, ARC), through their one parser
+//! ([`crate::trace::text`]).
 //!
 //! The input is read and decompressed on its own thread in large blocks. Each block is cut at
 //! line breaks into pieces; a piece is parsed in place into a vector of original ids (LIRS) or
-//! block ranges (ARC), with no per-line allocation, dynamic call or `Result`, and the vector is
-//! then mapped to dense ids in trace order, so dense ids are numbered by first reference
-//! whatever the thread count. With one worker thread each piece is parsed and mapped in turn
-//! (its ids stay in cache); with more, a block's pieces are parsed in parallel on the rayon pool
-//! while the previous block's are mapped.
+//! block ranges (ARC), and the vector is then mapped to dense ids in trace order, so dense ids
+//! are numbered by first reference whatever the thread count. With one worker thread each piece
+//! is parsed and mapped in turn (its ids stay in cache); with more, a block's pieces are parsed
+//! in parallel on the rayon pool while the previous block's are mapped.
 
 use super::{Mapper, Spool};
 use crate::error::{Error, Result};
-use crate::trace::input::{excerpt, open_trace, parse_u64, trim_line, MAX_LINE_BYTES};
-use crate::trace::text::ArcReader;
+use crate::trace::input::{open_trace, MAX_LINE_BYTES};
+use crate::trace::text::{cut, long_line, parse_piece, Piece, Rules, Tuning, TUNING};
 use crate::trace::{Format, Op, OpFilter, ReadOptions};
 use rayon::prelude::*;
 use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::mpsc;
-
-/// Block and piece sizes; tests make them tiny so that piece and block edges fall everywhere.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct Tuning {
-    /// Bytes per block the reading thread hands over.
-    pub block: usize,
-    /// Bytes per piece a block is cut into (then extended to the next line break).
-    pub piece: usize,
-}
-
-/// The sizes used outside tests: 1 MiB blocks (the reading thread stays ahead by two), 64 KiB
-/// pieces (about 8 K ids, whose vector stays in L2 between parsing and mapping).
-pub(crate) const TUNING: Tuning = Tuning {
-    block: 1 << 20,
-    piece: 1 << 16,
-};
-
-/// What a piece's lines hold and which are refused.
-#[derive(Copy, Clone)]
-struct Rules {
-    arc: bool,
-    max_blocks: u64,
-    max_request_bytes: u64,
-}
-
-/// One piece's parsed content.
-#[derive(Default)]
-struct Piece {
-    /// LIRS: the block ids; ARC: the first block of each request.
-    ids: Vec<u64>,
-    /// ARC: the block count of each request (empty for LIRS).
-    counts: Vec<u32>,
-    /// Lines parsed (all of the piece's lines unless `error` is set).
-    lines: u64,
-    /// The first bad line: its number within the piece (from 1) and what is wrong.
-    error: Option<(u64, String)>,
-}
-
-impl Piece {
-    fn clear(&mut self) {
-        self.ids.clear();
-        self.counts.clear();
-        self.lines = 0;
-        self.error = None;
-    }
-}
 
 /// Parses the LIRS or ARC trace at `path`, mapping every kept block reference into `spool`.
 pub(crate) fn parse(
@@ -90,11 +44,7 @@ pub(crate) fn parse_input(
     spool: &mut Spool,
     tuning: Tuning,
 ) -> Result<()> {
-    let rules = Rules {
-        arc: matches!(format, Format::Arc),
-        max_blocks: opts.max_request_blocks(),
-        max_request_bytes: opts.max_request_bytes,
-    };
+    let rules = Rules::of(format, opts);
     let keep = ops.keeps(Op::Read);
     let parallel = rayon::current_num_threads() > 1;
     let parse_err = |line: u64, msg: String| Error::Parse {
@@ -102,14 +52,7 @@ pub(crate) fn parse_input(
         line,
         msg,
     };
-    let long_line = |line: u64| {
-        parse_err(
-            line,
-            format!(
-                "line {line} has no line break within {MAX_LINE_BYTES} bytes (the limit of a text line)"
-            ),
-        )
-    };
+    let long_line = |line: u64| long_line(name, line);
     // Lines before the region being handled.
     let mut line_no = 0u64;
     // The start of a line cut by a block's end, and that line once complete.
@@ -215,20 +158,6 @@ pub(crate) fn parse_input(
     Ok(())
 }
 
-/// Cuts whole lines `body` into pieces of about `piece` bytes, each ending with a line break.
-fn cut<'a>(body: &'a [u8], piece: usize, out: &mut Vec<&'a [u8]>) {
-    let mut pos = 0;
-    while pos < body.len() {
-        let end = if body.len() - pos <= piece {
-            body.len()
-        } else {
-            memchr::memchr(b'\n', &body[pos + piece - 1..]).map_or(body.len(), |i| pos + piece + i)
-        };
-        out.push(&body[pos..end]);
-        pos = end;
-    }
-}
-
 fn map_pieces(
     pieces: &[Piece],
     rules: Rules,
@@ -257,157 +186,6 @@ fn map_piece(
     } else {
         mapper.map_all(&piece.ids, spool)
     }
-}
-
-/// Parses the lines of `data` (each ending with a line break, except perhaps the last) into
-/// `out`, stopping at the first bad line.
-fn parse_piece(data: &[u8], rules: Rules, out: &mut Piece) {
-    if rules.arc {
-        parse_arc(data, rules, out)
-    } else {
-        parse_lirs(data, out)
-    }
-}
-
-/// LIRS: the common line (1 to 19 digits, then `\n`) is read in one pass over its bytes; any
-/// other line (CRLF, spaces, `*`, blank, 20 digits, bad) takes the general path.
-fn parse_lirs(data: &[u8], out: &mut Piece) {
-    // Locals, not `out`'s fields, in the loop: stores through `out` would be redone per line.
-    let mut ids = std::mem::take(&mut out.ids);
-    let mut lines = 0u64;
-    let n = data.len();
-    let mut i = 0;
-    while i < n {
-        // Most lines are short: 1 to 7 digits and `\n` read as one word.
-        if let Some(word) = data.get(i..i + 8) {
-            if let Some((value, len)) = short_line(u64::from_le_bytes(word.try_into().unwrap())) {
-                ids.push(value);
-                lines += 1;
-                i += len + 1;
-                continue;
-            }
-        }
-        let start = i;
-        let mut value: u64 = 0;
-        while i < n {
-            let d = data[i].wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            // 19 digits cannot overflow; longer runs are rejected below and re-read.
-            value = value.wrapping_mul(10).wrapping_add(d as u64);
-            i += 1;
-        }
-        let digits = i - start;
-        if i < n && data[i] == b'\n' && (1..=19).contains(&digits) {
-            ids.push(value);
-            lines += 1;
-            i += 1;
-            continue;
-        }
-        let end = memchr::memchr(b'\n', &data[start..]).map_or(n, |k| start + k);
-        lines += 1;
-        let line = trim_line(&data[start..end]);
-        i = end + 1;
-        if line.is_empty() || line == b"*" {
-            continue;
-        }
-        match parse_u64(line) {
-            Some(block) => ids.push(block),
-            None => {
-                out.error = Some((
-                    lines,
-                    format!("expected a block number or '*', found '{}'", excerpt(line)),
-                ));
-                break;
-            }
-        }
-    }
-    out.ids = ids;
-    out.lines = lines;
-}
-
-/// The value and digit count of a line of 1 to 7 ASCII digits and `\n` at the start of the
-/// little-endian `word` (eight bytes of input); `None` for anything else. Branch-free over the
-/// word's bytes (SWAR): which are digits, where the first non-digit is, then the digits'
-/// value by three multiplications.
-#[inline(always)]
-fn short_line(word: u64) -> Option<(u64, usize)> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    // A byte is a digit when its high nibble is 3 both as it is and with 6 added (0x3A-0x3F
-    // become 0x40-0x45). A carry out of a byte of 0xFA or more reaches only later bytes, and
-    // such a byte is not a digit, so the first non-digit is still found.
-    let high = (word & (0xF0 * ONES)) ^ (0x30 * ONES);
-    let plus6 = (word.wrapping_add(0x06 * ONES) & (0xF0 * ONES)) ^ (0x30 * ONES);
-    let odd = high | plus6;
-    // Bit 7 of each byte of `odd` that is not zero.
-    let flags = (((odd & (0x7F * ONES)) + (0x7F * ONES)) | odd) & (0x80 * ONES);
-    let len = (flags.trailing_zeros() / 8) as usize;
-    if len == 0 || len == 8 || (word >> (8 * len)) as u8 != b'\n' {
-        return None;
-    }
-    // The digits moved to the word's top (the first digit the most significant of eight,
-    // zeros before it), then pairs, quads and the eight combined.
-    let v = (word << (8 * (8 - len))) & (0x0F * ONES);
-    let v = (v.wrapping_mul(10 * 256 + 1) >> 8) & 0x00FF_00FF_00FF_00FF;
-    let v = (v.wrapping_mul(100 * 65536 + 1) >> 16) & 0x0000_FFFF_0000_FFFF;
-    let v = v.wrapping_mul(10000 * (1 << 32) + 1) >> 32;
-    Some((v, len))
-}
-
-/// ARC: `start_block num_blocks ignore request_no` lines become (start, count) pairs.
-fn parse_arc(data: &[u8], rules: Rules, out: &mut Piece) {
-    let mut pos = 0;
-    while pos < data.len() {
-        let end = memchr::memchr(b'\n', &data[pos..]).map_or(data.len(), |k| pos + k);
-        let line = trim_line(&data[pos..end]);
-        pos = end + 1;
-        out.lines += 1;
-        if line.is_empty() {
-            continue;
-        }
-        let (block, count) = match arc_fields(line) {
-            Some(r) => r,
-            // The general parser words the error (or reads what the quick one does not).
-            None => match ArcReader::parse(line, 1) {
-                Ok(r) => (r.block, r.count as u64),
-                Err(msg) => {
-                    out.error = Some((out.lines, msg));
-                    return;
-                }
-            },
-        };
-        if count > rules.max_blocks {
-            out.error = Some((
-                out.lines,
-                format!(
-                    "a request of {count} blocks exceeds the limit of {} bytes per request (max_request_bytes)",
-                    rules.max_request_bytes
-                ),
-            ));
-            return;
-        }
-        out.ids.push(block);
-        out.counts.push(count as u32);
-    }
-}
-
-/// The start and count of a well-formed ARC line (four fields, the first two numbers, the
-/// count from 1 to `u32::MAX`, the range within 64 bits); `None` for anything else.
-#[inline]
-fn arc_fields(line: &[u8]) -> Option<(u64, u64)> {
-    let mut fields = line
-        .split(|c| *c == b' ' || *c == b'\t')
-        .filter(|f| !f.is_empty());
-    let block = parse_u64(fields.next()?)?;
-    let count = parse_u64(fields.next()?)?;
-    fields.next()?;
-    fields.next()?;
-    if fields.next().is_some() || count == 0 || count > u32::MAX as u64 {
-        return None;
-    }
-    block.checked_add(count - 1)?;
-    Some((block, count))
 }
 
 /// Reads `input` in blocks of `size` bytes (reusing those sent back), until the end, an
@@ -452,8 +230,7 @@ pub(crate) fn read_blocks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::text::{ArcReader, LirsReader};
-    use crate::trace::BlockTrace;
+    use crate::trace::text::tests::{arc_line, join, lirs_line, naive};
     use proptest::prelude::*;
 
     /// Dense ids, or the failing line and message.
@@ -496,51 +273,32 @@ mod tests {
         }))
     }
 
-    /// The same through the line-by-line readers and `BlockTrace` (an independent path).
-    fn reference(data: &[u8], format: &Format) -> Outcome {
-        let input = Box::new(std::io::Cursor::new(data.to_vec()));
-        let stream: crate::trace::RequestStream = match format {
-            Format::Arc => Box::new(ArcReader::new(input, "t".into())),
-            _ => Box::new(LirsReader::new(input, "t".into())),
-        };
-        outcome(
-            BlockTrace::from_requests(stream, OpFilter::Read, false, "t".into(), 4096)
-                .map(|t| t.refs),
-        )
-    }
-
-    fn lirs_line() -> impl Strategy<Value = String> {
-        prop_oneof![
-            30 => (0u64..60).prop_map(|b| b.to_string()),
-            2 => Just("18446744073709551615".to_string()),
-            2 => Just("9999999999999999999".to_string()),
-            2 => Just("*".to_string()),
-            3 => Just(String::new()),
-            2 => (0u64..60).prop_map(|b| format!(" \t{b} ")),
-            1 => prop::sample::select(vec!["x", "1a", "-3", "18446744073709551616", "1 2"])
-                .prop_map(str::to_string),
-        ]
-    }
-
-    fn arc_line() -> impl Strategy<Value = String> {
-        prop_oneof![
-            30 => (0u64..60, 1u32..5, 0u32..9).prop_map(|(b, c, i)| format!("{b} {c} 0 {i}")),
-            2 => Just(String::new()),
-            2 => (0u64..60).prop_map(|b| format!("\t{b}  1 x  7 ")),
-            1 => prop::sample::select(vec!["1 0 0 0", "1 2", "x 1 0 0", "1 2 3 4 5"])
-                .prop_map(str::to_string),
-        ]
-    }
-
-    fn join(lines: &[String], crlf: &[bool], final_break: bool) -> Vec<u8> {
-        let mut out = String::new();
-        for (i, (l, &cr)) in lines.iter().zip(crlf).enumerate() {
-            out.push_str(l);
-            if i + 1 < lines.len() || final_break {
-                out.push_str(if cr { "\r\n" } else { "\n" });
+    /// Dense ids numbered by first reference from a line-by-line reading (an independent path),
+    /// with each one's original, or the failing line.
+    fn reference_whole(data: &[u8], format: &Format) -> OutcomeWithOriginals {
+        let (requests, bad) = naive(data, matches!(format, Format::Arc));
+        if let Some(line) = bad {
+            return Err(line);
+        }
+        let mut first = std::collections::HashMap::new();
+        let mut originals = Vec::new();
+        let mut refs = Vec::new();
+        for (block, count) in requests {
+            for b in (0..count).map(|k| block + k) {
+                refs.push(*first.entry(b).or_insert_with(|| {
+                    originals.push(b);
+                    originals.len() as u32 - 1
+                }));
             }
         }
-        out.into_bytes()
+        Ok((refs, originals))
+    }
+
+    /// [`reference_whole`]'s dense ids, or the failing line.
+    fn reference(data: &[u8], format: &Format) -> Outcome {
+        reference_whole(data, format)
+            .map(|(refs, _)| refs)
+            .map_err(|line| (line, String::new()))
     }
 
     fn check(data: &[u8], format: &Format, block: usize, piece: usize) {
@@ -555,7 +313,7 @@ mod tests {
         }
     }
 
-    /// Loads `data` whole through [`load_text`] (from a file, as `BlockTrace::load` does) on a
+    /// Loads `data` whole through `BlockTrace::load` (from a file, as the ingest reads it) on a
     /// pool of `threads` workers: the dense ids and each one's original, or the failing line.
     fn loaded(data: &[u8], format: &Format, threads: usize) -> OutcomeWithOriginals {
         let dir = tempfile::tempdir().unwrap();
@@ -567,32 +325,18 @@ mod tests {
             .unwrap();
         let opts = ReadOptions::default();
         pool.install(|| {
-            crate::trace::ingest::load_text(&path, format, &opts, OpFilter::Read)
-                .map(|t| (t.refs, t.originals))
-                .map_err(|e| match e {
-                    Error::Parse { line, .. } => line,
-                    other => panic!("not a parse error: {other}"),
-                })
+            match crate::trace::BlockTrace::load(&path, format, &opts, OpFilter::Read) {
+                Ok(t) => Ok((t.refs, t.originals)),
+                Err(Error::Parse { line, .. }) => Err(line),
+                // Loading refuses a trace with no reference; the reference reads none either.
+                Err(Error::EmptyTrace { .. }) => Ok((Vec::new(), Vec::new())),
+                Err(other) => panic!("not a parse error: {other}"),
+            }
         })
     }
 
     /// Dense ids and originals, or the failing line.
     type OutcomeWithOriginals = std::result::Result<(Vec<u32>, Vec<u64>), u64>;
-
-    /// The line-by-line readers' `BlockTrace` (an independent path) for [`loaded`].
-    fn reference_whole(data: &[u8], format: &Format) -> OutcomeWithOriginals {
-        let input = Box::new(std::io::Cursor::new(data.to_vec()));
-        let stream: crate::trace::RequestStream = match format {
-            Format::Arc => Box::new(ArcReader::new(input, "t".into())),
-            _ => Box::new(LirsReader::new(input, "t".into())),
-        };
-        BlockTrace::from_requests(stream, OpFilter::Read, false, "t".into(), 4096)
-            .map(|t| (t.refs, t.originals))
-            .map_err(|e| match e {
-                Error::Parse { line, .. } => line,
-                other => panic!("not a parse error: {other}"),
-            })
-    }
 
     fn check_whole(data: &[u8], format: &Format) {
         let want = reference_whole(data, format);
@@ -676,37 +420,6 @@ mod tests {
             assert_eq!(one, streamed(text.as_bytes(), &Format::Lirs, 2, tuning));
             assert_eq!(one, reference(text.as_bytes(), &Format::Lirs));
         }
-    }
-
-    #[test]
-    fn short_lines_read_as_words_equal_the_bytewise_reading() {
-        // Every word of digits, breaks, CR, spaces, `*`, and the bytes around the digit range
-        // and the carry edge, in every position.
-        let alphabet = [
-            b'0', b'1', b'5', b'9', b'\n', b'\r', b' ', b'*', b'/', b':', 0xFA, 0xFF, 0,
-        ];
-        let mut x: u64 = 3;
-        for _ in 0..300_000 {
-            let mut bytes = [0u8; 8];
-            for b in &mut bytes {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                *b = alphabet[(x >> 33) as usize % alphabet.len()];
-            }
-            let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
-            let want = ((1..=7).contains(&digits) && bytes[digits] == b'\n').then(|| {
-                let text = std::str::from_utf8(&bytes[..digits]).unwrap();
-                (text.parse::<u64>().unwrap(), digits)
-            });
-            assert_eq!(short_line(u64::from_le_bytes(bytes)), want, "{bytes:?}");
-        }
-        assert_eq!(
-            short_line(u64::from_le_bytes(*b"9999999\n")),
-            Some((9_999_999, 7))
-        );
-        assert_eq!(short_line(u64::from_le_bytes(*b"0\n123456")), Some((0, 1)));
-        assert_eq!(short_line(u64::from_le_bytes(*b"12345678")), None);
     }
 
     #[test]
