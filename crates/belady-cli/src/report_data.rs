@@ -107,7 +107,8 @@ fn show(field: &str, v: &Value, short: bool) -> String {
     }
 }
 
-fn text(config: &Map<String, Value>, field: &str) -> String {
+/// A configuration field as shown (empty when absent).
+pub(crate) fn text(config: &Map<String, Value>, field: &str) -> String {
     config
         .get(field)
         .map_or_else(String::new, |v| show(field, v, false))
@@ -139,14 +140,7 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
                 run.key
             ),
         };
-        let mut setting: BTreeMap<String, String> = config
-            .iter()
-            .filter(|(k, _)| {
-                !SERIES_FIELDS.contains(&k.as_str()) && !NOT_SETTING.contains(&k.as_str())
-            })
-            .filter(|(k, _)| k.as_str() != "trace")
-            .map(|(k, v)| (k.clone(), show(k, v, false)))
-            .collect();
+        let mut setting = setting_of(&config, &[NOT_SETTING, &["trace"]]);
         setting.insert(
             "capacity_unit".into(),
             run.result.capacity.unit.name().into(),
@@ -217,6 +211,21 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
     Ok(sections)
 }
 
+/// A run's setting: every configuration field as shown, but those naming its line
+/// ([`SERIES_FIELDS`]) and those in `leave_out` (`belady compare` leaves out the trace's own
+/// fields and the cache size, the report also the read-ahead it draws one chart each).
+pub(crate) fn setting_of(
+    config: &Map<String, Value>,
+    leave_out: &[&[&str]],
+) -> BTreeMap<String, String> {
+    config
+        .iter()
+        .filter(|(k, _)| !SERIES_FIELDS.contains(&k.as_str()))
+        .filter(|(k, _)| !leave_out.iter().any(|l| l.contains(&k.as_str())))
+        .map(|(k, v)| (k.clone(), show(k, v, false)))
+        .collect()
+}
+
 /// Two runs on one point differ only in how the cache size was written; their results must agree.
 fn same_simulation(a: &Point, b: &Point) -> Result<()> {
     if a.values == b.values {
@@ -238,7 +247,7 @@ fn same_simulation(a: &Point, b: &Point) -> Result<()> {
 }
 
 /// The line's label: the policy as written, a hierarchy by its levels, with any settings.
-fn series_label(config: &Map<String, Value>) -> String {
+pub(crate) fn series_label(config: &Map<String, Value>) -> String {
     let levels = text(config, "levels");
     let mut label = if levels.is_empty() {
         text(config, "policies")
