@@ -55,6 +55,10 @@ pub struct CompareArgs {
     /// is VALUE, e.g. `--where prefetch=none`; repeat for several keys.
     #[arg(long = "where", value_name = "KEY=VALUE")]
     pub filters: Vec<String>,
+    /// Compare only these policies (comma-separated labels as stored; the baseline is always
+    /// included): wins then count among them alone.
+    #[arg(long, value_delimiter = ',')]
+    pub policies: Vec<String>,
     /// Print JSON (an array of objects: policy, cache_size, mean, p10, p25, p50, p75, p90, wins,
     /// traces; reductions as fractions) instead of a table.
     #[arg(long)]
@@ -266,7 +270,29 @@ pub fn run(args: CompareArgs) -> Result<()> {
             choices.join(" | ")
         );
     }
-    let group = &groups[0];
+    let mut group = groups
+        .into_iter()
+        .next()
+        .expect("load returns a group or an error");
+    if !args.policies.is_empty() {
+        let keep: Vec<String> = args
+            .policies
+            .iter()
+            .map(|p| p.trim().to_lowercase())
+            .collect();
+        let present: BTreeSet<&str> = group.samples.iter().map(|s| s.policy.as_str()).collect();
+        if let Some(absent) = keep.iter().find(|p| !present.contains(p.as_str())) {
+            bail!(
+                "{}: --policies {absent} is not in the store (the policies present are {})",
+                args.store.display(),
+                present.into_iter().collect::<Vec<_>>().join(", ")
+            );
+        }
+        group
+            .samples
+            .retain(|s| s.policy == baseline || keep.contains(&s.policy));
+    }
+    let group = &group;
     let comparison = compare_group(&args.store, group, &baseline)?;
     let out = if args.json {
         serde_json::to_string_pretty(&comparison.rows).context("the comparison as JSON")? + "\n"

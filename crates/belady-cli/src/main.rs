@@ -26,6 +26,7 @@ mod progress;
 mod record;
 mod report;
 mod report_chart;
+mod report_compare;
 mod report_data;
 mod sample_data;
 mod stats_cmd;

@@ -175,6 +175,8 @@ pub fn write_report(
             }
         }
     }
+    // The comparison across traces, when the store holds it (report_compare.rs).
+    charts += crate::report_compare::section(store, &svg_dir, policies, &mut html)?;
     html.push_str("</body></html>\n");
     std::io::Write::write_all(&mut page, html.as_bytes())
         .with_context(|| format!("{}: write failed", output.display()))?;
@@ -380,7 +382,8 @@ fn best(metric: &Metric, points: &[Point], sizes: &BTreeSet<u64>) -> Option<(Vec
     (!names.is_empty()).then_some((names, pick))
 }
 
-fn esc(s: &str) -> String {
+/// `s` escaped for HTML text and attributes.
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

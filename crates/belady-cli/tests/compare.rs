@@ -229,6 +229,41 @@ fn json_equals_the_definitions_over_the_exported_rows() {
 }
 
 #[test]
+fn the_report_draws_a_box_plot_per_setting_with_compares_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = swept_store(dir.path());
+    let html = path_in(dir.path(), "r.html");
+    ok(&belady(&["report", "--store", &store, "-o", &html]));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("id=\"across\""), "no comparison section");
+    // One chart per read-ahead setting, each with compare's numbers in its table.
+    for (n, prefetch) in [(0, "linux24"), (1, "none")] {
+        let svg = dir
+            .path()
+            .join(format!("r-charts/across-traces-{n:02}-miss-ratio.svg"));
+        assert!(svg.exists(), "{}", svg.display());
+        let rows = json_rows(&belady(&[
+            "compare",
+            "--store",
+            &store,
+            "--where",
+            &format!("prefetch={prefetch}"),
+            "--json",
+        ]));
+        let arc = rows
+            .iter()
+            .find(|r| r["policy"] == "arc" && r["cache_size"] == "50")
+            .unwrap();
+        let cell = format!(
+            "<td>arc</td><td>50</td><td>{:.2}</td><td>{:.2}</td>",
+            arc["mean"].as_f64().unwrap() * 100.0,
+            arc["p10"].as_f64().unwrap() * 100.0
+        );
+        assert!(page.contains(&cell), "{cell}");
+    }
+}
+
+#[test]
 fn missing_baselines_are_skipped_and_refusals_are_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let store = swept_store(dir.path());
