@@ -189,15 +189,7 @@ fn select(sections: &mut [Section], policies: &[String]) -> Result<()> {
     if policies.is_empty() {
         return Ok(());
     }
-    // Spelled as sweeps and `sim` take them: `LRU` and `segmented-lru` are `lru` and `slru`.
-    // A name that is no policy (a series such as `lirs(hir=0.01)`) is matched as given.
-    let policies: Vec<String> = policies
-        .iter()
-        .map(|n| {
-            belady_core::policy::registry::PolicySpec::parse(n)
-                .map_or_else(|_| n.clone(), |s| s.info.name.to_string())
-        })
-        .collect();
+    let policies = report_data::registered_names(policies);
     let policies = &policies;
     let known: BTreeSet<&str> = sections
         .iter()

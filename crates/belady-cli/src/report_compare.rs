@@ -32,13 +32,7 @@ pub fn section(
     policies: &[String],
     html: &mut String,
 ) -> Result<usize> {
-    let chosen: Vec<String> = policies
-        .iter()
-        .map(|n| {
-            belady_core::policy::registry::PolicySpec::parse(n)
-                .map_or_else(|_| n.clone(), |s| s.info.name.to_string())
-        })
-        .collect();
+    let chosen = crate::report_data::registered_names(policies);
     if !chosen.is_empty() && !chosen.iter().any(|p| p == BASELINE) {
         return Ok(0);
     }
@@ -104,23 +98,13 @@ fn colour(i: usize) -> RGBColor {
     chart::look(i.checked_sub(1)).colour
 }
 
-/// The policies in the comparison's order (the baseline first), which picks each one's colour.
-fn policies(c: &Comparison) -> Vec<&str> {
+/// The distinct values of `field` over the rows, in the comparison's order: the policies (the
+/// baseline first, which picks each one's colour) or the sizes.
+fn distinct(c: &Comparison, field: impl Fn(&CompareRow) -> &str) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for r in &c.rows {
-        if !out.contains(&r.policy.as_str()) {
-            out.push(&r.policy);
-        }
-    }
-    out
-}
-
-/// The sizes in the comparison's order.
-fn sizes(c: &Comparison) -> Vec<&str> {
-    let mut out: Vec<&str> = Vec::new();
-    for r in &c.rows {
-        if !out.contains(&r.cache_size.as_str()) {
-            out.push(&r.cache_size);
+        if !out.contains(&field(r)) {
+            out.push(field(r));
         }
     }
     out
@@ -129,8 +113,8 @@ fn sizes(c: &Comparison) -> Vec<&str> {
 /// The box plot as SVG: one group of boxes per size, one box per policy, reductions in percent.
 pub fn draw(title: &str, c: &Comparison) -> Result<String> {
     let err = |e: &dyn std::fmt::Display| chart::error(title, e);
-    let policies = policies(c);
-    let sizes = sizes(c);
+    let policies = distinct(c, |r| &r.policy);
+    let sizes = distinct(c, |r| &r.cache_size);
     // One slot per policy in each size's group, and one empty slot between groups.
     let per = policies.len() + 1;
     let slots = (sizes.len() * per).max(1) as f64;

@@ -226,6 +226,18 @@ pub(crate) fn setting_of(
         .collect()
 }
 
+/// `names` spelled as sweeps and `sim` take them (`LRU` and `segmented-lru` are `lru` and `slru`);
+/// a name that is no policy (a series such as `lirs(hir=0.01)`) is kept as given.
+pub(crate) fn registered_names(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| {
+            belady_core::policy::registry::PolicySpec::parse(n)
+                .map_or_else(|_| n.clone(), |s| s.info.name.to_string())
+        })
+        .collect()
+}
+
 /// Two runs on one point differ only in how the cache size was written; their results must agree.
 fn same_simulation(a: &Point, b: &Point) -> Result<()> {
     if a.values == b.values {
