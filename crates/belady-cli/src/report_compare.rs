@@ -7,9 +7,9 @@
 //! ([`belady_core::analysis::compare`]).
 
 use crate::chart::{self, SizeAxis};
-use crate::compare_cmd::{self, Group, Ratio};
 use anyhow::Result;
 use belady_core::analysis::compare::{CompareRow, Comparison, Skip};
+use belady_core::sweep::comparison::{self, Group, Ratio};
 use plotters::prelude::*;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -36,7 +36,8 @@ pub fn section(
     if !chosen.is_empty() && !chosen.iter().any(|p| p == BASELINE) {
         return Ok(0);
     }
-    let mut groups = compare_cmd::load(store, Ratio::Miss, &[])?;
+    let mut groups =
+        comparison::load(store, Ratio::Miss, &[]).map_err(crate::compare_cmd::one_line)?;
     for group in &mut groups {
         group.samples.retain(|s| {
             let name = s.policy.split(['(', ' ']).next().unwrap_or_default();
@@ -50,7 +51,7 @@ pub fn section(
             continue;
         }
         // Every trace skipped (FIFO never missed): nothing to draw for this setting.
-        let Ok(comparison) = compare_cmd::compare_group(store, group, BASELINE) else {
+        let Ok(comparison) = comparison::compare_group(store, group, BASELINE) else {
             continue;
         };
         if drawn == 0 {

@@ -13,12 +13,12 @@
 use anyhow::{bail, Result};
 use belady_core::run::metrics::{Applies, Metric, METRICS};
 use belady_core::run::rows::CacheCapacity;
-use serde_json::{Map, Value};
+use belady_core::sweep::settings::show;
+pub(crate) use belady_core::sweep::settings::{series_label, setting_of, text};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Configuration fields that name the line a run belongs to.
-const SERIES_FIELDS: &[&str] = &["policies", "params", "levels", "placement"];
 /// Configuration fields that are not part of what was simulated or are drawn on the x axis.
 const NOT_SETTING: &[&str] = &["trace_path", "cache_sizes", "cache_blocks", "prefetch"];
 
@@ -89,29 +89,6 @@ impl Section {
         }
         parts.join(", ")
     }
-}
-
-/// A configuration value as shown; the trace hash is cut to 12 hex digits (enough to tell files
-/// apart at a glance; the full hash stays in the details line).
-fn show(field: &str, v: &Value, short: bool) -> String {
-    match v {
-        Value::String(s) if field == "trace_hash" && short => s.chars().take(12).collect(),
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| show(field, i, short))
-            .collect::<Vec<_>>()
-            .join(" "),
-        Value::Null => "-".into(),
-        other => other.to_string(),
-    }
-}
-
-/// A configuration field as shown (empty when absent).
-pub(crate) fn text(config: &Map<String, Value>, field: &str) -> String {
-    config
-        .get(field)
-        .map_or_else(String::new, |v| show(field, v, false))
 }
 
 /// Reads every run in `store`, grouped into sections.
@@ -211,21 +188,6 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
     Ok(sections)
 }
 
-/// A run's setting: every configuration field as shown, but those naming its line
-/// ([`SERIES_FIELDS`]) and those in `leave_out` (`belady compare` leaves out the trace's own
-/// fields and the cache size, the report also the read-ahead it draws one chart each).
-pub(crate) fn setting_of(
-    config: &Map<String, Value>,
-    leave_out: &[&[&str]],
-) -> BTreeMap<String, String> {
-    config
-        .iter()
-        .filter(|(k, _)| !SERIES_FIELDS.contains(&k.as_str()))
-        .filter(|(k, _)| !leave_out.iter().any(|l| l.contains(&k.as_str())))
-        .map(|(k, v)| (k.clone(), show(k, v, false)))
-        .collect()
-}
-
 /// `names` spelled as sweeps and `sim` take them (`LRU` and `segmented-lru` are `lru` and `slru`);
 /// a name that is no policy (a series such as `lirs(hir=0.01)`) is kept as given.
 pub(crate) fn registered_names(names: &[String]) -> Vec<String> {
@@ -256,26 +218,6 @@ fn same_simulation(a: &Point, b: &Point) -> Result<()> {
         hit(a),
         hit(b)
     )
-}
-
-/// The line's label: the policy as written, a hierarchy by its levels, with any settings.
-pub(crate) fn series_label(config: &Map<String, Value>) -> String {
-    let levels = text(config, "levels");
-    let mut label = if levels.is_empty() {
-        text(config, "policies")
-    } else {
-        let placement = text(config, "placement");
-        if placement.is_empty() {
-            levels
-        } else {
-            format!("{levels} ({placement})")
-        }
-    };
-    let params = text(config, "params");
-    if !params.is_empty() {
-        label.push_str(&format!(" [{params}]"));
-    }
-    label
 }
 
 /// Heading names: each trace's file name, with as many parent directories as it takes to tell
