@@ -15,7 +15,7 @@ use std::path::PathBuf;
 #[command(
     after_help = "Per policy and cache size (as the experiment spelled it), over the store's traces: \
 the mean and the 10th, 25th, 50th, 75th and 90th percentiles of the reduction \
-(baseline - policy) / baseline of the miss ratio (percentiles by linear interpolation between \
+(baseline - policy) / baseline of the miss ratio (the byte miss ratio with --metric byte; percentiles by linear interpolation between \
 closest ranks, numpy's default: rank (n-1)p), the traces where the policy's ratio is the lowest \
 of all policies compared (ties count for each) and the number of traces. A trace without the \
 baseline at a size, or where the baseline's ratio is 0, is skipped at that size (the table's \
@@ -112,9 +112,9 @@ pub fn table(c: &Comparison, baseline: &str, ratio: Ratio) -> String {
         })
         .collect();
     let mut out = format!(
-        "{} reduction relative to {baseline}, (baseline - policy) / baseline, over traces (percentiles: \
-         linear between closest ranks); wins: traces where the policy's {} is the lowest of all \
-         policies (ties count for each)\n",
+        "{} reduction relative to {baseline}, ({baseline} - policy) / {baseline}, in percent over the \
+         traces (percentiles: linear between closest ranks); wins: traces where the policy's {} is \
+         the lowest of all policies (ties count for each)\n",
         ratio.name(),
         ratio.name()
     );
