@@ -591,6 +591,8 @@ def render(data: Data) -> str:
       "([disk.md](disk.md)), its eight policies (Table 4's parameters, `preset = \"study\"`) beside today's "
       "and the kernel's own replacement (`linux`, `mglru`; [policies.md](policies.md)). Linux 2.4's "
       "read-ahead (`linux24`) is run too, so each finding can be checked first where the study made it.\n")
+    w("Beside it, [study-papers.md](study-papers.md) checks the S3-FIFO and SIEVE papers' claims on every "
+      "shared trace with `belady compare`.\n")
     pols = exp["policies"]
     w(f"Policies ({len(pols)}): " + ", ".join(f"`{p}`" for p in pols) + ". Cache sizes: "
       + ", ".join(exp["cache_sizes"]) + " of each trace's unique blocks. Read-ahead: "

@@ -7,6 +7,7 @@ mod calibrate_patterns;
 mod chart;
 mod clusterfetch;
 mod clusterfetch_demo;
+mod compare_cmd;
 mod convert_cmd;
 mod demo;
 mod demo_summary;
@@ -25,6 +26,7 @@ mod progress;
 mod record;
 mod report;
 mod report_chart;
+mod report_compare;
 mod report_data;
 mod report_glance;
 mod sample_data;
@@ -100,6 +102,9 @@ enum Command {
     Results(sweep::ResultsArgs),
     /// Write an HTML report with charts (and SVG files) from a results store.
     Report(report::ReportArgs),
+    /// Compare every policy in a results store with a baseline across its traces: miss-ratio
+    /// reductions (mean, percentiles) and wins per policy and cache size.
+    Compare(compare_cmd::CompareArgs),
     /// Reuse and eviction (idle) distance histograms below a client cache (log2 buckets).
     Distances(distances::DistancesArgs),
     /// Measure this kernel's page-cache read-ahead (pread + mincore on a scratch file) and
@@ -690,6 +695,7 @@ fn main() {
         Command::Sweep(args) => sweep::run(args),
         Command::Results(args) => sweep::results(args),
         Command::Report(args) => report::run(args),
+        Command::Compare(args) => compare_cmd::run(args),
         Command::Distances(args) => distances::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Mrc(args) => mrc_cmd::run(args),

@@ -239,6 +239,8 @@ pub fn write_report(
             html.push_str("</details>\n");
         }
     }
+    // The comparison across traces, when the store holds it (report_compare.rs).
+    charts += crate::report_compare::section(store, &svg_dir, policies, &mut html)?;
     html.push_str("</body></html>\n");
     std::io::Write::write_all(&mut page, html.as_bytes())
         .with_context(|| format!("{}: write failed", output.display()))?;

@@ -13,12 +13,12 @@
 use anyhow::{bail, Result};
 use belady_core::run::metrics::{Applies, Metric, METRICS};
 use belady_core::run::rows::CacheCapacity;
-use serde_json::{Map, Value};
+use belady_core::sweep::settings::show;
+pub(crate) use belady_core::sweep::settings::{series_label, setting_of, text};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Configuration fields that name the line a run belongs to.
-const SERIES_FIELDS: &[&str] = &["policies", "params", "levels", "placement"];
 /// Configuration fields that are not part of what was simulated or are drawn on the x axis.
 const NOT_SETTING: &[&str] = &["trace_path", "cache_sizes", "cache_blocks", "prefetch"];
 
@@ -91,22 +91,6 @@ impl Section {
     }
 }
 
-/// A configuration value as shown; the trace hash is cut to 12 hex digits (enough to tell files
-/// apart at a glance; the full hash stays in the details line).
-fn show(field: &str, v: &Value, short: bool) -> String {
-    match v {
-        Value::String(s) if field == "trace_hash" && short => s.chars().take(12).collect(),
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| show(field, i, short))
-            .collect::<Vec<_>>()
-            .join(" "),
-        Value::Null => "-".into(),
-        other => other.to_string(),
-    }
-}
-
 /// Every configuration field's default value, as `show` writes it (what a section's settings line
 /// leaves out).
 pub fn default_setting() -> BTreeMap<String, String> {
@@ -117,12 +101,6 @@ pub fn default_setting() -> BTreeMap<String, String> {
             .collect(),
         _ => BTreeMap::new(),
     }
-}
-
-fn text(config: &Map<String, Value>, field: &str) -> String {
-    config
-        .get(field)
-        .map_or_else(String::new, |v| show(field, v, false))
 }
 
 /// Reads every run in `store`, grouped into sections.
@@ -151,14 +129,7 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
                 run.key
             ),
         };
-        let mut setting: BTreeMap<String, String> = config
-            .iter()
-            .filter(|(k, _)| {
-                !SERIES_FIELDS.contains(&k.as_str()) && !NOT_SETTING.contains(&k.as_str())
-            })
-            .filter(|(k, _)| k.as_str() != "trace")
-            .map(|(k, v)| (k.clone(), show(k, v, false)))
-            .collect();
+        let mut setting = setting_of(&config, &[NOT_SETTING, &["trace"]]);
         setting.insert(
             "capacity_unit".into(),
             run.result.capacity.unit.name().into(),
@@ -229,6 +200,18 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
     Ok(sections)
 }
 
+/// `names` spelled as sweeps and `sim` take them (`LRU` and `segmented-lru` are `lru` and `slru`);
+/// a name that is no policy (a series such as `lirs(hir=0.01)`) is kept as given.
+pub(crate) fn registered_names(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| {
+            belady_core::policy::registry::PolicySpec::parse(n)
+                .map_or_else(|_| n.clone(), |s| s.info.name.to_string())
+        })
+        .collect()
+}
+
 /// Two runs on one point differ only in how the cache size was written; their results must agree.
 fn same_simulation(a: &Point, b: &Point) -> Result<()> {
     if a.values == b.values {
@@ -247,26 +230,6 @@ fn same_simulation(a: &Point, b: &Point) -> Result<()> {
         hit(a),
         hit(b)
     )
-}
-
-/// The line's label: the policy as written, a hierarchy by its levels, with any settings.
-fn series_label(config: &Map<String, Value>) -> String {
-    let levels = text(config, "levels");
-    let mut label = if levels.is_empty() {
-        text(config, "policies")
-    } else {
-        let placement = text(config, "placement");
-        if placement.is_empty() {
-            levels
-        } else {
-            format!("{levels} ({placement})")
-        }
-    };
-    let params = text(config, "params");
-    if !params.is_empty() {
-        label.push_str(&format!(" [{params}]"));
-    }
-    label
 }
 
 /// Heading names: each trace's file name, with as many parent directories as it takes to tell

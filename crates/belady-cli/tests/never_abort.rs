@@ -634,6 +634,11 @@ fn opt_under_any_memory_limit_finishes_or_says_what_memory_it_lacked() {
     for mib in (floor..=floor + 44).step_by(4) {
         let r = under_memory_limit(&args, mib << 20);
         let err = String::from_utf8_lossy(&r.stderr).into_owned();
+        // Below what the dynamic loader needs to map the (debug) binary itself, nothing of
+        // belady runs: the limit says nothing about it.
+        if err.contains("error while loading shared libraries") {
+            continue;
+        }
         assert_eq!(r.status.signal(), None, "{mib} MiB: killed: {err}");
         if r.status.success() {
             assert_eq!(String::from_utf8_lossy(&r.stdout), want, "{mib} MiB");

@@ -215,6 +215,31 @@ fn store_runs_json(store: PathBuf) -> PyResult<String> {
     Ok(serde_json::Value::Array(runs).to_string())
 }
 
+/// `belady compare` as JSON rows (`policy`, `cache_size`, `mean`, `p10` ... `p90`, `wins`,
+/// `traces`): every policy of one setting of `store` against `baseline` by `metric` (`miss` or
+/// `byte`), the runs matching every `KEY=VALUE` of `filters`, only `policies` when given.
+#[pyfunction]
+fn compare_json(
+    store: PathBuf,
+    baseline: &str,
+    metric: &str,
+    filters: Vec<String>,
+    policies: Vec<String>,
+) -> PyResult<String> {
+    use belady_core::sweep::comparison::{compare_store, ComparisonError, Ratio};
+    let ratio = Ratio::parse(metric).ok_or_else(|| {
+        ConfigError::new_err(format!(
+            "invalid metric '{metric}': expected 'miss' or 'byte'"
+        ))
+    })?;
+    let comparison =
+        compare_store(&store, baseline, ratio, &filters, &policies).map_err(|e| match e {
+            ComparisonError::Store(e) => to_py(e),
+            ComparisonError::Refused(msg) => ConfigError::new_err(msg),
+        })?;
+    Ok(serde_json::to_string(&comparison.rows).expect("rows serialise"))
+}
+
 /// The metric registry as JSON (`{"metrics": [...], "fields": [...]}`): what the DataFrames'
 /// dtypes and `belady.plot`'s labels read.
 #[pyfunction]
@@ -384,6 +409,7 @@ fn _belady(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store_keys, m)?)?;
     m.add_function(wrap_pyfunction!(store_insert, m)?)?;
     m.add_function(wrap_pyfunction!(store_runs_json, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_json, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(registry_json, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;

@@ -1,6 +1,8 @@
 //! Analyses of a trace beside simulation: statistics and reuse distances, idle distances below
-//! a client, miss-ratio curves, and bounds on the optimum for sized objects.
+//! a client, miss-ratio curves, bounds on the optimum for sized objects, and comparisons of
+//! policies across traces.
 
+pub mod compare;
 pub mod distances;
 pub mod mrc;
 pub mod opt_bounds;

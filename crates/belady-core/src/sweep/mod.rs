@@ -10,12 +10,14 @@
 //! performs a run from its configuration alone (what a remote worker gets).
 
 mod cell;
+pub mod comparison;
 #[cfg(test)]
 mod defect_tests;
 mod execute;
 mod experiment;
 mod plan;
 mod schema;
+pub mod settings;
 pub mod store;
 #[cfg(test)]
 mod tests;

@@ -26,6 +26,7 @@ __all__ = [
     "mrc",
     "sweep",
     "results",
+    "compare",
     "plot",
     "policies",
     "BeladyError",
@@ -262,6 +263,33 @@ def _flatten(run: dict) -> dict:
 def results(store: str | PathLike[str] = "belady-results.sqlite") -> pd.DataFrame:
     """Every run in a results store, one row each, in the store's fixed order."""
     return _frame([_flatten(r) for r in json.loads(_belady.store_runs_json(str(store)))])
+
+
+def compare(
+    store: str | PathLike[str] = "belady-results.sqlite",
+    baseline: str = "fifo",
+    metric: str = "miss",
+    *,
+    where: dict[str, object] | None = None,
+    policies: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """`belady compare`: every policy in a results store against `baseline` across its traces.
+
+    One row per policy and cache size (as the experiment spelled it): the mean and the 10th, 25th,
+    50th, 75th and 90th percentiles (linear interpolation between closest ranks, numpy's default) of
+    the reduction ``(baseline - policy) / baseline`` of the miss ratio (``metric="miss"``) or the
+    byte miss ratio (``metric="byte"``), as fractions; ``wins``, the traces where the policy's ratio is
+    the lowest of all policies compared (ties count for each); ``traces``. Runs of several settings
+    (read-ahead, disk, ...) are refused: pick one with ``where={"prefetch": "none"}``. ``policies``
+    compares only those with the baseline. The rules for skipped traces are docs/compare.md's.
+    """
+    import pandas as pd
+
+    filters = [f"{k}={v}" for k, v in (where or {}).items()]
+    rows = json.loads(_belady.compare_json(str(store), baseline, metric, filters, list(policies or [])))
+    columns = ["policy", "cache_size", "mean", "p10", "p25", "p50", "p75", "p90", "wins", "traces"]
+    frame = pd.DataFrame.from_records(rows, columns=columns)
+    return frame.astype({"wins": "int64", "traces": "int64"})
 
 
 def sweep(
