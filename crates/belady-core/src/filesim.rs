@@ -78,6 +78,8 @@ pub struct FileSim<'a, P: Policy> {
     below: Option<Box<Below>>,
     /// With levels below: whether each block's current read reached the disk.
     from_disk: Vec<bool>,
+    /// Where each descriptor's last read ended (for a policy that wants repeats).
+    read_ends: ReadEnds,
 }
 
 impl<'a, P: Policy> FileSim<'a, P> {
@@ -132,7 +134,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
             ),
             below: None,
             from_disk: Vec::new(),
+            read_ends: ReadEnds::new(false),
         };
+        sim.read_ends = ReadEnds::new(sim.level.policy.wants_repeats());
         if sim.level.policy.needs_oracle() {
             sim.next_pos = trace.oracle().1.clone();
         }
@@ -198,9 +202,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
         match ev.kind {
             FileEventKind::Open => {
                 self.ra.reset(d);
+                self.read_ends.forget(d);
                 self.on_open(ev.file);
             }
-            FileEventKind::Close => self.ra.forget(d),
+            FileEventKind::Close => {
+                self.ra.forget(d);
+                self.read_ends.forget(d);
+            }
             FileEventKind::Exit => {}
             FileEventKind::Seek { .. } => {}
             FileEventKind::Write { .. } => self.ra.on_write(d),
@@ -565,8 +573,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
     /// One demand reference to block `index` of `file`: looks it up, counts it, and queues its
     /// read if it missed. Returns what the lookup found, for the read-ahead engine. `lookahead`:
     /// the reference is made by AccuSim's read-ahead loop
-    /// ([`crate::compat::accusim::access_in_readahead_loop`]).
-    fn demand(&mut self, file: u64, index: u64, lookahead: bool) -> Lookup {
+    /// ([`crate::compat::accusim::access_in_readahead_loop`]); `repeat`: it starts in the block
+    /// the descriptor's previous read ended in ([`crate::policy::Access::repeat`]).
+    fn demand(&mut self, file: u64, index: u64, lookahead: bool, repeat: bool) -> Lookup {
         let b = self.trace.layout.block(file, index);
         let next = if self.level.policy.needs_oracle() {
             let n = self.trace.oracle().0[self.tick];
@@ -595,7 +604,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             if lookahead {
                 crate::compat::accusim::access_in_readahead_loop(&mut self.level, b, next);
             } else {
-                self.level.access(b, next);
+                self.level.access_repeat(b, next, repeat);
             }
             if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
                 self.send_down(b, true);
@@ -609,9 +618,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 .rules
                 .in_flight_reuse_hits(self.level.frames().is_unused_prefetch(b))
             {
-                self.level.access(b, next);
+                self.level.access_repeat(b, next, repeat);
             } else {
-                self.level.access_in_flight(b, next);
+                self.level.access_in_flight(b, next, repeat);
             }
             let awaited = if self.rules.late_by_address() {
                 self.pending_by_address(file, index)
@@ -626,7 +635,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             if self.level.frames().is_unused_prefetch(b) {
                 self.io.prefetch_hits += 1;
             }
-            self.level.access(b, next);
+            self.level.access_repeat(b, next, repeat);
         }
         lookup
     }
@@ -649,6 +658,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
         let guard_group = self.ra.stops_at_group_eviction();
         let window_covers_call = self.rules.window_covers_call();
         let (first, last) = (offset / bs, (offset + len - 1) / bs);
+        let repeat = self.read_ends.read(d, offset, offset + len, bs);
         self.awaited.clear();
         if self.cluster.open_holds(file, first, last) {
             // Waiting on a block that sits in a plugged queue unplugs it (Linux 2.4's
@@ -662,7 +672,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
         while cb <= last {
             let index = cb;
             cb += 1;
-            let lookup = self.demand(file, index, false);
+            let lookup = self.demand(file, index, false, repeat && index == first);
             let (base, blocks) = self.trace.layout.range(file);
             let plan = {
                 let frames = self.level.frames();
@@ -672,7 +682,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
             if window_covers_call {
                 if let Some(window_end) = plan.window_end {
                     while cb <= window_end.min(last) {
-                        self.demand(file, cb, false);
+                        self.demand(file, cb, false, false);
                         cb += 1;
                     }
                 }
@@ -690,7 +700,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                 let reaches_demand = window_covers_call && j >= cb && cb <= last;
                 if self.level.frames().is_resident(pb) {
                     if reaches_demand {
-                        self.demand(file, j, true);
+                        self.demand(file, j, true, false);
                         cb += 1;
                     }
                     if stop_at_cached {
@@ -699,7 +709,7 @@ impl<'a, P: Policy> FileSim<'a, P> {
                     continue;
                 }
                 if reaches_demand {
-                    self.demand(file, j, true);
+                    self.demand(file, j, true, false);
                     cb += 1;
                     continue;
                 }
@@ -772,6 +782,10 @@ pub use prepared::{FileTraceBuilder, Layout, PreparedFileTrace};
 #[path = "filesim_levels.rs"]
 mod levels;
 pub use levels::{run_file_hierarchies, run_file_hierarchy};
+
+#[path = "filesim_read_ends.rs"]
+mod read_ends;
+use read_ends::ReadEnds;
 
 #[path = "filesim_requests.rs"]
 mod requests;
