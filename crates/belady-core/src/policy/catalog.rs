@@ -481,6 +481,13 @@ pub static POLICIES: &[PolicyInfo] = &[
                 accusim: None,
                 about: "shadow entries: a page refaulting within the active list's size of its eviction enters the active list",
             },
+            ParamInfo {
+                name: "stats_every",
+                default: "0",
+                study: None,
+                accusim: None,
+                about: "demand references between flushes of the memory cgroup statistics that reclaim and the refault test read (0: always fresh; the kernel flushes every 2 s, or when memory.stat is read)",
+            },
         ],
     },
     PolicyInfo {
