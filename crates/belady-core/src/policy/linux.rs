@@ -67,9 +67,12 @@ use std::collections::VecDeque;
 
 const INACTIVE: usize = 0;
 const ACTIVE: usize = 1;
-/// Pages the current reclaim cycle took off the inactive list, oldest first, still in the frame
-/// table until the level evicts them.
-const RECLAIMED: usize = 2;
+
+/// [`LinuxPolicy::flags`]: PG_referenced.
+const REFERENCED: u8 = 1;
+/// [`LinuxPolicy::flags`]: taken off the inactive list by the current reclaim cycle, still in the
+/// frame table until the level evicts it.
+const RECLAIMED: u8 = 2;
 
 /// No shadow entry for a block.
 const NO_SHADOW: u64 = u64::MAX;
@@ -107,8 +110,11 @@ struct Stats {
 /// Linux's active/inactive lists with shadow entries and batched reclaim.
 pub struct LinuxPolicy {
     lists: Lists,
-    /// PG_referenced, by block.
-    referenced: Vec<bool>,
+    /// [`REFERENCED`] and [`RECLAIMED`], by block.
+    flags: Vec<u8>,
+    /// The current reclaim cycle's pages, oldest first; those before `reclaimed_from` are gone.
+    reclaimed: Vec<Block>,
+    reclaimed_from: usize,
     /// Non-resident age at eviction, by block ([`NO_SHADOW`] when none).
     shadow: Vec<u64>,
     /// Shadows in eviction order, to drop those too old to pass the refault test.
@@ -138,8 +144,10 @@ impl LinuxPolicy {
     /// (`None`: the kernel's, from the size), `refault` turns the shadow entries on.
     pub fn new(capacity: usize, universe: usize, ratio: Option<u64>, refault: bool) -> Self {
         LinuxPolicy {
-            lists: Lists::new(3, universe),
-            referenced: vec![false; universe],
+            lists: Lists::new(2, universe),
+            flags: vec![0; universe],
+            reclaimed: Vec::new(),
+            reclaimed_from: 0,
             shadow: vec![NO_SHADOW; universe],
             shadow_order: VecDeque::new(),
             nonresident_age: 0,
@@ -213,8 +221,8 @@ impl LinuxPolicy {
         s.inactive * ratio < s.active
     }
 
-    /// One reclaim cycle (`do_try_to_free_pages` for a memory cgroup at its limit): moves the
-    /// pages it reclaims to [`RECLAIMED`], oldest first, stamping their shadows.
+    /// One reclaim cycle (`do_try_to_free_pages` for a memory cgroup at its limit): takes the
+    /// pages it reclaims off the lists into `reclaimed`, oldest first, stamping their shadows.
     fn reclaim(&mut self, frames: &Frames) {
         for force_deactivate in [false, true] {
             let mut reclaimed = 0;
@@ -274,8 +282,9 @@ impl LinuxPolicy {
                 continue;
             }
             self.lists.remove(b);
-            self.lists.push_back(RECLAIMED, b);
+            self.reclaimed.push(b);
             self.evicted(b, frames.is_unused_prefetch(b));
+            self.flags[b as usize] = RECLAIMED;
             reclaimed += 1;
         }
         reclaimed
@@ -295,7 +304,7 @@ impl LinuxPolicy {
     /// `workingset_eviction` for `b` leaving the lists: its shadow keeps the age, which then
     /// advances. An unused prefetch leaves no shadow (the policy contract).
     fn evicted(&mut self, b: Block, unused_prefetch: bool) {
-        self.referenced[b as usize] = false;
+        self.flags[b as usize] = 0;
         let at = self.nonresident_age;
         self.nonresident_age += 1;
         if self.refault && !unused_prefetch {
@@ -306,17 +315,49 @@ impl LinuxPolicy {
     }
 
     /// `folio_mark_accessed`.
+    #[inline]
     fn mark_accessed(&mut self, b: Block) {
-        let r = &mut self.referenced[b as usize];
-        if !*r {
-            *r = true;
+        let f = &mut self.flags[b as usize];
+        if *f & REFERENCED == 0 {
+            *f |= REFERENCED;
         } else if self.lists.contains(INACTIVE, b) {
             // folio_activate + workingset_activation.
+            *f &= !REFERENCED;
             self.lists.remove(b);
             self.lists.push_front(ACTIVE, b);
-            self.referenced[b as usize] = false;
             self.nonresident_age += 1;
         }
+    }
+
+    /// The next page of the reclaim cycle for the level to evict.
+    fn next_reclaimed(&self) -> Option<Block> {
+        self.reclaimed.get(self.reclaimed_from).copied()
+    }
+
+    /// The reclaim cycle's pages still in the frame table.
+    fn still_reclaimed(&self) -> &[Block] {
+        &self.reclaimed[self.reclaimed_from..]
+    }
+
+    /// Where flagged `b` is in the cycle's pages.
+    fn position_reclaimed(&self, b: Block) -> usize {
+        self.reclaimed_from
+            + self
+                .still_reclaimed()
+                .iter()
+                .position(|&x| x == b)
+                .expect("a flagged page is in the cycle")
+    }
+
+    /// A page of the reclaim cycle stays after all: only when the level kept it (an admission
+    /// filter asked for the victim and refused the newcomer, or `forget_victim`). It returns as a
+    /// new inactive page without a shadow; the cycle's ages stay counted.
+    fn unreclaim(&mut self, b: Block) {
+        let at = self.position_reclaimed(b);
+        self.reclaimed.remove(at);
+        self.flags[b as usize] = 0;
+        self.shadow[b as usize] = NO_SHADOW;
+        self.lists.push_front(INACTIVE, b);
     }
 
     /// `workingset_test_recent` for `b`'s shadow (consumed): the refault distance fits in the
@@ -353,12 +394,8 @@ impl Policy for LinuxPolicy {
     #[inline]
     fn on_hit(&mut self, b: Block, cx: &Access) {
         self.count_reference();
-        if self.lists.contains(RECLAIMED, b) {
-            // Only when the level kept a reclaimed page (an admission filter asked for the
-            // victim and refused the newcomer): it stays, as a new inactive page.
-            self.lists.remove(b);
-            self.lists.push_front(INACTIVE, b);
-            self.shadow[b as usize] = NO_SHADOW;
+        if self.flags[b as usize] & RECLAIMED != 0 {
+            self.unreclaim(b);
         }
         if !cx.repeat {
             self.mark_accessed(b);
@@ -366,35 +403,48 @@ impl Policy for LinuxPolicy {
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
-        if self.lists.is_empty(RECLAIMED) {
+        if self.next_reclaimed().is_none() {
+            self.reclaimed.clear();
+            self.reclaimed_from = 0;
             self.reclaim(frames);
         }
-        self.lists
-            .front(RECLAIMED)
+        self.next_reclaimed()
             .or_else(|| last_unpinned(&self.lists, INACTIVE, frames))
             .or_else(|| last_unpinned(&self.lists, ACTIVE, frames))
     }
 
     fn forget_victim(&mut self) {
-        // Asked only to know the victim: the reclaimed pages go back to the inactive tail, in
-        // order, with no shadow (the ages and deactivations of the cycle stay).
-        while let Some(b) = self.lists.front(RECLAIMED) {
-            self.lists.remove(b);
-            self.lists.push_back(INACTIVE, b);
+        // Asked only to know the victim: the cycle's pages go back to the inactive tail, oldest
+        // last, with no shadow (the ages and deactivations of the cycle stay).
+        for i in (self.reclaimed_from..self.reclaimed.len()).rev() {
+            let b = self.reclaimed[i];
+            self.flags[b as usize] = 0;
             self.shadow[b as usize] = NO_SHADOW;
+            self.lists.push_back(INACTIVE, b);
         }
+        self.reclaimed.truncate(self.reclaimed_from);
     }
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
-        // A page of the reclaim cycle has its shadow already; any other leaves now.
-        if self.lists.remove(b) != Some(RECLAIMED) {
+        if self.flags[b as usize] & RECLAIMED == 0 {
+            self.lists.remove(b);
             self.evicted(b, ev.unused_prefetch);
+            return;
+        }
+        // A page of the reclaim cycle has its shadow already; the level evicts them in order
+        // (another eviction of one, as an exclusive level's hand-over, takes it out of turn).
+        self.flags[b as usize] = 0;
+        if self.next_reclaimed() == Some(b) {
+            self.reclaimed_from += 1;
+        } else {
+            let at = self.position_reclaimed(b);
+            self.reclaimed.remove(at);
         }
     }
 
     fn take_pending(&mut self) -> Option<Pending> {
         // The rest of the cycle's batch leaves at once, as the kernel frees it.
-        self.lists.front(RECLAIMED).map(Pending::Evict)
+        self.next_reclaimed().map(Pending::Evict)
     }
 
     fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
@@ -409,16 +459,17 @@ impl Policy for LinuxPolicy {
         } else {
             self.lists.push_front(INACTIVE, b);
         }
-        self.referenced[b as usize] = false;
         // The demand read marks the new page accessed, unless it starts where the previous read
         // ended; read-ahead leaves it unreferenced.
-        if kind == InsertKind::Demand && !cx.repeat {
-            self.referenced[b as usize] = true;
-        }
+        self.flags[b as usize] = if kind == InsertKind::Demand && !cx.repeat {
+            REFERENCED
+        } else {
+            0
+        };
     }
 
     fn len(&self) -> usize {
-        self.lists.len(INACTIVE) + self.lists.len(ACTIVE) + self.lists.len(RECLAIMED)
+        self.lists.len(INACTIVE) + self.lists.len(ACTIVE) + self.still_reclaimed().len()
     }
 
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
@@ -427,13 +478,20 @@ impl Policy for LinuxPolicy {
             self.lists
                 .iter(INACTIVE)
                 .chain(self.lists.iter(ACTIVE))
-                .chain(self.lists.iter(RECLAIMED)),
+                .chain(self.still_reclaimed().iter().copied()),
             frames,
         )?;
+        if let Some(&b) = self
+            .still_reclaimed()
+            .iter()
+            .find(|&&b| self.flags[b as usize] & RECLAIMED == 0)
+        {
+            return Err(format!("reclaimed block {b} is not flagged"));
+        }
         if let Some(b) = (0..self.shadow.len()).find(|&b| {
             self.shadow[b] != NO_SHADOW
                 && frames.is_resident(b as Block)
-                && !self.lists.contains(RECLAIMED, b as Block)
+                && self.flags[b] & RECLAIMED == 0
         }) {
             return Err(format!("resident block {b} has a shadow entry"));
         }
