@@ -228,6 +228,11 @@ def signed_pct(x: float) -> str:
     return f"{100 * x:+.1f}%".replace("-", "−")
 
 
+def signed(x: float) -> str:
+    """A plain number with a minus sign, never a hyphen."""
+    return f"{x:.2f}".replace("-", "−")
+
+
 def pp(x: float) -> str:
     return f"{100 * x:+.1f} pp".replace("-", "−")
 
@@ -310,7 +315,7 @@ def _req_cut(data, pf, t, p):
 def judge_request_cut(data, pf, t, s):
     cut = {p: _req_cut(data, pf, t, p) for p in data.policies}
     lo = min(cut, key=cut.get)
-    return cut[lo] >= 0.30, f"requests −{pct(cut[lo])} ({lo}) to −{pct(max(cut.values()))}"
+    return cut[lo] >= 0.30, f"requests {signed_pct(-cut[lo])} ({lo}) to {signed_pct(-max(cut.values()))}"
 
 
 def judge_time_not_proportional(data, pf, t, s):
@@ -325,8 +330,8 @@ def judge_time_not_proportional(data, pf, t, s):
     med = statistics.median(ratios.values())
     rc = _req_cut(data, pf, t, "lru")
     tc = 1 - data.total(t, pf, "lru", "exec_time_s") / data.total(t, "none", "lru", "exec_time_s")
-    return med < 0.5, (f"LRU: requests −{pct(rc)}, run time {signed_pct(-tc)}; "
-                       f"median run-time cut / request cut {med:.2f}")
+    return med < 0.5, (f"LRU: requests {signed_pct(-rc)}, run time {signed_pct(-tc)}; "
+                       f"median run-time cut / request cut {signed(med)}")
 
 
 def judge_order_changes(data, pf, t, s):
@@ -404,7 +409,7 @@ def judge_table5(data, pf, t, s):
                for p in non_opt if data.get(t, pf, p, size)["async_requests"]]
     lo_b, hi_b = min(per_req), max(per_req)
     holds = cut[lo] >= 0.30 and lo_b >= 5 and hi_b <= 9
-    return holds, (f"at {size}: requests −{pct(cut[lo])} ({lo}) or more; "
+    return holds, (f"at {size}: requests {signed_pct(-cut[lo])} ({lo}) or more; "
                    f"{lo_b:.1f}–{hi_b:.1f} blocks per asynchronous request")
 
 

@@ -60,3 +60,12 @@ def test_a_missing_trace_is_the_same_one_line_error_in_python_and_the_cli(belady
     assert cli.returncode != 0
     assert cli.stderr == f"belady: error: {info.value}\n"
     assert str(info.value) == f"{missing}: No such file or directory (os error 2)", "the OS error once"
+
+
+def test_admission_rejects_is_a_column_of_the_registrys_dtype():
+    """The admission filter's rejections reach the DataFrame: prob:0 refuses every miss."""
+    df = belady.simulate(DEMO, ["lru", "arc"], [100], format="lirs", admission="prob:0")
+    assert str(df["admission_rejects"].dtype) == "int64"
+    assert (df["admission_rejects"] == df["misses"]).all() and (df["hits"] == 0).all()
+    assert {m["key"]: m for m in belady.metrics()}["admission_rejects"]["applies"] == "admission"
+    assert (belady.simulate(DEMO, "lru", [100], format="lirs")["admission_rejects"] == 0).all()

@@ -106,8 +106,13 @@ def test_demo_runs_every_policy_with_and_without_read_ahead_and_writes_the_repor
     assert "LRU's failure modes" in run.stdout
 
     # --verbose: every run's table, with every column explained.
-    verbose = subprocess.run([str(belady_bin), "demo", "--data", str(ROOT / "data"), "--out", str(out), "--verbose"],
-                             capture_output=True, text=True, check=True).stdout
+    again = subprocess.run([str(belady_bin), "demo", "--data", str(ROOT / "data"), "--out", str(out), "--verbose"],
+                           capture_output=True, text=True, check=True)
+    verbose = again.stdout
+    # The rerun computes nothing, and says so (the first run said nothing of the kind).
+    reused = re.search(r"reusing (\d+) of its (\d+) runs stored in (\S+)", again.stderr)
+    assert reused and reused.group(1) == reused.group(2), again.stderr
+    assert reused.group(3) == str(out / "results.sqlite") and "reusing" not in run.stderr
     for name in names:
         assert f"\n{name} " in verbose, name
     columns = {c for line in verbose.splitlines() if line.startswith("policy ") for c in line.split()}

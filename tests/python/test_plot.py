@@ -55,9 +55,36 @@ def test_runs_get_a_panel_per_read_ahead_setting_and_size_ticks(trace):
     assert fig.axes[0].get_ylabel() == "disk requests"
 
 
-def test_columns_without_a_label_are_spelt_out():
+def test_labels_are_the_registrys_and_other_columns_are_spelt_out():
     from belady._plot import label
 
+    registry = {m["key"]: m for m in belady.metrics()}
+    for key in ("hit_ratio", "exec_time_s", "mean_response_ms", "prefetch_unused_resident"):
+        assert label(key) == registry[key]["label"]
     assert label("exec_time_s") == "execution time (s)"
-    assert label("mean_response_ms") == "mean response (ms)"
-    assert label("prefetch_unused_resident") == "prefetch unused resident"
+    assert label("miss_ratio") == "miss ratio"
+    assert label("launch_time_s") == "launch time (s)"
+    assert label("store_limit_bytes") == "store limit (bytes)"
+
+
+def test_byte_capacities_get_their_own_panel_named_in_bytes(tmp_path, belady_bin):
+    """An objects-model frame at byte capacities beside an object count: one panel per unit, sizes in
+    their unit, byte ticks by their size; the frame's columns have the registry's dtypes."""
+    import subprocess
+
+    og = tmp_path / "og.oracleGeneral.bin"
+    subprocess.run([str(belady_bin), "gen", "zipf", "--requests", "20000", "--blocks", "2000", "--sizes",
+                    "lognormal:8KiB,1.5,1MiB", "--to", "oracle-general", "-o", str(og)], check=True,
+                   capture_output=True)
+    runs = belady.simulate(og, ["lru", "arc"], ["8MiB", "64MiB", 100])
+    assert list(runs["capacity_unit"]) == ["bytes", "bytes", "objects"] * 2
+    assert str(runs["capacity"].dtype) == "int64" and str(runs["hits"].dtype) == "int64"
+    assert str(runs["cache_blocks"].dtype) == "Int64", "absent for byte capacities, not 0"
+    assert runs["cache_blocks"].isna().sum() == 4
+    fig = belady.plot(runs, "byte_miss_ratio")
+    # Units in the rows' order: blocks, objects, bytes.
+    assert [ax.get_xlabel() for ax in fig.axes] == ["cache size (objects, log2 scale)",
+                                                    "cache size (bytes, log2 scale)"]
+    assert fig.axes[1].get_ylabel() == "byte miss ratio (%)"
+    ticks = [t.get_text() for t in fig.axes[1].get_xticklabels()]
+    assert "8MiB" in ticks and "64MiB" in ticks, ticks

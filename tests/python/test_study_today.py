@@ -58,6 +58,18 @@ def test_page_is_written_from_the_committed_results(committed):
         "run `python3 scripts/study_today.py`")
 
 
+def test_each_number_carries_one_sign(committed):
+    """A rise in requests reads "+0.6%", never "−-0.6%" (issue 37): changes are signed once, with a
+    minus sign, and a phrase never puts a sign of its own before a signed number."""
+    assert (S.signed_pct(0.006), S.signed_pct(-0.46)) == ("+0.6%", "−46.0%")
+    assert S.signed(-1.42) == "−1.42"
+    page = S.render(S.Data(committed))
+    for twice in ("−-", "-−", "−−", "+-", "−+", "+−", "++"):
+        assert twice not in page, f"{twice!r} in the page"
+    rows = [line for line in page.splitlines() if "requests " in line]
+    assert rows and all(" -" not in line.split("requests ", 1)[1][:2] for line in rows)
+
+
 def test_committed_results_are_the_whole_experiment(committed):
     exp = S.load_experiment()
     want = [(t["name"], pf, p, s) for t in exp["trace"] for pf in exp["prefetch"] for p in exp["policies"]

@@ -64,7 +64,7 @@ pub fn summary(results: &[RunResult]) -> String {
         if let Some(l) = &io.launch {
             out.push_str(&format!(
                 "{} @ {}: launch {:.3} s to {} ({} misses, {} disk requests)\n",
-                r.policy, r.cache_blocks, l.time_s, l.until, l.misses, l.disk_requests
+                r.policy, r.capacity.amount, l.time_s, l.until, l.misses, l.disk_requests
             ));
         }
         if let Some(cf) = &io.clusterfetch {

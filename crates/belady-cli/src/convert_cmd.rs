@@ -247,7 +247,7 @@ pub(crate) fn convert(args: ConvertArgs) -> Result<()> {
             let trace = load_timed(&args.input, args.ops.into())?;
             if args.to == Target::OracleGeneral && trace.write_mask.is_some() {
                 anyhow::bail!(
-                    "{}: oracle-general holds reads only and this trace has writes; convert with                      --ops read, or --to lcs (which keeps each request's operation)",
+                    "{}: oracle-general holds reads only and this trace has writes; convert with --ops read, or --to lcs (which keeps each request's operation)",
                     args.input.trace.display()
                 );
             }

@@ -118,6 +118,16 @@ pub fn run(args: DemoArgs) -> Result<()> {
     let store_path = out.join("results.sqlite");
     let store = Store::open(&store_path)?;
     let todo = plan.pending(&store)?;
+    // A rerun prints results computed before: say so, and how to have them computed again.
+    let reused = plan.runs.len() - todo.len();
+    if reused > 0 {
+        eprintln!(
+            "belady demo: reusing {reused} of its {} runs stored in {} (same belady version, same \
+             traces); delete that file, or pass --out DIR, to compute them again",
+            plan.runs.len(),
+            store_path.display()
+        );
+    }
     plan.execute(&todo, &store, None, &mut || {})?;
     let report = out.join("report.html");
     let charts = crate::report::write_report(&store_path, &report, None, &[])?;

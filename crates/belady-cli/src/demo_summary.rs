@@ -29,6 +29,7 @@ Columns:
   late           references to a block whose read-ahead was issued but not finished (they wait)
   exec_s         simulated run time: computation between requests plus waiting for the disk
   io_wait_s      the part of exec_s spent waiting for the disk
+  disk_cache_hits  disk reads the drive served from its own read cache (no seek, no rotation)
   bytes_requested  bytes the references ask for (blocks x block size in the blocks model)
   byte_misses    bytes of the references not found in the cache
   byte_miss_%    byte_misses / bytes_requested
@@ -192,7 +193,7 @@ pub fn summary(
         let result = serde_json::to_value(&r.result).unwrap_or(Value::Null);
         let run = Run {
             policy: r.result.policy.clone(),
-            cache_blocks: r.result.cache_blocks,
+            cache_blocks: r.result.capacity.amount,
             hit: num(&result, "hit_ratio").unwrap_or(0.0),
             disk_requests: num(&result, "disk_requests").unwrap_or(0.0),
             exec_s: num(&result, "exec_time_s").unwrap_or(0.0),

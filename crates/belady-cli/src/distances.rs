@@ -5,7 +5,7 @@
 use crate::table::aligned;
 use crate::{emit, Ops, TraceArgs};
 use anyhow::Result;
-use belady_core::distances::{placement_distances, DistanceReport};
+use belady_core::analysis::distances::{placement_distances, DistanceReport};
 use belady_core::{parse_policies, CacheSize, OpFilter, PolicySpec, PreparedTrace, Preset};
 use clap::Args;
 

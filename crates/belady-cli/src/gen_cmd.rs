@@ -42,7 +42,7 @@ fn common(cmd: Command) -> Command {
             .long("to")
             .value_parser(["native", "lirs", "events", "oracle-general"])
             .help(
-                "Output format: native (default for block-level), lirs or oracle-general                  (libCacheSim's; built in memory, about 16 bytes per request); events (file-level)",
+                "Output format: native (default for block-level), lirs or oracle-general (libCacheSim's; built in memory, about 16 bytes per request); events (file-level)",
             ),
     )
     .arg(
@@ -50,7 +50,7 @@ fn common(cmd: Command) -> Command {
             .long("sizes")
             .value_name("SPEC")
             .help(
-                "Give each object a size (block-level generators; kept by native and                  oracle-general): fixed:N, uniform:A-B, pareto:MIN,ALPHA[,MAX] or                  lognormal:MEDIAN,SIGMA[,MAX], bytes with optional units; drawn per object                  from --seed",
+                "Give each object a size (block-level generators; kept by native and oracle-general): fixed:N, uniform:A-B, pareto:MIN,ALPHA[,MAX] or lognormal:MEDIAN,SIGMA[,MAX], bytes with optional units; drawn per object from --seed",
             ),
     )
     .arg(

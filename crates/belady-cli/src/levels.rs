@@ -1,7 +1,7 @@
 //! `belady sim --levels`: multi-level cache hierarchies, printed per level.
 
 use crate::table::aligned;
-use belady_core::hierarchy::LevelReport;
+use belady_core::engine::hierarchy::LevelReport;
 
 /// Each file-engine hierarchy run's levels as a table (nothing for one-level runs).
 pub fn run_levels(runs: &[belady_core::RunResult]) -> String {
@@ -62,7 +62,7 @@ fn level_table(levels: &[LevelReport]) -> String {
 }
 
 /// The line about the hierarchy's time on the disk.
-fn timing_line(t: &belady_core::hierarchy::TimingReport) -> String {
+fn timing_line(t: &belady_core::engine::hierarchy::TimingReport) -> String {
     format!(
                 "time on {}: run {:.3} s, mean response {:.3} ms; disk busy {:.3} s on demand reads, \
                  {:.3} s on reloads; demand reads waited {:.3} s for reloads, misses {:.3} s for demotions; \

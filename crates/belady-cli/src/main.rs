@@ -1,6 +1,7 @@
 //! `belady`: the command-line front end of the belady simulator.
 
 mod args;
+mod bounds_cmd;
 mod calibrate;
 mod calibrate_cgroup;
 mod calibrate_patterns;
@@ -72,6 +73,9 @@ enum Command {
     Sim(Box<SimArgs>),
     /// Convert a trace between formats: any readable one to native, native to the others.
     Convert(ConvertArgs),
+    /// Lower and upper bounds on the optimal misses and missed bytes of a cache of sized
+    /// objects (FOO and PFOO).
+    Bounds(bounds_cmd::BoundsArgs),
     /// List the replacement policies and their parameters.
     Policies {
         /// Print JSON instead of a table.
@@ -234,8 +238,8 @@ struct SimArgs {
     /// Admission filter consulted on each miss: none, tinylfu, size:BYTES, prob:P.
     #[arg(long, default_value = "none")]
     admission: String,
-    /// Seed of random choices (prob:P admission; the hyperbolic and lecar policies' draws).
-    #[arg(long, default_value_t = 0)]
+    // Help from the catalogue's list of seeded policies, so it cannot leave one out.
+    #[arg(long, default_value_t = 0, help = seed_help())]
     seed: u64,
     /// Which requests to simulate.
     #[arg(long, value_enum, default_value = "read")]
@@ -292,6 +296,10 @@ struct SimArgs {
     /// No progress line on stderr (it shows only on a terminal, after two seconds).
     #[arg(long)]
     quiet: bool,
+    /// Add rows of the optimum's lower and upper bounds (FOO, or PFOO past 1,000,000 requests)
+    /// beside the policies, for each byte capacity of an object trace (`belady help bounds`).
+    #[arg(long)]
+    bounds: bool,
     /// Run the configuration in FILE (JSON, or TOML when the name ends in .toml), as
     /// --print-config prints it; paths in it are relative to the working directory, as on the
     /// command line. It holds the whole run: other run options are refused with it.
@@ -383,6 +391,7 @@ const CONFIG_COMPANIONS: &[&str] = &[
     "json",
     "threads",
     "quiet",
+    "bounds",
 ];
 
 /// `sim --config FILE`: the file holds the whole run, so run options given with it are refused
@@ -400,7 +409,7 @@ fn config_file(path: &Path, matches: &clap::ArgMatches) -> Result<RunConfig> {
         })
         .map(|id| match id {
             "trace_file" => "TRACE".to_string(),
-            id => belady_core::config::flag_name(id),
+            id => belady_core::run::config::flag_name(id),
         })
         .collect();
     if !given.is_empty() {
@@ -430,7 +439,11 @@ fn sim(args: SimArgs, matches: &clap::ArgMatches) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
     progress::start("sim", Some(&config.trace), args.quiet);
-    let out = pool.install(|| belady_core::run(&config))?;
+    let mut out = pool.install(|| belady_core::run(&config))?;
+    if args.bounds {
+        let rows = bounds_cmd::sim_rows(&config, &out.runs)?;
+        out.runs.extend(rows);
+    }
     progress::finish();
     if let Some(s) = &out.saved_store {
         eprintln!(
@@ -561,18 +574,43 @@ fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(lines.join("\n"))
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    // The core keeps a file's OS error inside its message, not as a chained source, so both
-    // places are looked at.
-    e.chain().any(|c| {
-        let io = c.downcast_ref::<std::io::Error>().or_else(|| {
+/// The OS error inside `e`, from either layer: the core keeps a file's OS error inside its
+/// message, not as a chained source.
+fn io_errors(e: &anyhow::Error) -> impl Iterator<Item = &std::io::Error> {
+    e.chain().filter_map(|c| {
+        c.downcast_ref::<std::io::Error>().or_else(|| {
             match c.downcast_ref::<belady_core::Error>() {
                 Some(belady_core::Error::Io { cause, .. }) => Some(cause),
                 _ => None,
             }
-        });
-        io.is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        })
     })
+}
+
+/// For a write stopped by the file-size limit (EFBIG: "File too large"), the limit itself, so
+/// the line says why a file could not be written rather than only that it could not.
+fn file_size_limit_note(e: &anyhow::Error) -> Option<String> {
+    if !io_errors(e).any(|io| io.raw_os_error() == Some(libc::EFBIG)) {
+        return None;
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the limit into `limit`, a valid rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } != 0
+        || limit.rlim_cur == libc::RLIM_INFINITY
+    {
+        return Some(" (past the largest file this file system allows)".into());
+    }
+    Some(format!(
+        " (the file-size limit, `ulimit -f`, is {} bytes)",
+        limit.rlim_cur
+    ))
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    io_errors(e).any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// Allocation failures end the process with one error line, not an abort (see `oom`).
@@ -599,6 +637,7 @@ fn main() {
             sim(*args, sub)
         }
         Command::Convert(args) => convert(args),
+        Command::Bounds(args) => bounds_cmd::run(args),
         Command::Policies { json, markdown } => policies(json, markdown),
         Command::Demo(args) => demo::run(args),
         Command::Gen(args) => gen_cmd::run(args),
@@ -628,12 +667,15 @@ fn main() {
             .map(|c| match c.downcast_ref::<belady_core::Error>() {
                 Some(belady_core::Error::Config { field, value, msg }) => format!(
                     "invalid {} '{value}': {msg}",
-                    belady_core::config::flag_name(field)
+                    belady_core::run::config::flag_name(field)
                 ),
                 _ => c.to_string(),
             })
             .collect();
-        let text = chain.join(": ");
+        let mut text = chain.join(": ");
+        if let Some(note) = file_size_limit_note(&e) {
+            text.push_str(&note);
+        }
         let shown: Vec<_> = text
             .split('\n')
             .map(belady_core::error::escape_control)
@@ -657,4 +699,12 @@ pub fn data_dir() -> PathBuf {
         eprintln!("belady: warning: cannot unpack the sample traces: {e:#}");
     }
     dir
+}
+
+/// `--seed`'s help: what draws from it, the seeded policies from the catalogue.
+fn seed_help() -> String {
+    format!(
+        "Seed of random choices (prob:P admission; the draws of the {} policies)",
+        belady_core::policy::catalog::SEEDED.join(", ")
+    )
 }

@@ -3,7 +3,7 @@
 
 use crate::chart::{self, TAB10};
 use anyhow::Result;
-use belady_core::mrc::{Method, Mrc};
+use belady_core::analysis::mrc::{Method, Mrc};
 use belady_core::OpFilter;
 use plotters::prelude::*;
 
@@ -238,7 +238,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}</style></head><b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use belady_core::mrc::MrcRow;
+    use belady_core::analysis::mrc::MrcRow;
 
     fn row(policy: &str, c: u64, mr: f64, method: Method) -> MrcRow {
         MrcRow {

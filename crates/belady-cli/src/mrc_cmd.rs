@@ -2,8 +2,8 @@
 
 use crate::{emit, FormatArgs, Ops};
 use anyhow::{bail, Context, Result};
-use belady_core::mrc::{profile, profile_dense, Mrc, MrcOptions, MrcRow, Sizes};
-use belady_core::stream::ingest::ingest;
+use belady_core::analysis::mrc::{profile, profile_dense, Mrc, MrcOptions, MrcRow, Sizes};
+use belady_core::trace::ingest::ingest;
 use belady_core::{parse_policies, OpFilter, Preset};
 use clap::Args;
 use std::path::PathBuf;
@@ -56,13 +56,15 @@ pub struct MrcArgs {
     /// Which requests to count.
     #[arg(long, value_enum, default_value = "read")]
     ops: Ops,
-    /// Print JSON (an array of rows) instead of CSV.
+    /// Print JSON (an array of rows) instead of CSV (with --html: print the rows, as JSON, besides
+    /// writing the page).
     #[arg(long)]
     json: bool,
     /// Write the rows to this file instead of standard output (JSON when --json or *.json).
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
-    /// Also write a self-contained HTML page with the curves (log2 size axis).
+    /// Write a self-contained HTML page with the curves (log2 size axis) and the rows, and print
+    /// one line saying where; the rows go to a file only with -o.
     #[arg(long)]
     html: Option<PathBuf>,
     /// Worker threads for the miniature simulations (default: all cores).
@@ -107,22 +109,16 @@ pub fn run(args: MrcArgs) -> Result<()> {
         sample_rate: args.sample_rate,
         seed: args.seed,
         adjust: !args.no_adjust,
-        control_rate: (args.control_rate > 0.0).then_some(args.control_rate),
+        control_rate: belady_core::analysis::mrc::control_rate(args.control_rate)?,
     };
-    if args.control_rate > 1.0 || args.control_rate.is_nan() || args.control_rate < 0.0 {
-        return Err(belady_core::Error::config(
-            "--control-rate",
-            args.control_rate,
-            "must be between 0 (no control) and 1 (exact LRU)",
-        )
-        .into());
-    }
     if let Some(r) = args.sample_rate {
-        belady_core::mrc::Sampler::new(r, args.seed)?;
+        belady_core::analysis::mrc::Sampler::new(r, args.seed)?;
     }
     // Neither output may be the trace, nor the other output.
-    for out in [&args.output, &args.html].into_iter().flatten() {
-        belady_core::outfile::refuse_overwrite(out, &[&trace])?;
+    for (option, out) in [("--output", &args.output), ("--html", &args.html)] {
+        if let Some(out) = out {
+            belady_core::outfile::refuse_overwrite_as(option, out, &[&trace])?;
+        }
     }
     if let (Some(o), Some(h)) = (&args.output, &args.html) {
         if belady_core::outfile::same_target(o, h) {
@@ -170,14 +166,40 @@ pub fn run(args: MrcArgs) -> Result<()> {
         csv(&mrc.rows)
     };
     // Through the one atomic writer: whole or absent, devices written in place, the umask's mode.
-    if let Some(path) = &args.html {
-        let page = crate::mrc_chart::page(&source, &mrc, ops, warning.as_deref())?;
-        belady_core::outfile::write_atomic(path, page.as_bytes())?;
+    if let Some(path) = &args.output {
+        belady_core::outfile::write_atomic(path, text.as_bytes())?;
     }
-    match &args.output {
-        Some(path) => Ok(belady_core::outfile::write_atomic(path, text.as_bytes())?),
-        None => emit(&text),
+    match &args.html {
+        // The page holds the curves and the rows: the terminal gets one line saying where it is
+        // (the rows go to a file only with -o, or to standard output with --json).
+        Some(path) => {
+            let page = crate::mrc_chart::page(&source, &mrc, ops, warning.as_deref())?;
+            belady_core::outfile::write_atomic(path, page.as_bytes())?;
+            if args.json && args.output.is_none() {
+                return emit(&text);
+            }
+            emit(&wrote_page(path, &mrc, args.output.as_deref()))
+        }
+        None if args.output.is_none() => emit(&text),
+        None => Ok(()),
     }
+}
+
+/// The one line `mrc --html` prints: where the page is, what it holds, where the rows are.
+fn wrote_page(page: &std::path::Path, mrc: &Mrc, rows: Option<&std::path::Path>) -> String {
+    let policies: std::collections::BTreeSet<&str> =
+        mrc.rows.iter().map(|r| r.policy.as_str()).collect();
+    let rows = match rows {
+        Some(p) => format!("the rows also in {}", p.display()),
+        None => "-o FILE also writes the rows (CSV, or JSON for *.json)".into(),
+    };
+    format!(
+        "wrote {}: {} curve{} of {} rows; {rows}\n",
+        page.display(),
+        policies.len(),
+        if policies.len() == 1 { "" } else { "s" },
+        mrc.rows.len()
+    )
 }
 
 /// One line describing the trace and the method, for the HTML page.

@@ -112,18 +112,13 @@ fn hidden_temp(output: &Path, what: &str) -> Result<(tempfile::NamedTempFile, Pe
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(&format!(".{what}"))
-        .tempfile_in(dir)
+    belady_core::outfile::listed_temp(dir, &format!(".{name}."), &format!(".{what}"), 0o600)
         .with_context(|| {
             format!(
                 "{}: cannot create a temporary file beside it",
                 output.display()
             )
-        })?;
-    let pending = PendingTemp::new(tmp.path());
-    Ok((tmp, pending))
+        })
 }
 
 /// Refuses a program that cannot be started: strace would only report it in its own log.

@@ -10,6 +10,8 @@
 use crate::report_chart::{self, Line};
 use crate::report_data::{self, Point, Section};
 use anyhow::{bail, Context, Result};
+use belady_core::run::metrics::{metric, Better, Metric, Unit};
+use belady_core::run::rows::{CacheCapacity, CapacityUnit};
 use clap::Args;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -32,47 +34,6 @@ pub struct ReportArgs {
     policies: Vec<String>,
 }
 
-/// A chart's metric: its title, axis label and how to read it from a run.
-struct Metric {
-    slug: &'static str,
-    title: &'static str,
-    axis: &'static str,
-    value: fn(&Point) -> Option<f64>,
-    /// Whether more is better (hit ratio) or less (requests, time).
-    higher_is_better: bool,
-}
-
-const METRICS: &[Metric] = &[
-    Metric {
-        slug: "hit-ratio",
-        title: "Hit ratio",
-        axis: "hit ratio (%)",
-        value: |p| Some(100.0 * p.hit_ratio),
-        higher_is_better: true,
-    },
-    Metric {
-        slug: "byte-miss-ratio",
-        title: "Byte miss ratio",
-        axis: "byte miss ratio (%)",
-        value: |p| p.byte_miss_ratio.map(|v| 100.0 * v),
-        higher_is_better: false,
-    },
-    Metric {
-        slug: "disk-requests",
-        title: "Disk requests",
-        axis: "disk requests",
-        value: |p| p.disk_requests,
-        higher_is_better: false,
-    },
-    Metric {
-        slug: "exec-time",
-        title: "Execution time",
-        axis: "execution time (s)",
-        value: |p| p.exec_time_s,
-        higher_is_better: false,
-    },
-];
-
 /// The offline optimum: the reference line, never "best".
 const OPT: &str = "opt";
 
@@ -83,7 +44,7 @@ const UNTIMED: &str = "untimed: no disk model, so read-ahead completes at once: 
 
 /// Whether the runs of a read-ahead setting are untimed with read-ahead on (see `UNTIMED`).
 fn untimed(prefetch: &str, points: &[Point]) -> bool {
-    prefetch != "none" && !points.is_empty() && points.iter().all(|p| p.exec_time_s.is_none())
+    prefetch != "none" && !points.is_empty() && points.iter().all(|p| !p.timed)
 }
 
 /// `belady report`.
@@ -176,27 +137,34 @@ pub fn write_report(
                 esc(UNTIMED)
             );
         }
-        for metric in METRICS {
+        let unit = section
+            .charts
+            .iter()
+            .find_map(|(_, points)| points.first())
+            .map_or(CapacityUnit::Blocks, |p| p.capacity.unit);
+        for metric in report_data::metrics() {
             if !section
                 .charts
                 .iter()
                 .flat_map(|(_, points)| points.iter())
-                .any(|p| (metric.value)(p).is_some())
+                .any(|p| p.value(metric).is_some())
             {
                 continue;
             }
-            let _ = writeln!(html, "<h3>{}</h3><div>", metric.title);
+            let _ = writeln!(html, "<h3>{}</h3><div>", metric.title());
             for (prefetch, points) in &section.charts {
-                let title = format!("{} — read-ahead: {}", metric.title, prefetch);
+                let title = format!("{} — read-ahead: {}", metric.title(), prefetch);
                 let lines = lines(metric, points, &index);
-                let svg =
-                    report_chart::draw(&title, metric.axis, &lines, metric.slug == "hit-ratio")?;
+                let percent = metric.unit == Unit::Ratio;
+                let svg = report_chart::draw(&title, &metric.label(), &lines, percent, unit)?;
                 let file = svg_dir.join(format!(
                     "{n:02}-{}-{}-{}.svg",
                     slug(&section.name),
                     slug(prefetch),
-                    metric.slug
+                    metric.slug()
                 ));
+                // A chart file may be a link to the store being read, as `-o` may.
+                belady_core::outfile::refuse_overwrite_as("--svg-dir", &file, &[store])?;
                 belady_core::outfile::write_atomic(&file, svg.as_bytes())?;
                 let _ = writeln!(html, "<figure>{svg}</figure>");
                 charts += 1;
@@ -219,6 +187,16 @@ fn select(sections: &mut [Section], policies: &[String]) -> Result<()> {
     if policies.is_empty() {
         return Ok(());
     }
+    // Spelled as sweeps and `sim` take them: `LRU` and `segmented-lru` are `lru` and `slru`.
+    // A name that is no policy (a series such as `lirs(hir=0.01)`) is matched as given.
+    let policies: Vec<String> = policies
+        .iter()
+        .map(|n| {
+            belady_core::policy::registry::PolicySpec::parse(n)
+                .map_or_else(|_| n.clone(), |s| s.info.name.to_string())
+        })
+        .collect();
+    let policies = &policies;
     let known: BTreeSet<&str> = sections
         .iter()
         .flat_map(|s| &s.charts)
@@ -268,15 +246,13 @@ fn lines(metric: &Metric, points: &[Point], index: &BTreeMap<String, usize>) -> 
     type Points = Vec<(u64, f64)>;
     let mut by: BTreeMap<(Option<usize>, &str), Points> = BTreeMap::new();
     for p in points {
-        let Some(v) = (metric.value)(p) else { continue };
+        let Some(v) = p.value(metric) else { continue };
         let at = if p.policy == OPT {
             None
         } else {
             index.get(&p.series).copied()
         };
-        by.entry((at, &p.series))
-            .or_default()
-            .push((p.cache_blocks, v));
+        by.entry((at, &p.series)).or_default().push((p.size(), v));
     }
     by.into_iter()
         .map(|((index, label), mut points)| {
@@ -290,25 +266,40 @@ fn lines(metric: &Metric, points: &[Point], index: &BTreeMap<String, usize>) -> 
         .collect()
 }
 
-/// The best policy per section and read-ahead setting for each metric: the mean over the cache
-/// sizes that every shown policy ran (so no policy wins by missing a hard size); OPT excluded.
+/// The best policy per section and read-ahead setting for each metric that has a better
+/// direction: the mean over the cache sizes that every shown policy ran (so no policy wins by
+/// missing a hard size); OPT excluded. The header and every row's cells come from one list of
+/// metrics, so each row has as many cells as the header.
 fn summary(sections: &[Section]) -> String {
+    let points = || sections.iter().flat_map(|s| &s.charts).flat_map(|(_, p)| p);
+    let ranked: Vec<&Metric> = report_data::metrics()
+        .filter(|m| m.better != Better::Neither)
+        .filter(|m| points().any(|p| p.value(m).is_some()))
+        .collect();
+    let hit_ratio = metric("hit_ratio").expect("the registry has the hit ratio");
     let mut t = String::from(
         "<h2>Summary</h2><p>Best policy per trace and setting: the mean of each metric over the \
          cache sizes every policy ran; OPT is left out of the ranking and shown for reference.</p>\
-         <table class=\"summary\"><tr><th>trace</th><th>setting</th><th>read-ahead</th><th>sizes</th>\
-         <th>best hit ratio (%)</th><th>fewest disk requests</th><th>shortest run time (s)</th>\
-         <th>OPT hit ratio (%)</th></tr>",
+         <table class=\"summary\"><tr>",
     );
+    let mut header: Vec<String> = ["trace", "setting", "read-ahead", "sizes"]
+        .map(String::from)
+        .to_vec();
+    header.extend(ranked.iter().map(|m| match m.better {
+        Better::Higher => format!("highest {}", m.label()),
+        _ => format!("lowest {}", m.label()),
+    }));
+    header.push(format!("OPT {}", hit_ratio.label()));
+    for h in &header {
+        let _ = write!(t, "<th>{}</th>", esc(h));
+    }
+    t.push_str("</tr>");
     let mut any_untimed = false;
     for (n, s) in sections.iter().enumerate() {
         for (prefetch, points) in &s.charts {
             let mut sizes_of: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
             for p in points.iter().filter(|p| p.policy != OPT) {
-                sizes_of
-                    .entry(&p.series)
-                    .or_default()
-                    .insert(p.cache_blocks);
+                sizes_of.entry(&p.series).or_default().insert(p.size());
             }
             let common: BTreeSet<u64> = sizes_of
                 .values()
@@ -321,33 +312,32 @@ fn summary(sections: &[Section]) -> String {
             } else {
                 prefetch.clone()
             };
-            let _ = write!(
-                t,
-                "<tr><td><a href=\"#s{n}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td>",
-                esc(&s.name),
+            let mut cells = vec![
+                format!("<a href=\"#s{n}\">{}</a>", esc(&s.name)),
                 esc(&s.qualifier()),
                 esc(&shown),
-                common.len()
-            );
-            for metric in METRICS {
-                let best = best(metric, points, &common);
-                t.push_str(&match best {
-                    Some((names, v)) => {
-                        format!("<td>{} {}</td>", esc(&names.join(", ")), value(metric, v))
-                    }
-                    None => "<td>-</td>".into(),
+                common.len().to_string(),
+            ];
+            for metric in &ranked {
+                cells.push(match best(metric, points, &common) {
+                    Some((names, v)) => format!("{} {}", esc(&names.join(", ")), metric.format(v)),
+                    None => "-".into(),
                 });
             }
             let opt: Vec<f64> = points
                 .iter()
-                .filter(|p| p.policy == OPT && common.contains(&p.cache_blocks))
-                .map(|p| 100.0 * p.hit_ratio)
+                .filter(|p| p.policy == OPT && common.contains(&p.size()))
+                .filter_map(|p| p.value(hit_ratio))
                 .collect();
-            if opt.len() == common.len() && !opt.is_empty() {
-                let mean = opt.iter().sum::<f64>() / opt.len() as f64;
-                let _ = write!(t, "<td>{mean:.2}</td>");
+            cells.push(if opt.len() == common.len() && !opt.is_empty() {
+                hit_ratio.format(opt.iter().sum::<f64>() / opt.len() as f64)
             } else {
-                t.push_str("<td>-</td>");
+                "-".into()
+            });
+            debug_assert_eq!(cells.len(), header.len());
+            t.push_str("<tr>");
+            for c in &cells {
+                let _ = write!(t, "<td>{c}</td>");
             }
             t.push_str("</tr>");
         }
@@ -364,9 +354,9 @@ fn best(metric: &Metric, points: &[Point], sizes: &BTreeSet<u64>) -> Option<(Vec
     let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
     for p in points
         .iter()
-        .filter(|p| p.policy != OPT && sizes.contains(&p.cache_blocks))
+        .filter(|p| p.policy != OPT && sizes.contains(&p.size()))
     {
-        if let Some(v) = (metric.value)(p) {
+        if let Some(v) = p.value(metric) {
             let e = sums.entry(&p.series).or_default();
             e.0 += v;
             e.1 += 1;
@@ -377,7 +367,7 @@ fn best(metric: &Metric, points: &[Point], sizes: &BTreeSet<u64>) -> Option<(Vec
         .filter(|(_, (_, n))| *n == sizes.len() && *n > 0)
         .map(|(k, (s, n))| (k, s / n as f64))
         .collect();
-    let pick = if metric.higher_is_better {
+    let pick = if metric.better == Better::Higher {
         means.iter().map(|m| m.1).fold(f64::MIN, f64::max)
     } else {
         means.iter().map(|m| m.1).fold(f64::MAX, f64::min)
@@ -388,15 +378,6 @@ fn best(metric: &Metric, points: &[Point], sizes: &BTreeSet<u64>) -> Option<(Vec
         .map(|m| m.0.to_string())
         .collect();
     (!names.is_empty()).then_some((names, pick))
-}
-
-/// A metric's value as the tables show it.
-fn value(metric: &Metric, v: f64) -> String {
-    match metric.slug {
-        "hit-ratio" => format!("{v:.2}"),
-        "exec-time" => format!("{v:.3}"),
-        _ => format!("{v:.0}"),
-    }
 }
 
 fn esc(s: &str) -> String {
@@ -412,7 +393,8 @@ fn slug(s: &str) -> String {
         .collect()
 }
 
-/// The figure's numbers: one row per policy, one column per cache size.
+/// The figure's numbers: one row per policy, one column per cache size (named with its unit,
+/// a byte capacity by its size), sorted by value.
 fn table(
     metric: &Metric,
     prefetch: &str,
@@ -420,12 +402,12 @@ fn table(
     index: &BTreeMap<String, usize>,
 ) -> String {
     let lines = lines(metric, points, index);
-    let mut sizes: Vec<u64> = points.iter().map(|p| p.cache_blocks).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
+    let mut sizes: Vec<&CacheCapacity> = points.iter().map(|p| &p.capacity).collect();
+    sizes.sort_by_key(|c| c.sort_key());
+    sizes.dedup_by_key(|c| c.sort_key());
     let mut t = format!(
         "<table><caption>{} — read-ahead: {}{}</caption><tr><th>policy</th>",
-        metric.title,
+        metric.title(),
         esc(prefetch),
         if untimed(prefetch, points) {
             " (untimed: read-ahead completes at once)"
@@ -434,15 +416,15 @@ fn table(
         }
     );
     for s in &sizes {
-        let _ = write!(t, "<th>{s}</th>");
+        let _ = write!(t, "<th>{}</th>", esc(&s.label()));
     }
     t.push_str("</tr>");
     for line in &lines {
         let _ = write!(t, "<tr><td>{}</td>", esc(&line.label));
         for s in &sizes {
-            match line.points.iter().find(|p| p.0 == *s) {
+            match line.points.iter().find(|p| p.0 == s.amount) {
                 Some(&(_, v)) => {
-                    let _ = write!(t, "<td>{}</td>", value(metric, v));
+                    let _ = write!(t, "<td>{}</td>", metric.format(v));
                 }
                 None => t.push_str("<td></td>"),
             }

@@ -11,6 +11,7 @@
 
 use crate::chart::{self, look, marker, SizeAxis};
 use anyhow::Result;
+use belady_core::run::rows::{bytes_label, CapacityUnit};
 use plotters::prelude::*;
 
 /// Chart size in pixels (the headless-Chromium test checks it); a long legend makes it taller,
@@ -28,14 +29,14 @@ const SPREAD_MAX: i32 = 28;
 /// Width of the plot's half of the chart; the legend takes the rest.
 const PLOT_WIDTH: u32 = 370;
 
-/// One line: its label and its (cache blocks, value) points, sorted by size.
+/// One line: its label and its (capacity, value) points, sorted by size (capacities of one unit).
 pub struct Line {
     /// The legend's text.
     pub label: String,
     /// The line's place in the report's order of lines, which picks its colour and marker (so a
     /// policy looks the same in every chart); `None` for the offline optimum, the reference.
     pub index: Option<usize>,
-    /// (cache blocks, value).
+    /// (capacity, value).
     pub points: Vec<(u64, f64)>,
 }
 
@@ -138,8 +139,15 @@ pub fn height(lines: &[Line]) -> u32 {
     SIZE.1.max(needed as u32)
 }
 
-/// The chart as SVG text. `percent` caps the y axis at 100.
-pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<String> {
+/// The chart as SVG text. `percent` caps the y axis at 100; `unit` is what the sizes count
+/// (a byte capacity's tick is its size, `64MiB`).
+pub fn draw(
+    title: &str,
+    axis: &str,
+    lines: &[Line],
+    percent: bool,
+    unit: CapacityUnit,
+) -> Result<String> {
     let err = |e: &dyn std::fmt::Display| chart::error(title, e);
     let height = height(lines);
     let mut lines = merge_ties(lines);
@@ -189,9 +197,15 @@ pub fn draw(title: &str, axis: &str, lines: &[Line], percent: bool) -> Result<St
             .configure_mesh()
             .x_labels(ticks.len().max(1))
             .y_labels(6)
-            .x_desc(chart::SIZE_AXIS)
+            .x_desc(format!("cache size ({}, log2 scale)", unit.name()))
             .y_desc(axis)
-            .x_label_formatter(&|v| format!("{}", chart::blocks_at(*v) as u64))
+            .x_label_formatter(&|v| {
+                let size = chart::blocks_at(*v) as u64;
+                match unit {
+                    CapacityUnit::Bytes => bytes_label(size),
+                    _ => size.to_string(),
+                }
+            })
             .y_label_formatter(&|v| label(*v))
             .bold_line_style(RGBColor(225, 225, 225))
             .max_light_lines(0)
@@ -296,7 +310,7 @@ mod tests {
         // The reference is never merged; lirs meets the others at one size only.
         assert_eq!(labels, ["opt", "arc, lru (tied)", "lirs"]);
         assert_eq!(merged[1].index, Some(0));
-        let svg = draw("t", "hit ratio (%)", &lines, true).unwrap();
+        let svg = draw("t", "hit ratio (%)", &lines, true, CapacityUnit::Blocks).unwrap();
         assert!(svg.contains("\narc, lru (tied)\n"), "{svg}");
     }
 
@@ -332,7 +346,7 @@ mod tests {
             .collect();
         let tall = height(&many);
         assert!(tall > SIZE.1, "{tall}");
-        let svg = draw("t", "y", &many, false).unwrap();
+        let svg = draw("t", "y", &many, false, CapacityUnit::Blocks).unwrap();
         assert!(svg.contains(&format!("height=\"{tall}\"")));
         assert!(svg.contains("\np24\n"), "every entry is drawn");
     }

@@ -4,12 +4,15 @@
 //! A run's configuration is read from its stored JSON (not a fixed list of columns), so a field
 //! added to the configuration later tells runs apart here without a change: each field is either
 //! the chart's x value (cache size), the chart (read-ahead), the line (policy and its settings) or
-//! part of the section (trace, trace content hash, disk and every other field). Two runs left on
-//! the same point are the same simulation written two ways (`10%` and `185` blocks); if their
-//! results differ the report refuses rather than show one of them.
+//! part of the section (trace, trace content hash, disk and every other field, and the capacity's
+//! unit: blocks, objects or bytes). Two runs left on the same point are the same simulation
+//! written two ways (`10%` and `185` blocks); if their results differ the report refuses rather
+//! than show one of them. The values drawn are the registry's ([`METRICS`]), read from the stored
+//! rows.
 
-use anyhow::{bail, Context, Result};
-use rusqlite::Connection;
+use anyhow::{bail, Result};
+use belady_core::run::metrics::{Applies, Metric, METRICS};
+use belady_core::run::rows::CacheCapacity;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -26,23 +29,37 @@ pub struct Point {
     pub series: String,
     /// The policy's registered name (`lirs` for `lirs(hir=0.01)`), for `--policies`.
     pub policy: String,
-    /// Cache size in blocks.
-    pub cache_blocks: u64,
-    /// Hit ratio, 0..1.
-    pub hit_ratio: f64,
-    /// Disk requests (misses for the block engine, which issues one request per miss).
-    pub disk_requests: Option<f64>,
-    /// Execution time, when a disk model timed the run.
-    pub exec_time_s: Option<f64>,
-    /// Missed bytes over requested bytes, for objects-model runs (in the blocks model it is the
-    /// miss ratio, which the hit-ratio chart already shows).
-    pub byte_miss_ratio: Option<f64>,
+    /// The cache's capacity, in its unit (the section's) and as given.
+    pub capacity: CacheCapacity,
+    /// Whether a disk model timed the run.
+    pub timed: bool,
+    /// The report's metrics this run has, as shown (ratios in percent), by key: a metric the
+    /// registry draws for runs like this one ([`Metric::report`]).
+    values: BTreeMap<&'static str, f64>,
     key: String,
     cache_size: String,
 }
 
+impl Point {
+    /// The run's value of `metric` as shown, if the report draws it for this run.
+    pub fn value(&self, metric: &Metric) -> Option<f64> {
+        self.values.get(metric.key).copied()
+    }
+
+    /// The capacity's value on the size axis (the section's unit).
+    pub fn size(&self) -> u64 {
+        self.capacity.amount
+    }
+}
+
+/// The metrics the report draws, in the registry's order.
+pub fn metrics() -> impl Iterator<Item = &'static Metric> {
+    METRICS.iter().filter(|m| m.report.is_some())
+}
+
 /// Runs that share everything but the policy, cache size and read-ahead: one heading in the
-/// report, one chart per read-ahead setting and metric.
+/// report, one chart per read-ahead setting and metric. The capacity's unit is part of the
+/// setting, so blocks, objects and bytes never share an axis.
 #[derive(Debug)]
 pub struct Section {
     /// The trace as the experiment named it.
@@ -104,62 +121,39 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             store.display()
         );
     }
-    // An empty, foreign or cut file is refused in one line, unchanged, as `results export` does.
-    drop(belady_core::sweep::store::Store::open_existing(store)?);
-    let db = Connection::open(store).with_context(|| format!("cannot open {}", store.display()))?;
-    // Only objects-model runs have a byte miss ratio of their own; stores written before rows had
-    // byte counters hold blocks-model runs only.
-    let has_bytes: bool = db
-        .query_row(
-            "SELECT EXISTS(SELECT 1 FROM pragma_table_info('runs') WHERE name = 'byte_miss_ratio')",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap_or(false);
-    let byte_miss = if has_bytes {
-        "CASE WHEN cache_model = 'objects' THEN byte_miss_ratio END"
-    } else {
-        "NULL"
-    };
-    let mut stmt = db
-        .prepare(&format!(
-            // The block engine has no clustering: each miss is one single-block request.
-            "SELECT key, config_json, cache_blocks, hit_ratio,
-                    COALESCE(disk_requests, misses), exec_time_s, {byte_miss}
-             FROM runs ORDER BY key"
-        ))
-        .with_context(|| format!("{} is not a belady results store", store.display()))?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, i64>(2)?,
-            r.get::<_, f64>(3)?,
-            r.get::<_, Option<i64>>(4)?,
-            r.get::<_, Option<f64>>(5)?,
-            r.get::<_, Option<f64>>(6)?,
-        ))
-    })?;
-    // (trace, setting) -> prefetch -> series -> cache size -> run
+    // An empty, foreign or cut file is refused in one line, unchanged, as `results export` does;
+    // rows of older stores read completed as today's (capacity, bytes, demand I/O).
+    let runs = belady_core::sweep::store::Store::open_existing(store)?.runs()?;
+    if runs.is_empty() {
+        bail!("{}: the store holds no runs", store.display());
+    }
+    // (trace, setting) -> prefetch -> series -> capacity -> run
     type Grid = BTreeMap<String, BTreeMap<String, BTreeMap<u64, Point>>>;
     let mut groups: BTreeMap<(String, BTreeMap<String, String>), Grid> = BTreeMap::new();
-    let mut total = 0;
-    for row in rows {
-        let (key, config, cache_blocks, hit_ratio, disk_requests, exec_time_s, byte_miss_ratio) =
-            row?;
-        let config: Map<String, Value> = serde_json::from_str(&config).with_context(|| {
-            format!(
-                "{}: run {key} has a configuration belady cannot read",
-                store.display()
-            )
-        })?;
-        let setting: BTreeMap<String, String> = config
+    for run in runs {
+        let config = match serde_json::to_value(&run.config) {
+            Ok(Value::Object(map)) => map,
+            _ => bail!(
+                "{}: run {} has a configuration belady cannot read",
+                store.display(),
+                run.key
+            ),
+        };
+        let mut setting: BTreeMap<String, String> = config
             .iter()
             .filter(|(k, _)| {
                 !SERIES_FIELDS.contains(&k.as_str()) && !NOT_SETTING.contains(&k.as_str())
             })
             .filter(|(k, _)| k.as_str() != "trace")
             .map(|(k, v)| (k.clone(), show(k, v, false)))
+            .collect();
+        setting.insert(
+            "capacity_unit".into(),
+            run.result.capacity.unit.name().into(),
+        );
+        let values = metrics()
+            .filter(|m| m.report.is_some_and(|when| when.to(&run.result)))
+            .filter_map(|m| Some((m.key, m.shown(&run.result)?)))
             .collect();
         let point = Point {
             series: series_label(&config),
@@ -168,13 +162,11 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
                 .next()
                 .unwrap_or_default()
                 .to_string(),
-            cache_blocks: cache_blocks.max(0) as u64,
-            hit_ratio,
-            disk_requests: disk_requests.map(|v| v as f64),
-            exec_time_s,
-            byte_miss_ratio,
+            capacity: run.result.capacity.clone(),
+            timed: Applies::Timed.to(&run.result),
+            values,
             cache_size: text(&config, "cache_sizes"),
-            key,
+            key: run.key,
         };
         let prefetch = config
             .get("prefetch")
@@ -186,16 +178,12 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
             .or_default()
             .entry(point.series.clone())
             .or_default();
-        match at.get(&point.cache_blocks) {
+        match at.get(&point.size()) {
             None => {
-                at.insert(point.cache_blocks, point);
+                at.insert(point.size(), point);
             }
             Some(first) => same_simulation(first, &point)?,
         }
-        total += 1;
-    }
-    if total == 0 {
-        bail!("{}: the store holds no runs", store.display());
     }
     let names = display_names(groups.keys().map(|(trace, _)| trace.as_str()));
     let mut sections: Vec<Section> = groups
@@ -231,28 +219,21 @@ pub fn load(store: &Path) -> Result<Vec<Section>> {
 
 /// Two runs on one point differ only in how the cache size was written; their results must agree.
 fn same_simulation(a: &Point, b: &Point) -> Result<()> {
-    let same = |x: Option<f64>, y: Option<f64>| match (x, y) {
-        (Some(x), Some(y)) => x == y,
-        (None, None) => true,
-        _ => false,
-    };
-    if a.hit_ratio == b.hit_ratio
-        && same(a.disk_requests, b.disk_requests)
-        && same(a.exec_time_s, b.exec_time_s)
-    {
+    if a.values == b.values {
         return Ok(());
     }
+    let hit = |p: &Point| p.values.get("hit_ratio").map_or(f64::NAN, |v| v / 100.0);
     bail!(
-        "cannot report runs {} and {}: both are {} at {} blocks (sizes written {:?} and {:?}) with every \
+        "cannot report runs {} and {}: both are {} at {} (sizes written {:?} and {:?}) with every \
          other setting equal, yet their results differ (hit ratio {} vs {}); the store is inconsistent",
         a.key,
         b.key,
         a.series,
-        a.cache_blocks,
+        a.capacity.label(),
         a.cache_size,
         b.cache_size,
-        a.hit_ratio,
-        b.hit_ratio
+        hit(a),
+        hit(b)
     )
 }
 

@@ -2,7 +2,7 @@
 
 use crate::{emit, TraceArgs};
 use anyhow::Result;
-use belady_core::stats::{block_stats, file_stats, Bucket, StatsOptions, TraceStats};
+use belady_core::analysis::stats::{block_stats, file_stats, Bucket, StatsOptions, TraceStats};
 use belady_core::trace::load_file_trace_with;
 use belady_core::{BlockTrace, OpFilter, PreparedTrace};
 use clap::Args;
@@ -49,7 +49,7 @@ struct Report<'a> {
 pub fn run(args: StatsArgs) -> Result<()> {
     // The rate is checked as `mrc` checks it: the same sampler's rules.
     if let Some(r) = args.sample_rate {
-        belady_core::mrc::Sampler::new(r, 0)?;
+        belady_core::analysis::mrc::Sampler::new(r, 0)?;
     }
     if args.window == 0 {
         return Err(belady_core::Error::config("--window", 0, "must be at least 1").into());
@@ -95,7 +95,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
     };
     if stats.reuse.sampled {
         let source = args.input.trace.display().to_string();
-        belady_core::mrc::Sampler::check_nonempty(
+        belady_core::analysis::mrc::Sampler::check_nonempty(
             stats.reuse.sample_rate,
             stats.reuse.sampled_references,
             stats.references,

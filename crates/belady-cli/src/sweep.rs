@@ -13,7 +13,6 @@ use belady_core::sweep::{Experiment, Plan};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use belady_core::sweep::DEFAULT_STORE;
@@ -113,11 +112,16 @@ pub fn run(args: SweepArgs) -> Result<()> {
     } else {
         String::new()
     };
+    let reused = plan.runs.len() - todo.len();
+    let how = if reused > 0 {
+        " (reused, not recomputed: --store NEW.sqlite, or deleting the store, computes them again)"
+    } else {
+        ""
+    };
     eprintln!(
-        "{} runs{duplicates}: {} done now{others}, {} already in {}",
+        "{} runs{duplicates}: {} done now{others}, {reused} already in {}{how}",
         plan.runs.len(),
         done.computed,
-        plan.runs.len() - todo.len(),
         store_path.display()
     );
     Ok(())
@@ -244,18 +248,35 @@ fn export(store_path: &Path, format: ExportFormat, output: Option<&Path>) -> Res
     };
     // One flat record per run: the configuration, then every metric (I/O and time included).
     let records: Vec<Record> = store.runs()?.into_iter().map(record).collect();
+    let written = write_records(&mut out, format, &records);
+    drop(out);
+    // A write that failed (a full disk, the file-size limit) names the output, not the store.
+    let target = output.map_or("standard output".into(), |p| p.display().to_string());
+    written.with_context(|| format!("{target}: cannot write the export"))?;
+    if let Some(f) = file {
+        f.commit()?;
+    }
+    Ok(())
+}
+
+/// Writes `records` to `out` as `format` (CSV or JSON), flushed.
+fn write_records(
+    out: &mut dyn std::io::Write,
+    format: ExportFormat,
+    records: &[Record],
+) -> Result<()> {
     match format {
         ExportFormat::Parquet => unreachable!("handled above"),
         ExportFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &records).map_err(std::io::Error::from)?;
+            serde_json::to_writer_pretty(&mut *out, records).map_err(std::io::Error::from)?;
             writeln!(out)?;
         }
         ExportFormat::Csv => {
-            let columns = columns(&records);
+            let columns = columns(records);
             // Built in memory, so a closed pipe surfaces as a plain I/O error.
             let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record(&columns)?;
-            for rec in &records {
+            for rec in records {
                 w.write_record(columns.iter().map(|c| {
                     match rec.0.iter().find(|(k, _)| k == c).map(|(_, v)| v) {
                         None | Some(serde_json::Value::Null) => String::new(),
@@ -268,10 +289,6 @@ fn export(store_path: &Path, format: ExportFormat, output: Option<&Path>) -> Res
         }
     }
     out.flush()?;
-    drop(out);
-    if let Some(f) = file {
-        f.commit()?;
-    }
     Ok(())
 }
 
@@ -315,6 +332,15 @@ fn write_parquet(records: &[Record], path: &Path) -> Result<()> {
     let kinds: Vec<Kind> = names
         .iter()
         .map(|c| {
+            // A metric's type is the registry's, whatever values the runs have (a time no run
+            // has is still a DOUBLE column).
+            if let Some(m) = belady_core::run::metrics::metric(c) {
+                return if m.unit.is_int() {
+                    Kind::Int
+                } else {
+                    Kind::Float
+                };
+            }
             let values: Vec<Value> = records.iter().filter_map(|r| value(r, c)).collect();
             if !values.is_empty() && values.iter().all(|v| v.is_i64() || v.is_u64()) {
                 Kind::Int
@@ -340,50 +366,93 @@ fn write_parquet(records: &[Record], path: &Path) -> Result<()> {
     schema.push('}');
     let schema = std::sync::Arc::new(parse_message_type(&schema)?);
     let mut file = OutFile::create(path)?;
-    let props = std::sync::Arc::new(WriterProperties::builder().build());
-    let mut writer = SerializedFileWriter::new(&mut file, schema, props)?;
-    let mut group = writer.next_row_group()?;
-    for (c, kind) in names.iter().zip(&kinds) {
-        let cells: Vec<Option<Value>> = records.iter().map(|r| value(r, c)).collect();
-        let defs: Vec<i16> = cells.iter().map(|v| i16::from(v.is_some())).collect();
-        let present = cells.iter().flatten();
-        let mut col = group
-            .next_column()?
-            .context("the schema lists every column")?;
-        match kind {
-            Kind::Int => {
-                let v: Vec<i64> = present
-                    .map(|v| v.as_i64().unwrap_or_else(|| v.as_u64().unwrap_or(0) as i64))
-                    .collect();
-                col.typed::<Int64Type>()
-                    .write_batch(&v, Some(&defs), None)?;
+    let mut sink = KeepError {
+        inner: &mut file,
+        error: None,
+    };
+    let written = (|| -> Result<()> {
+        let props = std::sync::Arc::new(WriterProperties::builder().build());
+        let mut writer = SerializedFileWriter::new(&mut sink, schema, props)?;
+        let mut group = writer.next_row_group()?;
+        for (c, kind) in names.iter().zip(&kinds) {
+            let cells: Vec<Option<Value>> = records.iter().map(|r| value(r, c)).collect();
+            let defs: Vec<i16> = cells.iter().map(|v| i16::from(v.is_some())).collect();
+            let present = cells.iter().flatten();
+            let mut col = group
+                .next_column()?
+                .context("the schema lists every column")?;
+            match kind {
+                Kind::Int => {
+                    let v: Vec<i64> = present
+                        .map(|v| v.as_i64().unwrap_or_else(|| v.as_u64().unwrap_or(0) as i64))
+                        .collect();
+                    col.typed::<Int64Type>()
+                        .write_batch(&v, Some(&defs), None)?;
+                }
+                Kind::Float => {
+                    let v: Vec<f64> = present.map(|v| v.as_f64().unwrap_or(f64::NAN)).collect();
+                    col.typed::<DoubleType>()
+                        .write_batch(&v, Some(&defs), None)?;
+                }
+                Kind::Bool => {
+                    let v: Vec<bool> = present.map(|v| v.as_bool().unwrap_or(false)).collect();
+                    col.typed::<BoolType>().write_batch(&v, Some(&defs), None)?;
+                }
+                Kind::Text => {
+                    let v: Vec<ByteArray> = present
+                        .map(|v| match v {
+                            Value::String(s) => ByteArray::from(s.as_str()),
+                            other => ByteArray::from(other.to_string().as_str()),
+                        })
+                        .collect();
+                    col.typed::<ByteArrayType>()
+                        .write_batch(&v, Some(&defs), None)?;
+                }
             }
-            Kind::Float => {
-                let v: Vec<f64> = present.map(|v| v.as_f64().unwrap_or(f64::NAN)).collect();
-                col.typed::<DoubleType>()
-                    .write_batch(&v, Some(&defs), None)?;
-            }
-            Kind::Bool => {
-                let v: Vec<bool> = present.map(|v| v.as_bool().unwrap_or(false)).collect();
-                col.typed::<BoolType>().write_batch(&v, Some(&defs), None)?;
-            }
-            Kind::Text => {
-                let v: Vec<ByteArray> = present
-                    .map(|v| match v {
-                        Value::String(s) => ByteArray::from(s.as_str()),
-                        other => ByteArray::from(other.to_string().as_str()),
-                    })
-                    .collect();
-                col.typed::<ByteArrayType>()
-                    .write_batch(&v, Some(&defs), None)?;
-            }
+            col.close()?;
         }
-        col.close()?;
+        group.close()?;
+        writer.close()?;
+        Ok(())
+    })();
+    // Parquet reports a failed write as "transport error": name the output and the OS's reason.
+    if let Err(e) = written {
+        let e = sink.error.take().map_or(e, anyhow::Error::from);
+        return Err(e.context(format!("{}: cannot write the export", path.display())));
     }
-    group.close()?;
-    writer.close()?;
     file.commit()?;
     Ok(())
+}
+
+/// A writer that keeps its first error, which a caller may report only as a string.
+struct KeepError<W> {
+    inner: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> KeepError<W> {
+    fn keep<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        r.inspect_err(|e| {
+            if self.error.is_none() {
+                self.error = Some(match e.raw_os_error() {
+                    Some(code) => std::io::Error::from_raw_os_error(code),
+                    None => std::io::Error::new(e.kind(), e.to_string()),
+                });
+            }
+        })
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for KeepError<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.keep(r)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.inner.flush();
+        self.keep(r)
+    }
 }
 
 fn record(run: StoredRun) -> Record {
@@ -411,6 +480,9 @@ fn record(run: StoredRun) -> Record {
         let v = match *field {
             "policy" => run.result.policy.clone().into(),
             "cache_blocks" => run.result.cache_blocks.into(),
+            "cache_size" => run.result.capacity.spelled.clone().into(),
+            "capacity" => run.result.capacity.amount.into(),
+            "capacity_unit" => run.result.capacity.unit.name().into(),
             // Empty, not null, for single-level runs, as before these became optional.
             "levels" | "placement" => config.get(*field).map_or("".into(), shown),
             _ => config.get(*field).map_or(serde_json::Value::Null, shown),
@@ -451,6 +523,9 @@ const CONFIG_ORDER: &[&str] = &[
     "params",
     "preset",
     "cache_sizes",
+    "cache_size",
+    "capacity",
+    "capacity_unit",
     "cache_blocks",
     "prefetch",
     "disk",
@@ -462,7 +537,16 @@ const CONFIG_ORDER: &[&str] = &[
 ];
 
 /// Result fields that repeat the configuration (kept once, from the configuration).
-const CONFIG_IN_RESULT: &[&str] = &["trace", "policy", "cache_blocks", "block_size", "prefetch"];
+const CONFIG_IN_RESULT: &[&str] = &[
+    "trace",
+    "policy",
+    "cache_size",
+    "capacity",
+    "capacity_unit",
+    "cache_blocks",
+    "block_size",
+    "prefetch",
+];
 
 /// One exported run: named values in column order.
 struct Record(Vec<(String, serde_json::Value)>);

@@ -1,17 +1,12 @@
 //! Plain-text tables for people; machines get `--json`.
 
+use belady_core::run::metrics::{metric, Metric, METRICS};
 use belady_core::RunResult;
 
-/// One line per run, aligned; runs with read-ahead or a disk model add their I/O columns.
+/// One line per run, aligned: what ran, then every metric the registry gives a column
+/// ([`METRICS`]) that applies to some run (I/O columns with read-ahead or levels, times with a
+/// disk model, rejections with an admission filter).
 pub fn runs(results: &[RunResult]) -> String {
-    // Block-level rows carry demand I/O counters too (one read per miss); the columns are shown
-    // for runs with read-ahead or levels, where they say more than the misses.
-    let with_io = results
-        .iter()
-        .any(|r| r.prefetch.is_some() || r.levels.is_some());
-    let timed = results
-        .iter()
-        .any(|r| r.io.as_ref().is_some_and(|io| io.exec_time_s.is_some()));
     // With several read-ahead settings in one table (`--prefetch none,linux6`) rows of one policy
     // and size would look alike: name each row's setting.
     let prefetch_varies = results
@@ -19,7 +14,14 @@ pub fn runs(results: &[RunResult]) -> String {
         .any(|r| r.prefetch != results.first().and_then(|f| f.prefetch.clone()));
     // Object caches name their model and byte capacity (a plain count has none: `-`).
     let objects = results.iter().any(|r| r.cache_model == "objects");
+    // The disk's own read cache, named where it served requests (its hits take no seek).
+    let drive_cache = results.iter().any(|r| disk_cache_hits(r) > 0);
     let admission = results.iter().any(|r| r.admission != "none");
+    let metrics: Vec<(&Metric, &str)> = METRICS
+        .iter()
+        .filter_map(|m| Some((m, m.table?)))
+        .filter(|(m, _)| results.iter().any(|r| m.applies.to(r)))
+        .collect();
     let mut header = vec!["policy"];
     if prefetch_varies {
         header.push("prefetch");
@@ -32,14 +34,7 @@ pub fn runs(results: &[RunResult]) -> String {
     } else {
         header.push("cache_blocks");
     }
-    header.extend(["requests", "hits", "misses", "hit_ratio_%"]);
-    if with_io {
-        header.extend(["disk_requests", "sync_req/blk", "async_req/blk", "late"]);
-    }
-    if timed {
-        header.extend(["exec_s", "io_wait_s"]);
-    }
-    header.extend(["bytes_requested", "byte_misses", "byte_miss_%"]);
+    header.extend(metrics.iter().map(|(_, h)| *h));
     let rows: Vec<Vec<String>> = results
         .iter()
         .map(|r| {
@@ -50,41 +45,23 @@ pub fn runs(results: &[RunResult]) -> String {
             if admission {
                 row.push(r.admission.clone());
             }
+            let or_dash = |v: Option<u64>| v.map_or_else(|| "-".into(), |v| v.to_string());
             if objects {
-                let count = |v: u64| if v == 0 { "-".into() } else { v.to_string() };
                 row.extend([
                     r.cache_model.clone(),
-                    count(r.cache_blocks),
-                    r.cache_bytes.map_or_else(|| "-".into(), |b| b.to_string()),
+                    or_dash(r.cache_blocks),
+                    or_dash(r.cache_bytes),
                 ]);
             } else {
-                row.push(r.cache_blocks.to_string());
+                row.push(r.capacity.amount.to_string());
             }
-            row.extend([
-                r.requests.to_string(),
-                r.hits.to_string(),
-                r.misses.to_string(),
-                format!("{:.2}", 100.0 * r.hit_ratio),
-            ]);
-            if with_io {
-                let io = r.io.clone().unwrap_or_default();
-                row.extend([
-                    io.disk_requests.to_string(),
-                    format!("{}/{}", io.sync_requests, io.sync_blocks),
-                    format!("{}/{}", io.async_requests, io.async_blocks),
-                    io.late.to_string(),
-                ]);
+            for (m, _) in &metrics {
+                let mut text = cell(m, r);
+                if let Some(second) = m.table_with.and_then(metric) {
+                    text = format!("{text}/{}", cell(second, r));
+                }
+                row.push(text);
             }
-            if timed {
-                let io = r.io.clone().unwrap_or_default();
-                let secs = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
-                row.extend([secs(io.exec_time_s), secs(io.io_wait_s)]);
-            }
-            row.extend([
-                r.bytes_requested.to_string(),
-                r.byte_misses.to_string(),
-                format!("{:.2}", 100.0 * r.byte_miss_ratio),
-            ]);
             row
         })
         .collect();
@@ -93,7 +70,39 @@ pub fn runs(results: &[RunResult]) -> String {
         out.push_str(UNTIMED_NOTE);
         out.push('\n');
     }
+    if drive_cache {
+        out.push_str(DRIVE_CACHE_NOTE);
+        out.push('\n');
+    }
+    // Each row note once, in the order the rows first carry it.
+    let mut notes: Vec<&str> = Vec::new();
+    for note in results.iter().filter_map(belady_core::run::notes::row_note) {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    for note in notes {
+        out.push_str(note);
+        out.push('\n');
+    }
     out
+}
+
+/// The footer of a table where the disk's own read cache served requests.
+pub const DRIVE_CACHE_NOTE: &str =
+    "disk_cache_hits: disk reads the drive served from its own read \
+cache (segments filled by its read-ahead), with no seek or rotational wait, which is why the mean \
+response time can be far below a seek (docs/disk.md, \"Drive cache\")";
+
+/// Reads a run's disk served from its own read cache (0 without a disk or its cache).
+fn disk_cache_hits(r: &RunResult) -> u64 {
+    r.io.as_ref().and_then(|io| io.disk_cache_hits).unwrap_or(0)
+}
+
+/// A metric's cell: counts as they are, ratios in percent, times in seconds; `-` where the run
+/// has no value.
+fn cell(m: &Metric, r: &RunResult) -> String {
+    m.shown(r).map_or_else(|| "-".into(), |v| m.format(v))
 }
 
 /// The footer of a table holding untimed runs with read-ahead.

@@ -497,3 +497,43 @@ fn untimed_read_ahead_is_said_to_complete_at_once() {
     assert_eq!(rows[0]["late"], 0);
     assert!(rows[0].get("untimed").is_none(), "no new key");
 }
+
+/// A disk with a read cache says how many reads that cache served (they take no seek, which is
+/// why a mean response time can be a tenth of a millisecond); a disk without one says nothing.
+#[test]
+fn the_disk_read_cache_is_named_when_it_serves_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    // Sequential passes over neighbouring blocks, which the drive's read-ahead brings in.
+    let seq: String = (0..3000).map(|i| format!("{}\n", i % 1000)).collect();
+    let t = write(dir.path(), "seq.trace", &seq);
+    let args = ["-p", "lru", "-c", "100", "--disk", "hdd"];
+    let rows = json_rows(&run_sim(&t, "lirs", &[&args[..], &["--json"]].concat()));
+    let hits = rows[0]["disk_cache_hits"]
+        .as_u64()
+        .expect("hdd has a read cache");
+    let requests = rows[0]["disk_requests"].as_u64().unwrap();
+    assert!(hits > requests / 2 && hits <= requests, "{}", rows[0]);
+    assert!(
+        rows[0]["mean_response_ms"].as_f64().unwrap() < 1.0,
+        "{}",
+        rows[0]
+    );
+    let text = ok(&run_sim(&t, "lirs", &args));
+    let header = text.lines().nth(1).unwrap();
+    assert!(header.contains(" disk_cache_hits "), "{text}");
+    assert!(text.contains(&format!(" {hits} ")), "{text}");
+    assert!(text.contains("disk_cache_hits: disk reads the drive served from its own read cache"));
+    // A flash device has no such cache: no key, no column, no footer.
+    let rows = json_rows(&run_sim(
+        &t,
+        "lirs",
+        &["-p", "lru", "-c", "100", "--disk", "ssd", "--json"],
+    ));
+    assert!(rows[0].get("disk_cache_hits").is_none(), "{}", rows[0]);
+    let text = ok(&run_sim(
+        &t,
+        "lirs",
+        &["-p", "lru", "-c", "100", "--disk", "ssd"],
+    ));
+    assert!(!text.contains("disk_cache_hits"), "{text}");
+}

@@ -234,3 +234,59 @@ fn a_sweep_streams_its_trace_like_sim() {
     );
     assert_eq!(stored_rows(&store).len(), 1);
 }
+
+#[test]
+fn trace_paths_name_environment_variables_and_an_unset_one_is_refused_on_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = dir.path().join("elsewhere");
+    std::fs::create_dir(&traces).unwrap();
+    let ids: String = (0..200).map(|i| format!("{}\n", (i * 7) % 40)).collect();
+    write(&traces, "t.trace", &ids);
+    // Two traces: one through a set variable, one through an unset one's default (relative to
+    // the experiment file); the experiment sits apart from the traces and runs from another
+    // directory.
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        "policies = [\"lru\"]\ncache_sizes = [\"10\"]\n\
+         [[trace]]\npath = \"${TRACES_FOR_THIS_TEST}/t.trace\"\nformat = \"lirs\"\nname = \"set\"\n\
+         [[trace]]\npath = \"${UNSET_FOR_THIS_TEST:-elsewhere}/t.trace\"\nformat = \"lirs\"\nname = \"default\"\n",
+    );
+    let store = path_in(dir.path(), "r.sqlite");
+    let sweep = |env: &[(&str, &str)], cwd: &std::path::Path| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_belady"));
+        cmd.args(["sweep", &exp, "--store", &store, "--quiet"])
+            .current_dir(cwd)
+            .env_remove("UNSET_FOR_THIS_TEST")
+            .env_remove("TRACES_FOR_THIS_TEST");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    let out = sweep(
+        &[("TRACES_FOR_THIS_TEST", traces.to_str().unwrap())],
+        &std::env::temp_dir(),
+    );
+    ok(&out);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(
+        &belady(&["results", "export", "--store", &store, "--format", "json"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 2);
+    // One trace read through both paths: the same hits.
+    assert_eq!(rows[0]["hits"], rows[1]["hits"], "{rows:?}");
+    assert!(rows[0]["requests"].as_u64() == Some(200), "{rows:?}");
+    // A relative value is relative to where the command runs, as in the shell that set it.
+    std::fs::remove_file(&store).unwrap();
+    ok(&sweep(&[("TRACES_FOR_THIS_TEST", "elsewhere")], dir.path()));
+    // Unset, with no default: one line naming the file, its line and the variable.
+    assert_error_all(
+        &sweep(&[], dir.path()),
+        &[
+            "e.toml:4:",
+            "$TRACES_FOR_THIS_TEST is not set",
+            "${TRACES_FOR_THIS_TEST:-DIR}",
+        ],
+    );
+}

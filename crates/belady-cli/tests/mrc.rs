@@ -118,6 +118,41 @@ fn csv_html_and_output_file() {
     let rows: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert!(rows.iter().any(|r| r["cache_blocks"] == 50));
+    // --html alone: the page, and one line on the terminal saying where (no rows).
+    std::fs::remove_file(&html).unwrap();
+    let said = ok(&belady(&[
+        "mrc",
+        &t,
+        "-p",
+        "lru,arc",
+        "-c",
+        "10,50",
+        "--html",
+        html.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        said,
+        format!(
+            "wrote {}: 2 curves of 4 rows; -o FILE also writes the rows (CSV, or JSON for *.json)\n",
+            html.display()
+        )
+    );
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("arc (exact)"));
+    // --json asks for the rows on standard output, page or not.
+    let rows = json_rows(&belady(&[
+        "mrc",
+        &t,
+        "-p",
+        "lru",
+        "-c",
+        "10,50",
+        "--html",
+        html.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(rows.len(), 2);
 }
 
 #[test]
@@ -170,6 +205,7 @@ fn a_too_small_sample_warns_and_no_row_is_below_the_compulsory_misses() {
     let unique = get_u64(&stats, "unique_blocks");
     let references = get_u64(&stats, "read_references");
     let floor = unique as f64 / references as f64;
+    let rows_csv = dir.path().join("mrc.csv");
     let out = belady(&[
         "mrc",
         &ps,
@@ -179,8 +215,16 @@ fn a_too_small_sample_warns_and_no_row_is_below_the_compulsory_misses() {
         "0.01",
         "--html",
         &html,
+        "-o",
+        rows_csv.to_str().unwrap(),
     ]);
-    let csv = ok(&out);
+    let said = ok(&out);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(
+        said.contains("the rows also in") && said.contains("mrc.csv"),
+        "{said}"
+    );
+    let csv = std::fs::read_to_string(&rows_csv).unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "one line: {err}");
     let sampled = (0.01 * unique as f64).round() as u64;

@@ -155,13 +155,17 @@ fn the_same_run_written_two_ways_is_shown_once_but_different_results_are_refused
         2,
         "hit ratio and disk requests rows (no byte miss ratio: a blocks-model store)"
     );
-    // A store whose two rows for one point disagree cannot be drawn without hiding one.
+    // A store whose two rows for one point disagree cannot be drawn without hiding one (the
+    // report reads the stored rows).
     let db = rusqlite::Connection::open(&store).unwrap();
-    let changed = db.execute(
-        "UPDATE runs SET hit_ratio = hit_ratio + 0.125 WHERE instr(config_json, '\"cache_sizes\":[\"50%\"]') > 0",
-        [],
-    )
-    .unwrap();
+    let changed = db
+        .execute(
+            "UPDATE runs SET result_json = json_set(result_json, '$.hit_ratio', \
+         json_extract(result_json, '$.hit_ratio') + 0.125) \
+         WHERE instr(config_json, '\"cache_sizes\":[\"50%\"]') > 0",
+            [],
+        )
+        .unwrap();
     assert_eq!(changed, 1);
     drop(db);
     let out = belady(&[
@@ -267,4 +271,147 @@ fn untimed_read_ahead_is_marked_and_tied_lines_name_their_members() {
     sweep(&timed, &store);
     let html = report(&store, &dir.path().join("t.html"), &[]);
     assert!(!html.contains("untimed"), "timed runs carry no note");
+}
+
+/// The cells of each summary row and of its header row.
+fn summary_rows(html: &str) -> Vec<(usize, usize)> {
+    let start = html.find("<table class=\"summary\">").unwrap();
+    let table = &html[start..start + html[start..].find("</table>").unwrap()];
+    let header = table.matches("<th>").count();
+    table
+        .split("<tr>")
+        .skip(2)
+        .map(|row| (row.matches("<td>").count(), header))
+        .collect()
+}
+
+/// Issue 35: an objects-model sweep at two byte capacities beside an object count, and a block
+/// trace, is reported: each capacity in its own unit (byte capacities named by their size, sorted
+/// by value, never "0"), every summary row as wide as its header.
+#[test]
+fn byte_capacities_beside_a_count_and_a_block_trace_are_reported_by_their_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let og = dir
+        .path()
+        .join("og.oracleGeneral.bin")
+        .display()
+        .to_string();
+    ok(belady(&[
+        "gen",
+        "zipf",
+        "--requests",
+        "20000",
+        "--blocks",
+        "2000",
+        "--sizes",
+        "lognormal:8KiB,1.5,1MiB",
+        "--to",
+        "oracle-general",
+        "-o",
+        &og,
+    ]));
+    let refs: String = (0..4000).map(|i| format!("{}\n", (i * 7) % 300)).collect();
+    write(dir.path(), "b.trace", &refs);
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        "policies = [\"opt\", \"lru\", \"arc\"]\ncache_sizes = [\"64MiB\", \"8MiB\", \"100\"]\n\
+         [[trace]]\npath = \"og.oracleGeneral.bin\"\n\
+         [[trace]]\npath = \"b.trace\"\nformat = \"lirs\"\n",
+    );
+    let store = dir.path().join("s.sqlite").display().to_string();
+    sweep(&exp, &store);
+    let html = report(&store, &dir.path().join("r.html"), &[]);
+    for (cells, header) in summary_rows(&html) {
+        assert_eq!(cells, header, "a summary row as wide as its header");
+    }
+    assert_eq!(summary_rows(&html).len(), 3, "bytes, objects, blocks");
+    let parts = sections(&html);
+    let bytes = parts
+        .iter()
+        .find(|(h, _)| h.contains("capacity_unit: bytes"))
+        .expect("a section of byte capacities");
+    assert!(
+        bytes
+            .1
+            .contains("<tr><th>policy</th><th>8MiB</th><th>64MiB</th></tr>"),
+        "byte capacities by their size, in order"
+    );
+    assert!(bytes.1.contains("cache size (bytes, log2 scale)"));
+    let objects = parts
+        .iter()
+        .find(|(h, _)| h.contains("capacity_unit: objects"))
+        .expect("a section of the object count");
+    assert!(objects.1.contains("<th>100 objects</th>"));
+    let blocks = parts
+        .iter()
+        .find(|(h, _)| h.contains("\">b.trace "))
+        .expect("the block trace's section");
+    assert!(blocks.1.contains("<th>100 blocks</th><th>2048 blocks</th>"));
+    assert!(!html.contains("<th>0</th>") && !html.contains(" at 0 blocks"));
+    // The store's export says each capacity in its unit, and no byte capacity as 0 blocks.
+    for row in export(&store) {
+        let unit = row["capacity_unit"].as_str().unwrap();
+        assert!(["bytes", "objects", "blocks"].contains(&unit), "{row}");
+        assert_eq!(row["cache_blocks"].is_null(), unit == "bytes", "{row}");
+    }
+}
+
+/// Issue 35: the admission filter's rejections reach every output through the metric registry:
+/// `sim --json`, the text table (only with a filter), the store's export and the report.
+#[test]
+fn admission_rejects_reach_the_json_the_table_the_export_and_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let refs: String = (0..3000).map(|i| format!("{}\n", (i * 7) % 200)).collect();
+    let t = write(dir.path(), "t.trace", &refs);
+    let sim = |admission: &str, json: bool| {
+        let mut args = vec!["sim", &t, "-f", "lirs", "-p", "lru", "-c", "50"];
+        args.extend(["--admission", admission]);
+        if json {
+            args.push("--json");
+        }
+        ok(belady(&args))
+    };
+    // prob:0 refuses every miss, prob:1 none; without a filter nothing is refused.
+    let row = |admission: &str| -> serde_json::Value {
+        serde_json::from_str::<Vec<serde_json::Value>>(&sim(admission, true)).unwrap()[0].clone()
+    };
+    let all = row("prob:0");
+    assert_eq!(all["admission_rejects"], all["misses"]);
+    assert_eq!(all["hits"], 0);
+    assert_eq!(row("prob:1")["admission_rejects"], 0);
+    assert_eq!(row("none")["admission_rejects"], 0);
+    let tiny = row("tinylfu");
+    let rejects = tiny["admission_rejects"].as_u64().unwrap();
+    assert!(
+        rejects > 0 && rejects <= tiny["misses"].as_u64().unwrap(),
+        "{tiny}"
+    );
+    // The table has the column with a filter, and not without one.
+    let table = sim("tinylfu", false);
+    let mut lines = table.lines().skip_while(|l| !l.starts_with("policy"));
+    let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    let cells: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    let at = header
+        .iter()
+        .position(|h| *h == "admission_rejects")
+        .expect("a column");
+    assert_eq!(cells[at], rejects.to_string());
+    assert!(!sim("none", false).contains("admission_rejects"));
+    // Swept: the export has the key, the report a chart and a table of it.
+    let exp = write(
+        dir.path(),
+        "e.toml",
+        "policies = [\"lru\", \"arc\"]\ncache_sizes = [\"20\", \"50\"]\nadmission = \"tinylfu\"\n\
+         [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n",
+    );
+    let store = dir.path().join("s.sqlite").display().to_string();
+    sweep(&exp, &store);
+    let exported = export(&store);
+    assert!(exported
+        .iter()
+        .any(|r| r["admission_rejects"].as_u64().unwrap() > 0));
+    let html = report(&store, &dir.path().join("r.html"), &[]);
+    assert!(html.contains("<caption>Admission rejects — read-ahead: none</caption>"));
+    assert!(html.contains("cache size (blocks, log2 scale)"));
 }

@@ -6,7 +6,7 @@
 //! ingest with two threads is shown beside them. The trace is a Zipf(1.0) draw over 1 M blocks
 //! (fixed seed), written once to a temporary file; the LRU cache holds 10% of its unique blocks.
 
-use belady_core::stream::ingest::ingest;
+use belady_core::trace::ingest::ingest;
 use belady_core::trace::{BlockRequest, Op};
 use belady_core::{run_one, BlockTrace, Format, OpFilter, PolicySpec, PreparedTrace, ReadOptions};
 use criterion::{criterion_main, Criterion, Throughput};

@@ -76,6 +76,16 @@ pub enum Error {
     },
 }
 
+/// `x` as a person reads it: plain decimals ("12.5", "0.001"), but exponent form for magnitudes
+/// plain decimals would spell with dozens of digits ("1e-300", not 300 zeros).
+pub fn show_f64(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-6..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// `text` with every control character (C0, DEL, C1) written as an escape such as `\x1b`, so
 /// input quoted in a message cannot move the cursor, retitle the terminal or split the line.
 /// Escaping is idempotent: the escapes themselves hold no control character.

@@ -62,30 +62,10 @@ impl OutFile {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let prefix = format!(".{name}.");
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(".tmp");
-        let mut pending = None;
-        let tmp = builder
-            .make_in(dir, |candidate| {
-                // Listed before it exists: a signal between creating the file and listing it
-                // would leave it behind (a name that is never created is unlinked harmlessly).
-                let listed = PendingTemp::new(candidate);
-                let mut open = std::fs::OpenOptions::new();
-                open.read(true).write(true).create_new(true);
-                #[cfg(unix)]
-                {
-                    // The umask still applies, so the result has the permissions `File::create`
-                    // gives.
-                    use std::os::unix::fs::OpenOptionsExt;
-                    open.mode(0o666);
-                }
-                let file = open.open(candidate)?;
-                pending = Some(listed);
-                Ok(file)
-            })
-            .map_err(|e| Error::io(path, e))?;
+        let (tmp, pending) =
+            listed_temp(dir, &prefix, ".tmp", 0o666).map_err(|e| Error::io(path, e))?;
         Ok(OutFile {
-            _pending: pending,
+            _pending: Some(pending),
             inner: Inner::Temp(tmp),
             path: target,
         })
@@ -142,6 +122,73 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut file = OutFile::create(path)?;
     file.write_all(bytes).map_err(|e| Error::io(path, e))?;
     file.commit()
+}
+
+/// Creates a hidden temporary file `PREFIX.XXXXXX.SUFFIX` in `dir`, listed for the signal
+/// handler before it exists (a signal between creating the file and listing it would leave it
+/// behind; a listed name that is never created is unlinked harmlessly), with permission bits
+/// `mode` less the umask. Every temporary file belady names on disk (outputs being written,
+/// spools of inputs readable once, `record`'s logs) is made here, so SIGINT, SIGTERM and SIGHUP
+/// remove them all; it is removed when the returned file is dropped.
+pub fn listed_temp(
+    dir: &Path,
+    prefix: &str,
+    suffix: &str,
+    mode: u32,
+) -> std::io::Result<(tempfile::NamedTempFile, PendingTemp)> {
+    let mut pending = None;
+    let tmp = tempfile::Builder::new()
+        .prefix(prefix)
+        .suffix(suffix)
+        .make_in(dir, |candidate| {
+            let listed = PendingTemp::new(candidate);
+            let mut open = std::fs::OpenOptions::new();
+            open.read(true).write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                open.mode(mode);
+            }
+            #[cfg(not(unix))]
+            let _ = mode;
+            let file = open.open(candidate)?;
+            pending = Some(listed);
+            Ok(file)
+        })?;
+    let pending = pending.expect("make_in returns a file only after the closure made it");
+    Ok((tmp, pending))
+}
+
+/// A temporary copy of something (an input readable once), removed when dropped and, being
+/// listed ([`listed_temp`]), on SIGINT, SIGTERM or SIGHUP.
+pub struct TempCopy {
+    path: tempfile::TempPath,
+    _pending: PendingTemp,
+}
+
+impl TempCopy {
+    /// Starts a hidden copy `PREFIX.XXXXXX` in `$TMPDIR`, readable by its owner only; returns
+    /// the file to write it through.
+    pub fn create(prefix: &str) -> Result<(File, TempCopy)> {
+        let dir = std::env::temp_dir();
+        let (tmp, pending) =
+            listed_temp(&dir, prefix, "", 0o600).map_err(|e| Error::io(&dir, e))?;
+        let (file, path) = tmp.into_parts();
+        Ok((
+            file,
+            TempCopy {
+                path,
+                _pending: pending,
+            },
+        ))
+    }
+}
+
+impl std::ops::Deref for TempCopy {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
 }
 
 /// Most temporary files listed at once; more are still removed when dropped, only not on a signal.
@@ -208,6 +255,12 @@ pub fn for_each_pending(mut f: impl FnMut(*const std::ffi::c_char)) {
 /// data being read. Compares device and inode (after following links), so hard links, symbolic
 /// links and different spellings of one path are all caught.
 pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<()> {
+    refuse_overwrite_as("--output", output, inputs)
+}
+
+/// [`refuse_overwrite`] for an output another option names (`--html`, `--svg-dir`): the error
+/// names `option`.
+pub fn refuse_overwrite_as(option: &str, output: &Path, inputs: &[&Path]) -> Result<()> {
     let Ok(out) = std::fs::metadata(output) else {
         return Ok(()); // a file that does not exist yet is no input
     };
@@ -217,7 +270,7 @@ pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<()> {
         };
         if same_file(&out, &meta) || canonical_eq(output, input) {
             return Err(Error::config(
-                "--output",
+                option,
                 output.display(),
                 format!(
                     "is the input {} (or a link to it); write to another file",

@@ -2,7 +2,7 @@
 //! outcome: switched on alone, the departure must produce AccuSim's result, and off, the paper's.
 
 use belady_core::disk::DiskConfig;
-use belady_core::filesim::{run_file_one, Departures, FileSimConfig, PreparedFileTrace};
+use belady_core::engine::file::{run_file_one, Departures, FileSimConfig, PreparedFileTrace};
 use belady_core::policy::registry::{PolicySpec, Preset};
 use belady_core::prefetch::PrefetchKind;
 use belady_core::trace::file::{FileEvent, FileEventKind, FileTrace};

@@ -1,7 +1,7 @@
 //! Block-level traces through the file-level engine: runs of consecutive block ids act as files,
 //! so read-ahead, I/O clustering and timing apply to traces without file information.
 
-use belady_core::filesim::{run_file_one, FileSimConfig, PreparedFileTrace};
+use belady_core::engine::file::{run_file_one, FileSimConfig, PreparedFileTrace};
 use belady_core::prefetch::PrefetchKind;
 use belady_core::trace::file::FileEventKind;
 use belady_core::trace::{BlockRequest, Op};

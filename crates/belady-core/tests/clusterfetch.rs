@@ -3,7 +3,7 @@
 //! model's latency and the request counts).
 
 use belady_core::disk::DiskConfig;
-use belady_core::filesim::{
+use belady_core::engine::file::{
     run_file_one, run_file_one_with_store, FileSimConfig, Placement, PreparedFileTrace,
 };
 use belady_core::prefetch::clusterfetch::{ClusterFetchConfig, PrefetchStore};

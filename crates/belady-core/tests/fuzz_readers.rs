@@ -111,7 +111,7 @@ proptest! {
         std::fs::write(&p, &damaged).unwrap();
         prop_assert!(native::load(&p).is_err(), "a damaged file loaded");
         // Streamed with its sizes, the damage shows by the last chunk at the latest.
-        let streamed = belady_core::stream::ingest::ingest_sized(
+        let streamed = belady_core::trace::ingest::ingest_sized(
             &p, &Format::Native, &ReadOptions::default(), OpFilter::All,
         )
         .and_then(|mut feed| {

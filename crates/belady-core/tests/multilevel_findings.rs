@@ -6,9 +6,9 @@
 //! on P3), the measured relation is asserted instead and the README says so.
 
 mod common;
-use belady_core::config::RunConfig;
-use belady_core::filesim::{run_file_hierarchies, PreparedFileTrace};
-use belady_core::hierarchy::{HierarchySpec, Placement};
+use belady_core::engine::file::{run_file_hierarchies, PreparedFileTrace};
+use belady_core::engine::hierarchy::{HierarchySpec, Placement};
+use belady_core::run::config::RunConfig;
 use belady_core::{Format, PreparedTrace, Preset};
 use common::trace;
 
@@ -170,13 +170,13 @@ fn oltp_figure_2_eviction_distances_are_shorter() {
         return;
     };
     let client = 5_000u64;
-    let r = belady_core::distances::placement_distances(
+    let r = belady_core::analysis::distances::placement_distances(
         &t,
         &belady_core::PolicySpec::parse("lru").unwrap(),
         client as usize,
     )
     .unwrap();
-    let peak = |f: fn(&belady_core::distances::DistanceBucket) -> u64| {
+    let peak = |f: fn(&belady_core::analysis::distances::DistanceBucket) -> u64| {
         r.buckets.iter().max_by_key(|b| f(b)).unwrap().low
     };
     let (peak_access, peak_eviction) = (peak(|b| b.access), peak(|b| b.eviction));

@@ -4,7 +4,7 @@
 
 mod common;
 
-use belady_core::filesim::{run_file_one, Departures, FileSimConfig, PreparedFileTrace};
+use belady_core::engine::file::{run_file_one, Departures, FileSimConfig, PreparedFileTrace};
 use belady_core::prefetch::{PrefetchKind, PREFETCH_NAMES};
 use belady_core::trace::file::{FileEvent, FileEventKind, FileTrace};
 use belady_core::{PolicySpec, POLICIES};

@@ -4,7 +4,7 @@
 //! two keeps the loop's gains at the random reader's cost in blocks; and OPT is not optimal in disk
 //! requests once read-ahead is on.
 
-use belady_core::filesim::{run_file_one, FileSimConfig, PreparedFileTrace};
+use belady_core::engine::file::{run_file_one, FileSimConfig, PreparedFileTrace};
 use belady_core::prefetch::PrefetchKind;
 use belady_core::trace::file::{FileEvent, FileEventKind, FileTrace};
 use belady_core::{PolicySpec, RunResult};

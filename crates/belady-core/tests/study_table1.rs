@@ -2,7 +2,7 @@
 //! simplified prefetcher and an 8-block cache, Belady's MIN issues 8 disk requests and LRU 6 over
 //! the same 24 accesses. Every row's cache contents and I/O are checked.
 
-use belady_core::filesim::{FileSim, FileSimConfig, PreparedFileTrace};
+use belady_core::engine::file::{FileSim, FileSimConfig, PreparedFileTrace};
 use belady_core::policy::lru::LruPolicy;
 use belady_core::policy::opt::OptPolicy;
 use belady_core::policy::Policy;

@@ -4,7 +4,7 @@
 mod common;
 use belady_core::disk::fixed::FixedParams;
 use belady_core::disk::DiskConfig;
-use belady_core::filesim::{run_file_one, FileSimConfig};
+use belady_core::engine::file::{run_file_one, FileSimConfig};
 use belady_core::policy::registry::PolicySpec;
 use belady_core::prefetch::PrefetchKind;
 use belady_core::trace::file::FileEventKind;

@@ -3,9 +3,9 @@
 
 mod common;
 
-use belady_core::filesim::{run_file_one, FileSimConfig, PreparedFileTrace};
+use belady_core::analysis::stats::{block_stats, file_stats, StatsOptions};
+use belady_core::engine::file::{run_file_one, FileSimConfig, PreparedFileTrace};
 use belady_core::prefetch::PrefetchKind;
-use belady_core::stats::{block_stats, file_stats, StatsOptions};
 use belady_core::trace::file::FileEventKind;
 use belady_core::trace::merge::{merge, ScaleTo};
 use belady_core::trace::{events, open_requests, BlockRequest, Format, ReadOptions, RequestStream};

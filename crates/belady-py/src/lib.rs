@@ -35,11 +35,48 @@ fn to_py(e: Error) -> PyErr {
     match e {
         Error::Config { field, value, msg } => ConfigError::new_err(format!(
             "invalid {} '{value}': {msg}",
-            belady_core::config::keyword_name(&field)
+            belady_core::run::config::keyword_name(&field)
         )),
         // Memory an input asked for: Python's own exception for it, the interpreter lives on.
         Error::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(e.to_string()),
         _ => TraceError::new_err(e.to_string()),
+    }
+}
+
+/// Runs `work` on its own thread and waits for it without holding the GIL, looking for Ctrl-C
+/// every 50 ms: a KeyboardInterrupt reaches the caller at once instead of after the whole run
+/// (a call that held the thread in Rust ignored Ctrl-C until it ended). The interrupted work
+/// cannot be stopped midway: it finishes in the background and its result is dropped; a sweep's
+/// runs stored meanwhile stay stored, as after Ctrl-C in `belady sweep`.
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    work: impl FnOnce() -> belady_core::Result<T> + Send + 'static,
+) -> PyResult<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("belady".into())
+        .spawn(move || {
+            let _ = tx.send(work());
+        })
+        .map_err(|e| {
+            pyo3::exceptions::PyRuntimeError::new_err(format!("cannot start a thread: {e}"))
+        })?;
+    // Behind a mutex only so that a reference to it may cross into `allow_threads`.
+    let rx = std::sync::Mutex::new(rx);
+    loop {
+        let got = py.allow_threads(|| {
+            let rx = rx.lock().unwrap_or_else(|p| p.into_inner());
+            rx.recv_timeout(std::time::Duration::from_millis(50))
+        });
+        match got {
+            Ok(result) => return result.map_err(to_py),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                    "belady's worker thread ended without a result (a panic)",
+                ))
+            }
+        }
     }
 }
 
@@ -53,7 +90,7 @@ fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<St
         Error::Parse { msg, .. } => ConfigError::new_err(format!("invalid config: {msg}")),
         e => to_py(e),
     })?;
-    py.allow_threads(|| -> belady_core::Result<String> {
+    interruptible(py, move || -> belady_core::Result<String> {
         if let Some(n) = threads {
             belady_core::threads::check_threads("threads", n)?;
         }
@@ -64,7 +101,6 @@ fn run_json(py: Python<'_>, config: &str, threads: Option<usize>) -> PyResult<St
         let out = pool.install(|| belady_core::run(&config))?;
         Ok(out.rows_json(false))
     })
-    .map_err(to_py)
 }
 
 /// Reads an experiment (as JSON, the TOML's structure) and its traces; returns the plan as JSON:
@@ -106,7 +142,7 @@ fn sweep_file(
     store: PathBuf,
     threads: Option<usize>,
 ) -> PyResult<()> {
-    py.allow_threads(|| -> belady_core::Result<()> {
+    interruptible(py, move || -> belady_core::Result<()> {
         if let Some(n) = threads {
             belady_core::threads::check_threads("threads", n)?;
         }
@@ -117,7 +153,6 @@ fn sweep_file(
         let todo = plan.pending(&store)?;
         plan.execute(&todo, &store, threads, &mut || {})
     })
-    .map_err(to_py)
 }
 
 /// Keys of every run in `store`.
@@ -159,6 +194,13 @@ fn store_runs_json(store: PathBuf) -> PyResult<String> {
     Ok(serde_json::Value::Array(runs).to_string())
 }
 
+/// The metric registry as JSON (`{"metrics": [...], "fields": [...]}`): what the DataFrames'
+/// dtypes and `belady.plot`'s labels read.
+#[pyfunction]
+fn registry_json() -> String {
+    belady_core::run::metrics::registry_json()
+}
+
 /// Names of every registered policy.
 #[pyfunction]
 fn policies() -> Vec<&'static str> {
@@ -188,23 +230,25 @@ fn mrc_json(
     header: Option<bool>,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    use belady_core::mrc::{profile, profile_dense, MrcOptions, Sizes};
-    let (rows, warning) = py
-        .allow_threads(|| -> belady_core::Result<(String, Option<String>)> {
+    use belady_core::analysis::mrc::{profile, profile_dense, MrcOptions, Sizes};
+    let (sizes, ops, preset) = (sizes.to_string(), ops.to_string(), preset.to_string());
+    let (rows, warning) = interruptible(
+        py,
+        move || -> belady_core::Result<(String, Option<String>)> {
             if let Some(n) = threads {
                 belady_core::threads::check_threads("threads", n)?;
             }
             let mut specs = parse_policies(
                 &policies.join(","),
                 &params,
-                belady_core::Preset::parse(preset)?,
+                belady_core::Preset::parse(&preset)?,
             )?;
             for spec in &mut specs {
                 // The randomised policies draw from the same seed as the sampler (as `belady mrc`).
                 spec.seed = seed;
             }
-            let sizes = Sizes::parse(sizes)?;
-            let filter = OpFilter::parse(ops)?;
+            let sizes = Sizes::parse(&sizes)?;
+            let filter = OpFilter::parse(&ops)?;
             let format = match &format {
                 Some(name) => Format::parse(name, columns.as_deref(), header)?,
                 None => detect_format(&trace)?,
@@ -213,7 +257,8 @@ fn mrc_json(
                 sample_rate,
                 seed,
                 adjust,
-                control_rate: (control_rate > 0.0).then_some(control_rate),
+                // Refused as `belady mrc` refuses it: NaN and -1 used to mean "no control".
+                control_rate: belady_core::analysis::mrc::control_rate(control_rate)?,
             };
             let read = belady_core::ReadOptions::with_block_size(block_size);
             let pool = rayon::ThreadPoolBuilder::new()
@@ -223,7 +268,7 @@ fn mrc_json(
             let source = trace.display().to_string();
             let mrc = if sample_rate.is_none() {
                 // As `belady mrc`: without sampling the curves read the dense ids a run reads.
-                let mut feed = belady_core::stream::ingest::ingest(&trace, &format, &read, filter)?;
+                let mut feed = belady_core::trace::ingest::ingest(&trace, &format, &read, filter)?;
                 pool.install(|| profile_dense(&mut feed, &specs, &sizes, &opts, &source))?
             } else {
                 let stream = belady_core::trace::open_requests(&trace, &format, &read)?;
@@ -237,8 +282,8 @@ fn mrc_json(
                 serde_json::to_string(&mrc.rows).expect("rows serialise"),
                 warning,
             ))
-        })
-        .map_err(to_py)?;
+        },
+    )?;
     if let Some(w) = warning {
         // In Python's words: the keyword, not the CLI's option.
         let w = w
@@ -267,6 +312,7 @@ fn _belady(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store_insert, m)?)?;
     m.add_function(wrap_pyfunction!(store_runs_json, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(registry_json, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_json, m)?)?;
     m.add("BeladyError", m.py().get_type::<BeladyError>())?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;

@@ -28,7 +28,7 @@ impl Default for FixedParams {
 impl FixedParams {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<()> {
-        use crate::bounds::{check_time, TimeUnit};
+        use crate::limits::{check_time, TimeUnit};
         check_time("latency_ms", self.latency_ms, TimeUnit::Ms)?;
         check_time("per_sector_ms", self.per_sector_ms, TimeUnit::Ms)
     }

@@ -49,6 +49,11 @@ pub trait DiskModel: Send {
     fn service_ns(&mut self, req: &DiskAccess, start_ns: u64) -> u64;
     /// Back to the power-on state (head at cylinder 0, empty drive cache).
     fn reset(&mut self);
+    /// Reads served whole from the device's own read cache since the last reset; `None` for a
+    /// device without one.
+    fn cache_read_hits(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A device description: which model, with its parameters. In TOML the key `model` selects the

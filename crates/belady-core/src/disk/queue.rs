@@ -162,6 +162,11 @@ impl DeviceQueue {
         self.busy_ns
     }
 
+    /// Reads the device served whole from its own read cache so far (`None`: it has none).
+    pub fn cache_read_hits(&self) -> Option<u64> {
+        self.model.cache_read_hits()
+    }
+
     /// When the device finishes the last request started so far, ns.
     pub fn free_ns(&self) -> u64 {
         self.free_ns

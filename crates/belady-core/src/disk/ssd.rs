@@ -62,13 +62,13 @@ impl SsdParams {
             ("read_latency_us", self.read_latency_us),
             ("write_latency_us", self.write_latency_us),
         ] {
-            crate::bounds::check_time(key, v, crate::bounds::TimeUnit::Us)?;
+            crate::limits::check_time(key, v, crate::limits::TimeUnit::Us)?;
         }
         for (key, v) in [
             ("channel_mb_s", self.channel_mb_s),
             ("interface_mb_s", self.interface_mb_s),
         ] {
-            crate::bounds::check_rate(key, v, 1e6, "MB/s", crate::bounds::MIN_DEVICE_BYTES_PER_S)?;
+            crate::limits::check_rate(key, v, 1e6, "MB/s", crate::limits::MIN_DEVICE_BYTES_PER_S)?;
         }
         check(
             self.page_bytes >= 512,

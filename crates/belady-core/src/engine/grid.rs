@@ -15,13 +15,13 @@
 //! in cell order and do not depend on the thread count.
 
 use super::run_loop::{self, Requests};
-use crate::admission::Admission;
-use crate::cache_model::{Capacity, LevelSetup};
+use crate::cache::admission::Admission;
+use crate::cache::cache_model::{Capacity, LevelSetup};
+use crate::cache::level::{CacheLevel, LevelStats};
 use crate::error::Result;
-use crate::level::{CacheLevel, LevelStats};
 use crate::policy::registry::{PolicySpec, PolicyVisitor};
 use crate::policy::Policy;
-use crate::stream::ingest::Ingested;
+use crate::trace::ingest::Ingested;
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::mpsc;
@@ -67,9 +67,11 @@ pub(crate) fn run_cells(source: Source, cells: &[Cell], levels: Levels) -> Resul
         let make = MakeLevel {
             capacity,
             universe: levels.universe,
-            admission: levels.setup.admission_for(&capacity, levels.unit_bytes),
+            admission: levels
+                .setup
+                .admission_for(&capacity, levels.universe, levels.unit_bytes),
         };
-        crate::builder::build_for(spec, &capacity, levels.universe, make)
+        crate::cache::builder::build_for(spec, &capacity, levels.universe, make)
     };
     let (feed, path, sized) = match source {
         Source::Loaded(requests) => {
@@ -108,7 +110,7 @@ pub(crate) fn run_cells(source: Source, cells: &[Cell], levels: Levels) -> Resul
 }
 
 /// Performs `cells` a group of `group` runs at a time, the way every streamed grid runs (the
-/// block grid above and the file engine's, `filesim::run_file_grid`): builds a group's runs,
+/// block grid above and the file engine's, `engine::file::run_file_grid`): builds a group's runs,
 /// lets `pass(k, runs)` replay the trace once to them (`k` counts the groups, so a pass after
 /// the first can rewind its input), then finishes them (in parallel) before the next group is
 /// built, so only a group's caches are alive at once. Results come in cell order.
@@ -266,7 +268,7 @@ mod tests {
     use super::*;
     use crate::engine::{simulate, PreparedTrace};
     use crate::policy::registry::{parse_policies, PolicyVisitor, Preset};
-    use crate::stream::ingest;
+    use crate::trace::ingest;
     use crate::trace::{BlockRequest, BlockTrace, Format, Op, OpFilter, ReadOptions};
 
     fn refs() -> Vec<u32> {
@@ -334,7 +336,8 @@ mod tests {
         let loaded = run_cells(Source::Loaded(trace.requests(None, true)), &cells, levels).unwrap();
         for (&(spec, c), got) in cells.iter().zip(&loaded) {
             let alone =
-                crate::builder::build(spec, c.units, unique, Direct(&trace, c.units)).unwrap();
+                crate::cache::builder::build(spec, c.units, unique, Direct(&trace, c.units))
+                    .unwrap();
             assert_eq!(got, &alone, "{} at {}", spec.label(), c.units);
         }
         // Streamed in chunks, in groups of four runs read one after another (one thread) or

@@ -5,19 +5,22 @@
 //! A [`PreparedTrace`] is parsed once and shared by every run; the oracle OPT needs is computed
 //! at most once, on first use. [`run_grid`] runs a grid over it in the rayon pool and returns
 //! results in grid order, so output is the same for any thread count; streamed traces go
-//! through the same runner from [`crate::stream::run_block_grid`].
+//! through the same runner from [`crate::engine::block::run_block_grid`].
 
+pub mod block;
+pub mod file;
 pub(crate) mod grid;
+pub mod hierarchy;
 pub mod run_loop;
 
-use crate::cache_model::{CacheModel, Capacity, LevelSetup};
+use crate::cache::cache_model::{CacheModel, Capacity, LevelSetup};
+use crate::cache::level::{CacheLevel, LevelStats};
+use crate::cache::size::CacheSize;
 use crate::error::Result;
-use crate::level::{CacheLevel, LevelStats};
 use crate::policy::registry::PolicySpec;
 use crate::policy::Policy;
-use crate::report::ByteCounts;
-pub use crate::report::RunResult;
-use crate::size::CacheSize;
+pub use crate::run::rows::RunResult;
+use crate::run::rows::{CacheCapacity, CapacityUnit, IoStats, RowParts};
 use crate::trace::dense::BlockTrace;
 use grid::{Cell, Levels, Source};
 pub use run_loop::Requests;
@@ -107,14 +110,21 @@ pub fn run_one_with(
     setup: &LevelSetup,
 ) -> Result<RunResult> {
     let cells = [(spec, capacity)];
-    Ok(run_loaded(&cells, trace, model, setup)?
+    let given = if capacity.weighted {
+        CacheSize::Bytes(capacity.units as u64)
+    } else {
+        CacheSize::Blocks(capacity.units as u64)
+    };
+    Ok(run_loaded(&cells, &[given], trace, model, setup)?
         .pop()
         .expect("one cell, one row"))
 }
 
-/// Runs every cell over the loaded trace through the one grid runner; rows in cell order.
+/// Runs every cell over the loaded trace through the one grid runner; rows in cell order, each
+/// cell's size as given in `given`.
 fn run_loaded(
     cells: &[Cell],
+    given: &[CacheSize],
     trace: &PreparedTrace,
     model: CacheModel,
     setup: &LevelSetup,
@@ -135,11 +145,13 @@ fn run_loaded(
     let stats = grid::run_cells(Source::Loaded(trace.requests(sizes, oracle)), cells, levels)?;
     Ok(cells
         .iter()
+        .zip(given)
         .zip(&stats)
-        .map(|(&(spec, capacity), stats)| {
+        .map(|((&(spec, capacity), size), stats)| {
             row(
                 &trace.trace.source,
                 spec,
+                size,
                 &capacity,
                 model,
                 setup,
@@ -192,18 +204,6 @@ fn trace_footprint(trace: &BlockTrace) -> Option<u64> {
     trace.size_totals().map(|t| t.footprint)
 }
 
-/// The I/O counters of a run without read-ahead or clustering: each miss is one synchronous
-/// one-block disk read, so every row carries the same `disk_requests` and sync/async keys.
-pub fn demand_io(misses: u64) -> crate::report::IoStats {
-    crate::report::IoStats {
-        disk_requests: misses,
-        sync_requests: misses,
-        sync_blocks: misses,
-        sync_blocks_per_request: if misses > 0 { 1.0 } else { 0.0 },
-        ..Default::default()
-    }
-}
-
 /// Runs every policy at every size in parallel; results come policy-major, in the order given.
 pub fn run_grid(
     specs: &[PolicySpec],
@@ -229,13 +229,16 @@ pub fn run_grid_with(
         .map(|s| Capacity::resolve(s, model, trace.unique(), trace.trace.block_size, footprint))
         .collect::<Result<_>>()?;
     if capacities.iter().any(|c| c.weighted) {
-        specs.iter().try_for_each(crate::builder::check_weighs)?;
+        specs
+            .iter()
+            .try_for_each(crate::cache::builder::check_weighs)?;
     }
     let grid: Vec<Cell> = specs
         .iter()
         .flat_map(|s| capacities.iter().map(move |&c| (s, c)))
         .collect();
-    run_loaded(&grid, trace, model, setup)
+    let given: Vec<CacheSize> = specs.iter().flat_map(|_| sizes.iter().cloned()).collect();
+    run_loaded(&grid, &given, trace, model, setup)
 }
 
 /// Bytes one unit of admitted size stands for: a block's in the blocks model; in the objects
@@ -247,11 +250,13 @@ pub(crate) fn unit_bytes(model: CacheModel, block_size: u32) -> u64 {
     }
 }
 
-/// One row from a run's counters: the counts, and the bytes in the run's cache model.
+/// One row from a run's counters: the grid's cell (policy, size as given, resolved capacity)
+/// with its model and level setup.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row(
     trace: &str,
     spec: &PolicySpec,
+    size: &CacheSize,
     capacity: &Capacity,
     model: CacheModel,
     setup: &LevelSetup,
@@ -259,38 +264,22 @@ pub(crate) fn row(
     unique: usize,
     stats: &LevelStats,
 ) -> RunResult {
-    let row = RunResult {
-        trace: trace.to_string(),
+    let unit = match (model, capacity.weighted) {
+        (CacheModel::Blocks, _) => CapacityUnit::Blocks,
+        (CacheModel::Objects, false) => CapacityUnit::Objects,
+        (CacheModel::Objects, true) => CapacityUnit::Bytes,
+    };
+    RunResult::build(RowParts {
+        trace,
         policy: spec.label(),
-        cache_blocks: if capacity.weighted {
-            0
-        } else {
-            capacity.units as u64
-        },
+        capacity: CacheCapacity::new(size, capacity.units as u64, unit),
+        model,
         block_size,
-        unique_blocks: unique as u64,
-        requests: stats.requests,
-        hits: stats.hits,
-        misses: stats.misses,
-        hit_ratio: stats.hit_ratio(),
-        evictions: stats.evictions,
-        cache_model: model.name().into(),
+        unique: unique as u64,
         admission: setup.admission_label(),
         prefetch: None,
-        io: Some(demand_io(stats.misses)),
+        counts: stats,
+        io: IoStats::demand(stats.misses),
         levels: None,
-        ..Default::default()
-    };
-    match model {
-        CacheModel::Blocks => row.with_block_bytes(),
-        CacheModel::Objects => {
-            let mut row = row;
-            row.cache_bytes = capacity.weighted.then_some(capacity.units as u64);
-            row.set_bytes(ByteCounts {
-                requested: stats.bytes_requested,
-                hits: stats.byte_hits,
-            });
-            row
-        }
-    }
+    })
 }

@@ -1,10 +1,10 @@
 //! The one loop that feeds a request stream to a stack of levels: every run steps through
 //! [`drive`], untimed or timed. The untimed single-level runs (the streaming grid, loaded traces
 //! with OPT, MRC's full simulations, `distances`) feed dense ids to a [`CacheLevel`] through
-//! [`feed`]; the file engine ([`crate::filesim::FileSim`], the client of every hierarchy, with
-//! the levels below it in [`crate::hierarchy::Below`]) feeds file events; a hierarchy that
+//! [`feed`]; the file engine ([`crate::engine::file::FileSim`], the client of every hierarchy, with
+//! the levels below it in [`crate::engine::hierarchy::Below`]) feeds file events; a hierarchy that
 //! shares a recorded client feeds what that client passed down to the levels below
-//! ([`crate::hierarchy::Below::replay`]).
+//! ([`crate::engine::hierarchy::Below::replay`]).
 //!
 //! [`drive`] is generic over what it steps ([`Stepper`]), so each policy gets its own compiled
 //! loop with no dynamic call per request; the cache level's stepper is specialised on whether the
@@ -15,7 +15,7 @@
 //! `HINT_AHEAD` (8) ahead ([`CacheLevel::hint`] of its block), which hides part of the memory
 //! latency of a large trace's tables.
 
-use crate::level::{CacheLevel, Outcome};
+use crate::cache::level::{CacheLevel, Outcome};
 use crate::policy::{Block, Policy, NEVER};
 use crate::trace::dense;
 
@@ -249,7 +249,7 @@ mod tests {
         let ids = [0, 1, 2, 0, 1, 2];
         let next = [3, 4, 5, dense::NEVER, dense::NEVER, dense::NEVER];
         let opt = crate::policy::registry::PolicySpec::parse("opt").unwrap();
-        let run = |next| crate::builder::build(&opt, 2, 3, Run(&ids, next));
+        let run = |next| crate::cache::builder::build(&opt, 2, 3, Run(&ids, next));
         assert_eq!(run(Some(&next[..])).unwrap(), 2);
         assert!(std::panic::catch_unwind(|| run(None)).is_err());
     }

@@ -47,12 +47,12 @@
 //! Pinned blocks are passed over: REPLACE takes the LRU-most unpinned block of the list it
 //! chose, else of the other list, else reports that every block is pinned.
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::{Error, Result};
-use crate::frames::Frames;
 
 pub(crate) const T1: usize = 0;
 pub(crate) const T2: usize = 1;
@@ -274,7 +274,7 @@ pub(crate) fn trim_ghosts(lists: &mut Lists, c: usize, mut dropped_b1: impl FnMu
         };
         dropped_b1(b);
     }
-    while (0..4).map(|l| lists.len(l)).sum::<usize>() > 2 * c {
+    while (0..4).map(|l| lists.len(l)).sum::<usize>() > c.saturating_mul(2) {
         if lists.pop_back(B2).is_none() {
             break;
         }
@@ -359,7 +359,7 @@ impl Policy for ArcPolicy {
         check_same_residents(self.lists.iter(T1).chain(self.lists.iter(T2)), frames)?;
         let c = self.capacity;
         let [t1, t2, b1, b2] = [T1, T2, B1, B2].map(|l| self.lists.len(l));
-        if t1 + t2 > c || t1 + b1 > c || t1 + t2 + b1 + b2 > 2 * c {
+        if t1 + t2 > c || t1 + b1 > c || t1 + t2 + b1 + b2 > c.saturating_mul(2) {
             return Err(format!(
                 "list sizes break ARC's bounds: T1 {t1} T2 {t2} B1 {b1} B2 {b2}, c {c}"
             ));
@@ -404,7 +404,7 @@ impl Policy for ArcPolicy {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
     use crate::policy::NEVER;
     use proptest::prelude::*;
@@ -612,7 +612,7 @@ pub(crate) mod tests {
                         self.t1.pop_back();
                     }
                 } else if total >= c {
-                    if total == 2 * c {
+                    if total == c.saturating_mul(2) {
                         self.b2.pop_back();
                     }
                     self.replace(false);
@@ -646,7 +646,7 @@ pub(crate) mod tests {
             let mut level = CacheLevel::new(arc(&params, cap, 14), cap, 14);
             for &b in &refs {
                 let hit = model.access(b);
-                prop_assert_eq!(level.access(b, NEVER) == crate::level::Outcome::Hit, hit);
+                prop_assert_eq!(level.access(b, NEVER) == crate::cache::level::Outcome::Hit, hit);
                 level.check().unwrap();
                 let want: Vec<Vec<u32>> = [&model.t1, &model.t2, &model.b1, &model.b2]
                     .iter()

@@ -14,9 +14,9 @@
 //!   was in B2, or T2 is empty; else T2's LRU block into B2.
 //! - An object keeps the size it entered with (its ghost too); a hit in T1 moves it to T2.
 
-use super::weighted_lists::WeightedLists;
+use super::structures::weighted_lists::WeightedLists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 
 const T1: usize = 0;
 const T2: usize = 1;
@@ -186,7 +186,7 @@ impl Policy for ArcSizedPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::{CacheLevel, NO_ORACLE};
+    use crate::cache::level::{CacheLevel, NO_ORACLE};
     use crate::policy::arc::ArcPolicy;
     use crate::policy::registry::{parse_policies, Preset};
 

@@ -50,14 +50,14 @@
 //! history. Pinned blocks are passed over by both experts (and by SR's overflow in libCacheSim's
 //! variant, where a prefetch leaves SR over its target until the next demand insert).
 
-use super::freq_buckets::FreqBuckets;
-use super::lcs_draws::Draws;
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::freq_buckets::FreqBuckets;
+use super::structures::lcs_draws::Draws;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 
 /// SR-LRU's lists: new and demoted blocks.
 const SR: usize = 0;
@@ -555,7 +555,7 @@ impl Policy for CacheusPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;
 

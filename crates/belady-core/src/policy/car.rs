@@ -41,12 +41,12 @@
 //! the head-most unpinned page of T1, else of T2, is taken; with every page pinned, none is.
 
 use super::arc::{trim_ghosts, Delta};
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 
 const T1: usize = 0;
 const T2: usize = 1;
@@ -230,7 +230,7 @@ impl Policy for CarPolicy {
         check_same_residents(self.lists.iter(T1).chain(self.lists.iter(T2)), frames)?;
         let c = self.capacity;
         let [t1, t2, b1, b2] = [T1, T2, B1, B2].map(|l| self.lists.len(l));
-        if t1 + t2 > c || t1 + b1 > c || t1 + t2 + b1 + b2 > 2 * c {
+        if t1 + t2 > c || t1 + b1 > c || t1 + t2 + b1 + b2 > c.saturating_mul(2) {
             return Err(format!(
                 "list sizes break CAR's bounds: T1 {t1} T2 {t2} B1 {b1} B2 {b2}, c {c}"
             ));
@@ -281,7 +281,7 @@ impl Policy for CarPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::{CacheLevel, Outcome};
+    use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::testutil::{pattern, run};
     use crate::policy::NEVER;
     use proptest::prelude::*;
@@ -454,7 +454,7 @@ mod tests {
                 let total = self.t1.len() + self.t2.len() + self.b1.len() + self.b2.len();
                 if !in_ghost && self.t1.len() + self.b1.len() == c {
                     self.b1.pop_back();
-                } else if !in_ghost && total == 2 * c {
+                } else if !in_ghost && total == c.saturating_mul(2) {
                     self.b2.pop_back();
                 }
             }

@@ -30,6 +30,11 @@ pub struct PolicyInfo {
     pub params: &'static [ParamInfo],
 }
 
+/// The policies that draw from `--seed` (key `seed`, [`super::registry::PolicySpec::seed`]):
+/// their misses change with it. `--seed`'s help and docs/output.md list these;
+/// `policy::conformance` checks the list against every policy's misses under several seeds.
+pub const SEEDED: &[&str] = &["lhd", "hyperbolic", "lecar", "cacheus"];
+
 /// Every built-in policy.
 pub static POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
@@ -550,13 +555,22 @@ pub static POLICIES: &[PolicyInfo] = &[
         name: "slru",
         aliases: &["segmented-lru"],
         about: "segmented LRU (Karedla et al. 1994) with equal segments, as libCacheSim: a hit promotes one segment up",
-        params: &[ParamInfo {
-            name: "segments",
-            default: "4",
-            study: None,
-            accusim: None,
-            about: "number of LRU segments (libCacheSim's default 4; 2 = probation/protected)",
-        }],
+        params: &[
+            ParamInfo {
+                name: "segments",
+                default: "4",
+                study: None,
+                accusim: None,
+                about: "number of LRU segments (libCacheSim's default 4; 2 = probation/protected)",
+            },
+            ParamInfo {
+                name: "variant",
+                default: "paper",
+                study: None,
+                accusim: None,
+                about: "paper (segment 0 takes the remainder of c/segments, no eviction on a hit), or libcachesim: libCacheSim's SLRU.c at a count capacity (every segment floor(c/segments), segment 0 trimmed by evicting on a hit; the same when segments divides c; compat/libcachesim/slru.rs)",
+            },
+        ],
     },
     PolicyInfo {
         name: "lfu",

@@ -12,9 +12,9 @@
 //! The order is a `Ring` (`ring.rs`) of ids whose oldest end is the hand: passing a block moves its id from
 //! one end to the other, with no linked list to relink; the bits sit beside it, one byte per id.
 
-use super::ring::Ring;
+use super::structures::ring::Ring;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 
 /// Second-chance replacement with one reference bit per block.
 pub struct ClockPolicy {
@@ -44,7 +44,9 @@ impl Policy for ClockPolicy {
 
     #[inline]
     fn hint(&self, b: Block) {
-        crate::frames::prefetch(self.referenced.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::cache::frames::prefetch(
+            self.referenced.as_ptr().wrapping_add(b as usize) as *const u8
+        );
     }
 
     #[inline]
@@ -123,8 +125,8 @@ impl Policy for ClockPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
-    use crate::policy::list::Lists;
+    use crate::cache::level::CacheLevel;
+    use crate::policy::structures::list::Lists;
     use crate::policy::testutil::{pattern, run};
     use proptest::prelude::*;
 
@@ -198,7 +200,7 @@ mod tests {
         // first demand access to 3 is its first reference: its bit stays clear. 4: the hand
         // passes 1 (set, cleared) and evicts 2. 5: the hand finds 3 clear and evicts it, where a
         // prefetch counted as a first reference would have protected 3 and cost 1 instead.
-        let mut level = crate::level::CacheLevel::new(ClockPolicy::new(6), 3, 6);
+        let mut level = crate::cache::level::CacheLevel::new(ClockPolicy::new(6), 3, 6);
         level.access(1, crate::policy::NEVER);
         level.access(2, crate::policy::NEVER);
         level.prefetch(3, crate::policy::NEVER);
@@ -245,7 +247,7 @@ mod tests {
             cap in 1usize..6,
             ops in proptest::collection::vec((0u8..9, 0u32..10), 1..300),
         ) {
-            super::super::ring::assert_same_as(
+            crate::policy::structures::ring::assert_same_as(
                 CacheLevel::new(ClockPolicy::new(10), cap, 10),
                 CacheLevel::new(ListClock(Lists::new(1, 10), vec![false; 10]), cap, 10),
                 &ops,

@@ -43,10 +43,10 @@
 //! bitmap of non-empty buckets, so the victim is found in O(c-max / 64) without scanning the old
 //! section. Aging rebuilds the buckets (O(cache) once every many references).
 
-use super::list::Lists;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Error;
-use crate::frames::Frames;
 use crate::policy::registry::PolicySpec;
 
 const NEW: usize = 0;
@@ -468,7 +468,7 @@ impl Policy for FbrPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
     use crate::policy::NEVER;
     use proptest::prelude::*;

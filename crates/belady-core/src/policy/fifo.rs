@@ -3,9 +3,9 @@
 //! The queue is a `Ring` (`ring.rs`) of ids: a miss appends at one end and evicts from the other, so the
 //! policy touches no per-block state at all (the frame table's flags are the only random access).
 
-use super::ring::Ring;
+use super::structures::ring::Ring;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 
 /// First-in, first-out replacement.
 pub struct FifoPolicy {
@@ -67,9 +67,9 @@ impl Policy for FifoPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
-    use crate::policy::list::Lists;
+    use crate::cache::level::CacheLevel;
     use crate::policy::lru::last_unpinned;
+    use crate::policy::structures::list::Lists;
     use crate::policy::testutil::{pattern, run};
     use proptest::prelude::*;
 
@@ -107,7 +107,7 @@ mod tests {
             cap in 1usize..6,
             ops in proptest::collection::vec((0u8..9, 0u32..10), 1..300),
         ) {
-            super::super::ring::assert_same_as(
+            crate::policy::structures::ring::assert_same_as(
                 CacheLevel::new(FifoPolicy::new(10), cap, 10),
                 CacheLevel::new(ListFifo(Lists::new(1, 10)), cap, 10),
                 &ops,

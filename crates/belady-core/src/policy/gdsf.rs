@@ -25,9 +25,9 @@
 //! demand access is its first reference, so the frequency stays 1 and only the priority is
 //! recomputed. Pinned objects are passed over: the victim is the lowest-priority unpinned one.
 
-use super::freq_buckets::FreqBuckets;
+use super::structures::freq_buckets::FreqBuckets;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 use std::collections::BTreeMap;
 
 /// The weight of one reference in a priority, as libCacheSim scales it.
@@ -162,7 +162,7 @@ impl Policy for GdsfPolicy {
 
     #[inline]
     fn hint(&self, b: Block) {
-        crate::frames::prefetch(self.key.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::cache::frames::prefetch(self.key.as_ptr().wrapping_add(b as usize) as *const u8);
         if let Order::Groups(groups) = &self.order {
             groups.hint(b);
         }
@@ -283,7 +283,7 @@ impl Policy for GdsfPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::{CacheLevel, Outcome};
+    use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::testutil::{pattern, run};
     use crate::policy::NEVER;
 

@@ -17,8 +17,8 @@
 
 use super::registry::PolicySpec;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -173,7 +173,7 @@ impl Policy for HyperbolicPolicy {
 
     #[inline]
     fn hint(&self, b: Block) {
-        crate::frames::prefetch(self.state.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::cache::frames::prefetch(self.state.as_ptr().wrapping_add(b as usize) as *const u8);
     }
 
     fn on_hit(&mut self, b: Block, cx: &Access) {
@@ -188,7 +188,7 @@ impl Policy for HyperbolicPolicy {
         let mut drawn = std::mem::take(&mut self.drawn);
         let state = &self.state;
         if !self.resident.draw_into(self.samples, &mut drawn, |b| {
-            crate::frames::prefetch(state.as_ptr().wrapping_add(b as usize) as *const u8);
+            crate::cache::frames::prefetch(state.as_ptr().wrapping_add(b as usize) as *const u8);
             frames.hint(b);
         }) {
             self.drawn = drawn;
@@ -258,7 +258,7 @@ impl Policy for HyperbolicPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;
 

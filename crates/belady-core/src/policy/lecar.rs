@@ -23,14 +23,14 @@
 //! and an unused prefetch that is evicted leaves no history entry. Pinned blocks are passed over by
 //! both experts.
 
-use super::freq_buckets::FreqBuckets;
-use super::lcs_draws::Draws;
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::freq_buckets::FreqBuckets;
+use super::structures::lcs_draws::Draws;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 
 /// Resident blocks in recency order (front = most recent).
 const RESIDENT: usize = 0;
@@ -298,7 +298,7 @@ impl Policy for LecarPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;
 

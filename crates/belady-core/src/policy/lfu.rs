@@ -12,9 +12,9 @@
 //! newest member, where a block read on that access would have entered. Pinned blocks are passed
 //! over: the victim is the oldest unpinned block of the smallest count that has one.
 
-use super::freq_buckets::FreqBuckets;
+use super::structures::freq_buckets::FreqBuckets;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 
 /// Least frequently used replacement, ties to the earliest arrival at the count.
 pub struct LfuPolicy {
@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn a_first_use_is_the_first_reference() {
-        let mut level = crate::level::CacheLevel::new(LfuPolicy::new(4), 2, 4);
+        let mut level = crate::cache::level::CacheLevel::new(LfuPolicy::new(4), 2, 4);
         level.prefetch(1, crate::policy::NEVER);
         level.access(2, crate::policy::NEVER);
         level.access(1, crate::policy::NEVER);

@@ -21,9 +21,9 @@
 //! demand access is its first reference, so it re-enters as the newest block of group `L + 1` at
 //! that moment's age instead of having its priority raised.
 
-use super::freq_buckets::FreqBuckets;
+use super::structures::freq_buckets::FreqBuckets;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 
 /// LFU with dynamic aging, libCacheSim's rules.
 pub struct LfudaPolicy {
@@ -208,7 +208,7 @@ mod tests {
     fn a_first_use_re_enters_at_the_current_age() {
         // cap 2: 1 2, 3 evicts 1 (age 1). 4 is prefetched (evicts 2, age 1 -> priority 2); its
         // first use re-enters it at age + 1 = 2, not 2 + age.
-        let mut level = crate::level::CacheLevel::new(LfudaPolicy::new(6), 2, 6);
+        let mut level = crate::cache::level::CacheLevel::new(LfudaPolicy::new(6), 2, 6);
         for b in [1, 2, 3] {
             level.access(b, crate::policy::NEVER);
         }

@@ -33,8 +33,8 @@
 use super::hyperbolic::Sampled;
 use super::registry::PolicySpec;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 use rand::Rng;
 
 /// Ages are coarsened into this many slots; the last one means "too old".
@@ -311,7 +311,7 @@ impl Policy for LhdPolicy {
 
     #[inline]
     fn hint(&self, b: Block) {
-        crate::frames::prefetch(self.tags.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::cache::frames::prefetch(self.tags.as_ptr().wrapping_add(b as usize) as *const u8);
     }
 
     fn on_hit(&mut self, b: Block, cx: &Access) {
@@ -334,7 +334,7 @@ impl Policy for LhdPolicy {
         let mut drawn = std::mem::take(&mut self.drawn);
         let tags = &self.tags;
         let any = self.resident.draw_into(candidates, &mut drawn, |b| {
-            crate::frames::prefetch(tags.as_ptr().wrapping_add(b as usize) as *const u8);
+            crate::cache::frames::prefetch(tags.as_ptr().wrapping_add(b as usize) as *const u8);
             frames.hint(b);
         });
         for &b in &drawn {
@@ -418,7 +418,7 @@ impl Policy for LhdPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;
 

@@ -57,12 +57,12 @@
 //! Blocks evicted as unused prefetches leave no shadow (the kernel keeps one: belady's policy
 //! contract forbids ghost entries for blocks never used).
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 use std::collections::VecDeque;
 
 const INACTIVE: usize = 0;

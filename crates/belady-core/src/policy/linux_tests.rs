@@ -2,7 +2,7 @@
 //! hand, with the expected lists worked out in the comments from the kernel's rules.
 
 use super::*;
-use crate::level::CacheLevel;
+use crate::cache::level::CacheLevel;
 use crate::policy::lru::LruPolicy;
 use crate::policy::testutil::run;
 use crate::policy::NEVER;

@@ -60,11 +60,11 @@
 //! block it evicts; the `accusim` preset sets it), is AccuSim's variant, `AccusimLirs` in
 //! `compat/accusim/lirs.rs`, which the builder makes instead of this type; this type refuses it.
 
-use super::list::Lists;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 
 const L: usize = 0;
 
@@ -505,7 +505,7 @@ impl Policy for LirsPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
     use crate::policy::NEVER;
     use proptest::prelude::*;

@@ -53,7 +53,7 @@
 
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 use crate::policy::registry::PolicySpec;
 
 const NOWHERE: u32 = u32::MAX;
@@ -390,7 +390,7 @@ impl Policy for LrfuPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
     use crate::policy::NEVER;
     use proptest::prelude::*;

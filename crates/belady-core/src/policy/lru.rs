@@ -3,9 +3,9 @@
 //! Prefetched blocks enter at the MRU end without counting as a reference; their first demand
 //! access moves them to the MRU end like any hit (the prefetching study's section 4).
 
-use super::list::Lists;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 
 const QUEUE: usize = 0;
 

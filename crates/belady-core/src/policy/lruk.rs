@@ -71,12 +71,12 @@
 //! `tests/python/test_xcheck_lruk.py`); for K > 2 blocks with 2 .. K-1 references are ordered
 //! by insertion there and by their newest reference here.
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -491,7 +491,7 @@ impl Policy for LruKPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::lru::LruPolicy;
     use crate::policy::testutil::{pattern, run};
 
@@ -545,7 +545,8 @@ mod tests {
             for i in 0..40_000 {
                 let leaf = draw(100);
                 let record = 100 + draw(10_000);
-                let hit = level.access(leaf, crate::policy::NEVER) == crate::level::Outcome::Hit;
+                let hit =
+                    level.access(leaf, crate::policy::NEVER) == crate::cache::level::Outcome::Hit;
                 level.access(record, crate::policy::NEVER);
                 if i >= 10_000 {
                     leaf_refs += 1;

@@ -45,11 +45,11 @@
 //! victim search ends the search at the oldest generation's tail (the kernel's scan budget).
 //! Blocks evicted as unused prefetches leave no shadow (belady's policy contract).
 
-use super::list::Lists;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 use std::collections::VecDeque;
 
 /// `MIN_NR_GENS`.
@@ -456,7 +456,7 @@ impl Policy for MglruPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;
 

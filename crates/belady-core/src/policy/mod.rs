@@ -28,25 +28,18 @@ pub mod clock;
 pub mod clock_pro;
 pub mod fbr;
 pub mod fifo;
-mod freq_buckets;
-mod lcs_draws;
 pub mod linux;
 pub mod lirs;
-pub mod list;
 pub mod lrfu;
 pub mod lru;
 pub mod lruk;
 pub mod mglru;
 pub mod mq;
-mod next_use_index;
 pub mod opt;
 pub mod registry;
-mod ring;
-mod s3_queues;
-pub(crate) mod stamped_heap;
+pub mod structures;
 pub mod twoq;
 pub mod twoq_sized;
-mod weighted_lists;
 
 // Today's policies (S3-FIFO, SIEVE, SLRU, LFU, LFUDA, W-TinyLFU).
 pub mod lfu;
@@ -70,7 +63,7 @@ pub mod lhd;
 #[cfg(test)]
 mod conformance;
 
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 
 /// A dense block id (see [`crate::trace::BlockTrace`]).
 pub type Block = u32;
@@ -187,7 +180,7 @@ pub trait Policy: Send {
     fn select_victim(&mut self, incoming: Block, frames: &Frames, cx: &Access) -> Option<Block>;
 
     /// The victim just selected will not be evicted (the caller only wanted to know it: the
-    /// group guard of the prefetching study's Table 1 prefetcher, [`crate::level::CacheLevel::peek_victim`]):
+    /// group guard of the prefetching study's Table 1 prefetcher, [`crate::cache::level::CacheLevel::peek_victim`]):
     /// drop anything `select_victim` kept for the eviction and insertion it expected to follow.
     /// Default: nothing.
     fn forget_victim(&mut self) {}
@@ -361,7 +354,7 @@ pub fn check_same_residents(
 #[cfg(test)]
 pub(crate) mod testutil {
     use super::{Block, Policy, NEVER};
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
 
     /// Runs `refs` through `policy` (with a next-use oracle) and returns the level, checked
     /// after every step.

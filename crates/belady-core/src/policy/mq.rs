@@ -45,7 +45,7 @@
 //! `compat/accusim/mq.rs`, which the builder makes instead of this type when any is set; this
 //! type refuses them.
 //!
-//! Multi-level caches ([`crate::hierarchy`]): a storage level placing on eviction sees references
+//! Multi-level caches ([`crate::engine::hierarchy`]): a storage level placing on eviction sees references
 //! it does not place; `on_unplaced_miss` counts them as references (the id goes to Qout with its
 //! count raised), so a block reloaded later enters its `log2 f` queue. Such a reloaded block is a
 //! placement not yet referenced at this level, like a prefetch; with `unused_count=keep` (which a
@@ -65,12 +65,12 @@
 //!   does AccuSim. The two differ only on that rare case; `before-evict` reproduces libCacheSim
 //!   hit for hit.
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 
 /// Most queues accepted (`Lists` holds at most 254 lists, one is Qout).
 pub const MAX_QUEUES: usize = 64;
@@ -191,7 +191,7 @@ impl MqPolicy {
     pub(crate) fn place(&mut self, b: Block, clock: u64) {
         let q = self.queue_num(self.freq[b as usize]);
         self.lists.push_front(q, b);
-        self.expire[b as usize] = clock + self.lifetime;
+        self.expire[b as usize] = clock.saturating_add(self.lifetime);
     }
 
     /// The paper's `Adjust` with `currentTime = now`.
@@ -202,7 +202,7 @@ impl MqPolicy {
                 if self.expire[c as usize] < now {
                     self.lists.remove(c);
                     self.lists.push_front(k - 1, c);
-                    self.expire[c as usize] = now + self.lifetime;
+                    self.expire[c as usize] = now.saturating_add(self.lifetime);
                 }
             }
         }
@@ -397,7 +397,7 @@ impl MqPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
 
     fn lists(p: &MqPolicy) -> Vec<Vec<Block>> {

@@ -24,11 +24,11 @@
 //! AccuSim's tie order (`ties=heap`, `--compat accusim`) is a variant built by the builder:
 //! `compat/accusim/opt.rs`.
 
-use super::next_use_index::PositionBits;
 use super::registry::PolicySpec;
+use super::structures::next_use_index::PositionBits;
 use super::{Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 
 /// The key shared by blocks not referenced again (and next uses at or past `u32::MAX`).
 const NEVER_KEY: u32 = u32::MAX;
@@ -224,14 +224,14 @@ impl Policy for OptPolicy {
 
     #[inline]
     fn hint(&self, b: Block) {
-        crate::frames::prefetch(self.nodes.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::cache::frames::prefetch(self.nodes.as_ptr().wrapping_add(b as usize) as *const u8);
     }
 
     #[inline]
     fn hint_next_use(&self, next_use: u64) {
         // Where the block will be recorded: its position's table entry and bit.
         if let Some(first) = self.first_at.get(next_use as usize) {
-            crate::frames::prefetch(first as *const u32 as *const u8);
+            crate::cache::frames::prefetch(first as *const u32 as *const u8);
             self.positions.hint(next_use as u32);
         }
     }
@@ -331,7 +331,7 @@ mod tests {
         // | 1 h | 2 h
         let refs = [1, 2, 3, 1, 2, 1, 2];
         assert_eq!(pattern(|| OptPolicy::new(2, 4), 2, &refs), "mmmhmhh");
-        let mut level = crate::level::CacheLevel::new(OptPolicy::new(2, 4), 2, 4);
+        let mut level = crate::cache::level::CacheLevel::new(OptPolicy::new(2, 4), 2, 4);
         for (b, next) in [(1, 3), (2, 4), (3, NEVER), (1, 5), (2, 6), (1, NEVER)] {
             level.access(b, next);
         }
@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(level.policy.next_use_of(2), 6);
         assert_eq!(level.policy.next_use_of(1), NEVER);
         // Never-again blocks: the one recorded first goes first.
-        let mut level = crate::level::CacheLevel::new(OptPolicy::new(3, 4), 3, 4);
+        let mut level = crate::cache::level::CacheLevel::new(OptPolicy::new(3, 4), 3, 4);
         for b in [2, 3, 1] {
             level.access(b, NEVER);
         }
@@ -354,7 +354,7 @@ mod tests {
         let p = OptPolicy::new(26_843_545_600, 3);
         assert!(p.first_at.capacity() < 1 << 20, "{}", p.first_at.capacity());
         // The table grows with the next uses it is given, not with the cache.
-        let mut level = crate::level::CacheLevel::new(OptPolicy::new(2, 3), 2, 3);
+        let mut level = crate::cache::level::CacheLevel::new(OptPolicy::new(2, 3), 2, 3);
         level.access(0, 5_000_000);
         level.access(1, 7);
         level.access(2, NEVER);
@@ -410,7 +410,7 @@ mod tests {
                 1..300,
             ),
         ) {
-            let mut level = crate::level::CacheLevel::new(OptPolicy::new(cap, 12), cap, 12);
+            let mut level = crate::cache::level::CacheLevel::new(OptPolicy::new(cap, 12), cap, 12);
             let mut victims = Vec::new();
             for &(b, next, pin) in &refs {
                 let before = level.stats().evictions;

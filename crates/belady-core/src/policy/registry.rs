@@ -1,8 +1,8 @@
 //! Every built-in policy's name and parameters: parsing a policy list, presets and overrides into
-//! [`PolicySpec`]s. [`crate::builder::build`] (`builder.rs`) turns a spec into the policy.
+//! [`PolicySpec`]s. [`crate::cache::builder::build`] (`cache/builder.rs`) turns a spec into the policy.
 //!
 //! Adding a policy: its file under `policy/`, an entry in [`POLICIES`] (`policy/catalog.rs`), and
-//! an arm in [`crate::builder::build`] (`builder.rs`).
+//! an arm in [`crate::cache::builder::build`] (`cache/builder.rs`).
 //! The conformance suite, the CLI and the Python bindings pick it up from here.
 
 use super::Policy;
@@ -47,6 +47,9 @@ pub static LIBCACHESIM: &[(&str, &str, &str)] = &[
     // LeCaR.c: a history per expert of c/2 ids, no draw when the experts agree, libCacheSim's
     // generator (see policy/lecar.rs).
     ("lecar", "variant", "libcachesim"),
+    // SLRU.c at a count capacity: every segment floor(c/n), segment 0 trimmed by evicting on a
+    // hit (compat/libcachesim/slru.rs).
+    ("slru", "variant", "libcachesim"),
     // WTinyLFU.c: its own design (SLRU main, counting Bloom filter, eviction loop), modelled in
     // compat/libcachesim/wtinylfu.rs.
     ("wtinylfu", "variant", "libcachesim"),
@@ -306,7 +309,7 @@ mod tests {
                 type Output = ();
                 fn visit<P: Policy + 'static>(self, _: P) {}
             }
-            crate::builder::build(spec, 10, 10, Builds).unwrap();
+            crate::cache::builder::build(spec, 10, 10, Builds).unwrap();
         }
         let lirs = &parse_policies("lirs", &[], Preset::Libcachesim).unwrap()[0];
         assert_eq!(

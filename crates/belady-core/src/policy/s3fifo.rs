@@ -34,10 +34,10 @@
 //! and a walk past pinned blocks appends at one end or leaves from the other.
 
 use super::registry::PolicySpec;
-use super::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
+use super::structures::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
 use super::{Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 
 /// S3-FIFO with small, main and ghost FIFO queues.
 pub struct S3FifoPolicy {
@@ -193,9 +193,9 @@ impl Policy for S3FifoPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::check_same_residents;
-    use crate::policy::list::Lists;
+    use crate::policy::structures::list::Lists;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;
     use proptest::prelude::*;
@@ -394,7 +394,7 @@ mod tests {
             threshold in 1u8..3,
             ops in proptest::collection::vec((0u8..10, 0u32..24), 1..400),
         ) {
-            crate::policy::ring::assert_same_as(
+            crate::policy::structures::ring::assert_same_as(
                 CacheLevel::new(S3FifoPolicy::new(cap, small, 0.9, threshold, 24), cap, 24),
                 CacheLevel::new(ListS3Fifo::new(cap, small, 0.9, threshold, 24), cap, 24),
                 &ops,

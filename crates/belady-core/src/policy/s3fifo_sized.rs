@@ -28,10 +28,10 @@
 //! object's size and each queue's bytes.
 
 use super::registry::PolicySpec;
-use super::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
+use super::structures::s3_queues::{S3Queues, GHOST, MAIN, SMALL};
 use super::{Access, Block, Evicted, InsertKind, Pending, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 
 /// S3-FIFO whose queues hold bytes (libCacheSim's S3-FIFO at a byte capacity).
 pub struct S3FifoSizedPolicy {
@@ -260,7 +260,7 @@ impl Policy for S3FifoSizedPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::{CacheLevel, Outcome};
+    use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::NEVER;
 
     /// 100 bytes: small 10, main 90, ghost 90.

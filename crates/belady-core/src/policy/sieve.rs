@@ -14,7 +14,7 @@
 //! are passed over with their bit kept.
 
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
-use crate::frames::Frames;
+use crate::cache::frames::Frames;
 
 /// A slot whose block left the queue.
 const HOLE: Block = Block::MAX;
@@ -103,7 +103,7 @@ impl Policy for SievePolicy {
 
     #[inline]
     fn hint(&self, b: Block) {
-        crate::frames::prefetch(self.visited.as_ptr().wrapping_add(b as usize) as *const u8);
+        crate::cache::frames::prefetch(self.visited.as_ptr().wrapping_add(b as usize) as *const u8);
     }
 
     #[inline]
@@ -216,8 +216,8 @@ impl Policy for SievePolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
-    use crate::policy::list::Lists;
+    use crate::cache::level::CacheLevel;
+    use crate::policy::structures::list::Lists;
     use crate::policy::testutil::{pattern, run};
     use proptest::prelude::*;
 
@@ -327,7 +327,7 @@ mod tests {
             ops in proptest::collection::vec((0u8..9, 0u32..10), 1..300),
         ) {
             let list = ListSieve { lists: Lists::new(1, 10), visited: vec![false; 10], hand: None };
-            crate::policy::ring::assert_same_as(
+            crate::policy::structures::ring::assert_same_as(
                 CacheLevel::new(SievePolicy::new(10), cap, 10),
                 CacheLevel::new(list, cap, 10),
                 &ops,
@@ -359,7 +359,7 @@ mod tests {
         };
         let array = CacheLevel::new(SievePolicy::new(12), 4, 12);
         let list_level = CacheLevel::new(list, 4, 12);
-        let level = crate::policy::ring::assert_same_as(array, list_level, &ops);
+        let level = crate::policy::structures::ring::assert_same_as(array, list_level, &ops);
         // Every insertion appends a slot: without compaction the slots would outnumber this.
         let inserted = level.stats().misses + level.stats().prefetched;
         assert!(
@@ -371,7 +371,7 @@ mod tests {
 
     #[test]
     fn a_first_use_leaves_the_bit_clear() {
-        let mut level = crate::level::CacheLevel::new(SievePolicy::new(6), 3, 6);
+        let mut level = crate::cache::level::CacheLevel::new(SievePolicy::new(6), 3, 6);
         level.access(1, crate::policy::NEVER);
         level.prefetch(2, crate::policy::NEVER);
         assert_eq!(level.policy.dump()[0].1, vec![2, 1]);

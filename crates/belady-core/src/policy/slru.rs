@@ -16,20 +16,21 @@
 //! Shares: segments 1 and up hold `floor(c / segments)` blocks each and segment 0 the rest.
 //! libCacheSim gives every segment `floor(c / segments)`, lets segment 0 grow past it when the
 //! others are full, and evicts on a hit to bring it back, which leaves frames empty (a cache
-//! level here never evicts on a hit). The two agree exactly when `segments` divides `c`; the
-//! cross-check uses such sizes. The shares are computed in [`SlruPolicy::share`] only.
+//! level here never evicts on a hit). The two agree exactly when `segments` divides `c`.
+//! `variant=libcachesim` (set by `--preset libcachesim`) builds libCacheSim's sizing instead
+//! (`compat/libcachesim/slru.rs`). The shares are computed in [`SlruPolicy::share`] only.
 //!
 //! Prefetching: a prefetched block enters as a demand-fetched one would; its first demand access
 //! is its first reference, so it moves to the MRU end of the segment it is in without promotion.
 //! Pinned blocks are passed over: the victim is the LRU-most unpinned block of the lowest segment
 //! that has one. Demotions move pinned blocks like any other (they stay resident).
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 
 /// The most segments `slru.segments` accepts.
 pub const MAX_SEGMENTS: usize = 16;
@@ -206,7 +207,7 @@ mod tests {
     #[test]
     fn a_first_use_refreshes_without_promotion() {
         // cap 4, 2 segments: 1 enters segment 0, 2 is prefetched into segment 0 too.
-        let mut level = crate::level::CacheLevel::new(SlruPolicy::new(4, 2, 8), 4, 8);
+        let mut level = crate::cache::level::CacheLevel::new(SlruPolicy::new(4, 2, 8), 4, 8);
         level.prefetch(2, crate::policy::NEVER);
         level.access(1, crate::policy::NEVER);
         assert_eq!(level.policy.dump()[0].1, vec![1, 2]);

@@ -20,13 +20,13 @@
 //! (the victim is the LRU-most unpinned object of the lowest segment that has one; with none,
 //! segment 0 stays over its bytes); demotions move pinned objects like any other.
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
 use super::slru::MAX_SEGMENTS;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 use std::collections::VecDeque;
 
 /// Segmented LRU whose segments hold bytes (libCacheSim's SLRU at a byte capacity).
@@ -221,7 +221,7 @@ impl Policy for SlruSizedPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::{CacheLevel, Outcome};
+    use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::NEVER;
 
     fn level(capacity: usize) -> CacheLevel<SlruSizedPolicy> {

@@ -54,12 +54,12 @@
 //!   grown past `Kin`, after which `A1in` never falls below `Kin` again; on demand-only traces the
 //!   two therefore agree hit for hit (asserted in `tests/python/test_xcheck_twoq.py`).
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 
 const A1IN: usize = 0;
 const AM: usize = 1;
@@ -209,7 +209,7 @@ impl Policy for TwoQPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
 
     fn q(kin: usize, kout: usize) -> TwoQPolicy {
@@ -287,7 +287,7 @@ mod tests {
         let mut level = CacheLevel::new(q(0, 4), 2, 8);
         level.prefetch(1, u64::MAX);
         level.access(2, u64::MAX);
-        assert_eq!(level.access(1, u64::MAX), crate::level::Outcome::Hit);
+        assert_eq!(level.access(1, u64::MAX), crate::cache::level::Outcome::Hit);
         assert_eq!(level.policy.dump()[0].1, vec![2, 1]);
         level.access(3, u64::MAX); // pages out 1 (used), remembered
         assert_eq!(level.policy.dump()[2].1, vec![1]);

@@ -18,10 +18,10 @@
 use std::collections::VecDeque;
 
 use super::registry::PolicySpec;
-use super::weighted_lists::WeightedLists;
+use super::structures::weighted_lists::WeightedLists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 
 const A1IN: usize = 0;
 const AM: usize = 1;
@@ -174,7 +174,7 @@ impl Policy for TwoQSizedPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::{CacheLevel, Outcome, NO_ORACLE};
+    use crate::cache::level::{CacheLevel, Outcome, NO_ORACLE};
 
     /// 100 bytes: A1in 25, A1out 50, Am 75.
     fn level() -> CacheLevel<TwoQSizedPolicy> {

@@ -39,12 +39,12 @@
 //! pinned, main's victim is evicted; when main's victim is pinned, the next unpinned block towards
 //! its MRU end (then protected's, then the window's) is taken.
 
-use super::list::Lists;
 use super::lru::last_unpinned;
 use super::registry::PolicySpec;
+use super::structures::list::Lists;
 use super::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
-use crate::frames::Frames;
 
 const WINDOW: usize = 0;
 const PROBATION: usize = 1;
@@ -81,8 +81,11 @@ fn mix(mut x: u64) -> u64 {
 }
 
 impl FrequencySketch {
-    /// A sketch sized for a cache of `capacity` blocks.
-    pub fn new(capacity: usize) -> Self {
+    /// A sketch sized for a cache of `capacity` blocks over a trace of `universe` distinct ones
+    /// (by the smaller: [`crate::limits::entries_for`]; a cache as large as the trace never
+    /// evicts, so the sketch is never consulted past its ids).
+    pub fn new(capacity: usize, universe: usize) -> Self {
+        let capacity = crate::limits::entries_for(capacity, universe);
         let width = capacity.max(16).next_power_of_two();
         FrequencySketch {
             counters: vec![0; ROWS * width],
@@ -168,7 +171,7 @@ impl WTinyLfuPolicy {
         let main_cap = capacity - window_cap;
         WTinyLfuPolicy {
             lists: Lists::new(3, universe),
-            sketch: FrequencySketch::new(capacity),
+            sketch: FrequencySketch::new(capacity, universe),
             window_cap,
             protected_cap: (PROTECTED_SHARE * main_cap as f64) as usize,
             admitted: None,
@@ -327,13 +330,13 @@ impl Policy for WTinyLfuPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::NEVER;
 
     #[test]
     fn the_sketch_counts_after_the_doorkeeper_and_ages() {
         // capacity 64: sample size 640 references.
-        let mut s = FrequencySketch::new(64);
+        let mut s = FrequencySketch::new(64, 1 << 20);
         assert_eq!(s.estimate(7), 0);
         s.record(7);
         assert_eq!(

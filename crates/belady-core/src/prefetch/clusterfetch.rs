@@ -74,19 +74,19 @@ impl ClusterFetchConfig {
         if self.threshold_ns == 0 {
             return Err(Error::config("cf_threshold", "0", "must be more than 0 ms"));
         }
-        crate::bounds::check_time(
+        crate::limits::check_time(
             "cf_threshold",
             self.threshold_ns as f64 / 1e6,
-            crate::bounds::TimeUnit::Ms,
+            crate::limits::TimeUnit::Ms,
         )?;
         if self.bandwidth_bytes_per_s > 0 {
             // 0 is no cap.
-            crate::bounds::check_rate(
+            crate::limits::check_rate(
                 "cf_bandwidth",
                 self.bandwidth_bytes_per_s as f64,
                 1.0,
                 "bytes per second",
-                crate::bounds::MIN_DEVICE_BYTES_PER_S,
+                crate::limits::MIN_DEVICE_BYTES_PER_S,
             )?;
         }
         if self.min_burst == 0 {

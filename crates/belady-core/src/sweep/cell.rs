@@ -1,9 +1,9 @@
 //! One cell of a sweep's grid: a [`RunConfig`] with one value per list, plus what identifies its
 //! trace; the SHA-256 of its JSON (without the local path) is its key in the store.
 
-use crate::config::RunConfig;
 use crate::error::{Error, Result};
 use crate::policy::registry::{param_policy, PolicySpec};
+use crate::run::config::RunConfig;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};

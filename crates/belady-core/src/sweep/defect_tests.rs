@@ -124,3 +124,57 @@ fn one_simulation_spelled_several_ways_is_planned_and_stored_once() {
     .unwrap();
     assert_eq!(p.runs[0].1.key(), q.runs[0].1.key());
 }
+
+/// Issue 37: a sweep whose runs another sweep had only claimed returned at once, counting them
+/// "computed by another sweep", and when that sweep then died the store held none of them.
+/// Now it waits: for runs the other stores, and takes over those it abandons.
+#[test]
+fn runs_another_sweep_only_claimed_are_waited_for_or_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    trace(dir.path());
+    let toml = "policies = [\"lru\", \"arc\"]\nsizes = [\"5\", \"10\", \"20\"]\n\
+                [[trace]]\npath = \"t.trace\"\nformat = \"lirs\"\n";
+    let db = dir.path().join("s.sqlite");
+    let p = plan(dir.path(), toml).unwrap();
+    let store = Store::open(&db).unwrap();
+    let todo = p.pending(&store).unwrap();
+    assert_eq!(todo.len(), 6);
+    for abandon in [true, false] {
+        let fresh = dir.path().join(format!("s{abandon}.sqlite"));
+        let store = Store::open(&fresh).unwrap();
+        // The first sweep claims every run and has stored none of them yet.
+        let first = store.claims().unwrap();
+        for &i in &todo {
+            assert!(first.claim(&p.runs[i].1.key()).unwrap());
+        }
+        let finished = std::sync::atomic::AtomicBool::new(false);
+        let done = std::thread::scope(|s| {
+            let second = s.spawn(|| {
+                let store = Store::open(&fresh).unwrap();
+                let d = p.execute_counted(&todo, &store, Some(1), &mut || {});
+                finished.store(true, std::sync::atomic::Ordering::SeqCst);
+                d
+            });
+            std::thread::sleep(std::time::Duration::from_millis(600));
+            assert!(
+                !finished.load(std::sync::atomic::Ordering::SeqCst),
+                "returned while every run was only claimed"
+            );
+            if abandon {
+                // The first sweep stops without storing anything (as a killed one does).
+                drop(first);
+            } else {
+                // The first sweep stores its runs, then lets go of its claims.
+                for &i in &todo {
+                    let row = super::execute::run_cell(&p.runs[i].1).unwrap();
+                    store.insert(&p.name, &p.runs[i].1, &row).unwrap();
+                }
+                first.release_all().unwrap();
+            }
+            second.join().unwrap().unwrap()
+        });
+        let (computed, others) = if abandon { (6, 0) } else { (0, 6) };
+        assert_eq!((done.computed, done.left_to_others), (computed, others));
+        assert_eq!(store.runs().unwrap().len(), 6, "a return means stored");
+    }
+}

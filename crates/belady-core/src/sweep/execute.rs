@@ -11,7 +11,8 @@ use serde_json::Value;
 pub struct Executed {
     /// Runs computed and stored by this call.
     pub computed: usize,
-    /// Runs another sweep on the same store was computing, or had stored meanwhile: left to it.
+    /// Runs another sweep on the same store claimed and has stored since: this call waited
+    /// for them (every run counted here is in the store when the call returns).
     pub left_to_others: usize,
 }
 
@@ -36,6 +37,10 @@ impl Plan {
     /// that differ only in policy and cache size form one grid (`groups`), performed by one
     /// [`crate::run::run`]: the trace is streamed once per grid and each chunk shared by its runs,
     /// as `belady sim` does, and the pool's threads work inside each grid.
+    ///
+    /// A run another sweep holds is waited for: the call returns once it is stored, and takes
+    /// it over when that sweep stops without storing it (killed, failed), so a successful return
+    /// means every run of `todo` is in the store.
     pub fn execute_counted(
         &self,
         todo: &[usize],
@@ -44,11 +49,44 @@ impl Plan {
         progress: &mut dyn FnMut(),
     ) -> Result<Executed> {
         let claims = store.claims()?;
+        let mut done = Executed::default();
+        let mut pending = todo.to_vec();
+        loop {
+            let (computed, held) =
+                self.execute_pass(&pending, store, &claims, threads, progress)?;
+            done.computed += computed;
+            if held.is_empty() {
+                return Ok(done);
+            }
+            std::thread::sleep(WAIT_FOR_OTHERS);
+            let stored = store.keys()?;
+            pending.clear();
+            for i in held {
+                if stored.contains(&self.runs[i].1.key()) {
+                    done.left_to_others += 1;
+                    progress();
+                } else {
+                    pending.push(i);
+                }
+            }
+        }
+    }
+
+    /// One pass of [`Plan::execute_counted`]: claims what it can of `todo`, computes and stores
+    /// it; the runs computed, and those another sweep holds (or stored before they were claimed).
+    fn execute_pass(
+        &self,
+        todo: &[usize],
+        store: &store::Store,
+        claims: &store::Claims,
+        threads: Option<usize>,
+        progress: &mut dyn FnMut(),
+    ) -> Result<(usize, Vec<usize>)> {
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Result<Value>>)>();
         let mut failure = None;
-        let mut done = Executed::default();
+        let mut computed = 0;
+        let mut held = Vec::new();
         std::thread::scope(|scope| -> Result<()> {
-            let claims = &claims;
             scope.spawn(move || {
                 let mut claimed = Vec::new();
                 for &i in todo {
@@ -82,10 +120,13 @@ impl Plan {
             for (i, result) in rx {
                 let config = &self.runs[i].1;
                 match result {
-                    None => done.left_to_others += 1,
+                    None => {
+                        held.push(i);
+                        continue;
+                    }
                     Some(Ok(r)) => {
                         store.insert(&self.name, config, &r)?;
-                        done.computed += 1;
+                        computed += 1;
                     }
                     Some(Err(e)) => {
                         failure.get_or_insert(Error::config(
@@ -107,9 +148,12 @@ impl Plan {
         // Claims are only a lock on work in progress: stored runs need none, failed ones are
         // free for the next sweep to try.
         claims.release_all()?;
-        failure.map_or(Ok(done), Err)
+        failure.map_or(Ok((computed, held)), Err)
     }
 }
+
+/// How long a sweep waits between looks at runs another sweep holds.
+const WAIT_FOR_OTHERS: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The runs `todo` in grids: runs over one trace whose configurations differ only in policy and
 /// cache size, with the same policy settings (a cell's settings are for its own policy, so a

@@ -3,8 +3,8 @@
 //! meaning; a list is an axis of the grid (`policies`, `cache_sizes`, `prefetch`, `disk`,
 //! `levels`, `placement`), and each cell of the grid is a [`RunConfig`] with one value per list.
 
-use crate::config::{canonical_path, RunConfig};
 use crate::error::{Error, Result};
+use crate::run::config::{canonical_path, RunConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
-    /// Path (relative to the experiment file) of the trace.
+    /// Path of the trace, relative to the experiment file; `$NAME`, `${NAME}` and
+    /// `${NAME:-default}` name environment variables ([`TraceSpec::expanded_path`]).
     pub path: PathBuf,
     /// Format name; the experiment's `format`, else detected, when absent.
     pub format: Option<String>,
@@ -23,6 +24,51 @@ pub struct TraceSpec {
     /// Name in results (default: the path as written, in its canonical form).
     #[serde(default)]
     pub name: Option<String>,
+}
+
+impl TraceSpec {
+    /// The path with its environment variables expanded (`${BELADY_TRACES}/lirs/ps.trace.gz`).
+    /// A relative value of the variable the path starts with is relative to the current
+    /// directory, as in the shell that set it; otherwise a relative result (a path as written, a
+    /// `:-default`) stays relative to the experiment file. A variable that is not set and has no
+    /// `:-default` is an error naming it.
+    pub fn expanded_path(&self) -> std::result::Result<PathBuf, String> {
+        let written = self.path.to_string_lossy();
+        let leading = leading_variable(&written);
+        shellexpand::env_with_context(written.as_ref(), |name| {
+            std::env::var(name).map(|value| {
+                let relative = !value.is_empty() && Path::new(&value).is_relative();
+                Some(match std::env::current_dir() {
+                    Ok(cwd) if relative && leading == Some(name) => {
+                        cwd.join(&value).to_string_lossy().into_owned()
+                    }
+                    _ => value,
+                })
+            })
+        })
+        .map(|p| PathBuf::from(p.into_owned()))
+        .map_err(|e| {
+            format!(
+                "[[trace]] path \"{written}\": ${} is {} (set it, or write ${{{}:-DIR}} for a default)",
+                e.var_name,
+                match e.cause {
+                    std::env::VarError::NotPresent => "not set",
+                    std::env::VarError::NotUnicode(_) => "not valid UTF-8",
+                },
+                e.var_name
+            )
+        })
+    }
+}
+
+/// The name of the variable `path` starts with (`$NAME`, `${NAME}`, `${NAME:-...}`), if any.
+pub(super) fn leading_variable(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix('$')?;
+    let rest = rest.strip_prefix('{').unwrap_or(rest);
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
 }
 
 /// An experiment: its name, store and traces, and the runs' configuration whose lists span the
@@ -137,6 +183,16 @@ impl Experiment {
                 .collect();
             map.insert("placement".into(), Value::String(joined.join(",")));
         }
+        // A trace path naming an unset variable is refused here, on its own line.
+        for t in &traces {
+            t.expanded_path().map_err(|msg| Error::Parse {
+                path: origin.to_string(),
+                line: text
+                    .and_then(|text| line_holding(text, &t.path.to_string_lossy()))
+                    .unwrap_or(0),
+                msg,
+            })?;
+        }
         let named_policies = map.contains_key("policies");
         let mut run: RunConfig =
             serde_json::from_value(Value::Object(map.clone())).map_err(|e| {
@@ -198,6 +254,13 @@ impl Experiment {
             ..self.clone()
         })
     }
+}
+
+/// The 1-based number of the first line of `text` holding `needle`.
+fn line_holding(text: &str, needle: &str) -> Option<u64> {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i as u64 + 1)
 }
 
 /// A serde message without its position (the experiment's line is given instead).

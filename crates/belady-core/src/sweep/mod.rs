@@ -15,6 +15,7 @@ mod defect_tests;
 mod execute;
 mod experiment;
 mod plan;
+mod schema;
 pub mod store;
 #[cfg(test)]
 mod tests;

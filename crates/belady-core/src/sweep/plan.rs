@@ -4,11 +4,11 @@
 use super::cell::{params_for, sha256_file, split_entry, CellConfig, PlannedTrace};
 use super::store;
 use super::Experiment;
-use crate::config::RunConfig;
+use crate::cache::size::CacheSize;
+use crate::engine::hierarchy::{HierarchySpec, Placement};
 use crate::error::{Error, Result};
-use crate::hierarchy::{HierarchySpec, Placement};
 use crate::policy::registry::{param_policy, parse_policies};
-use crate::size::CacheSize;
+use crate::run::config::RunConfig;
 use crate::trace::{detect_format, Format};
 use std::path::Path;
 
@@ -24,7 +24,7 @@ pub struct Plan {
     pub duplicates: usize,
     /// Copies of traces readable only once (a FIFO, `/dev/stdin`): hashing and every run read
     /// the copy, removed when the plan is dropped.
-    pub spools: Vec<tempfile::TempPath>,
+    pub spools: Vec<crate::outfile::TempCopy>,
 }
 
 /// A policy visitor that only checks the policy can be built.
@@ -117,7 +117,11 @@ impl Plan {
         let mut traces = Vec::new();
         let mut spools = Vec::new();
         for t in &exp.traces {
-            let mut path = base.join(&t.path);
+            // Checked when the experiment was read; the environment may have changed since.
+            let expanded = t
+                .expanded_path()
+                .map_err(|msg| Error::config("experiment", name, msg))?;
+            let mut path = base.join(expanded);
             if let Some(spool) = crate::trace::input::spool_read_once(&path)? {
                 path = spool.to_path_buf();
                 spools.push(spool);
@@ -218,7 +222,7 @@ impl Plan {
             let blocks = usize::try_from(blocks).unwrap_or(usize::MAX);
             config
                 .spec()
-                .and_then(|spec| crate::builder::build(&spec, blocks, 1, CheckBuild))
+                .and_then(|spec| crate::cache::builder::build(&spec, blocks, 1, CheckBuild))
                 .map_err(|e| {
                     Error::config(
                         "run",

@@ -3,6 +3,7 @@
 //! Each result is written in its own transaction, so a writer killed at any moment leaves only
 //! whole rows; WAL journaling lets readers (progress checks, reports) look while a sweep writes.
 
+use super::schema::{self, Schema};
 use super::CellConfig;
 use crate::engine::RunResult;
 use crate::error::{Error, Result};
@@ -14,11 +15,14 @@ use std::path::{Path, PathBuf};
 pub struct Store {
     db: Connection,
     path: PathBuf,
+    schema: Schema,
 }
 
 /// One stored run as exported: its experiment, configuration and result.
 #[derive(Clone, Debug)]
 pub struct StoredRun {
+    /// Its key in the store.
+    pub key: String,
     /// The experiment that produced it.
     pub experiment: String,
     /// Its configuration.
@@ -66,6 +70,12 @@ const RUN_COLUMNS: [&str; 18] = [
 /// Refuses a file that is not a belady store (an empty or foreign file, another database, a
 /// store cut short) in one line, opening it read-only so nothing is created or changed.
 fn check_is_store(path: &Path) -> Result<()> {
+    open_read_only(path).map(drop)
+}
+
+/// Opens a belady store read-only, creating nothing beside it (immutable, unless a killed
+/// writer left a WAL, which is read too), after checking that it is one ([`check_is_store`]).
+fn open_read_only(path: &Path) -> Result<Connection> {
     let not_store = |why: String| {
         Error::config(
             "results store",
@@ -114,7 +124,8 @@ fn check_is_store(path: &Path) -> Result<()> {
     if let Some(missing) = RUN_COLUMNS.iter().find(|c| !names.contains(**c)) {
         return Err(not_store(format!("its runs table has no {missing} column")));
     }
-    Ok(())
+    drop(columns);
+    Ok(db)
 }
 
 impl Store {
@@ -124,41 +135,26 @@ impl Store {
         if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
             check_is_store(path)?;
         }
-        let db = Connection::open(path).map_err(|e| sql_error(path, e))?;
-        db.execute_batch(
+        let mut db = Connection::open(path).map_err(|e| sql_error(path, e))?;
+        db.execute_batch(&format!(
             "PRAGMA journal_mode = WAL;
              PRAGMA synchronous = NORMAL;
              PRAGMA busy_timeout = 10000;
-             CREATE TABLE IF NOT EXISTS runs (
-                 key TEXT PRIMARY KEY,
-                 experiment TEXT NOT NULL,
-                 trace TEXT NOT NULL,
-                 trace_hash TEXT NOT NULL,
-                 format TEXT NOT NULL,
-                 policy TEXT NOT NULL,
-                 cache_blocks INTEGER NOT NULL,
-                 prefetch TEXT NOT NULL,
-                 disk TEXT NOT NULL,
-                 belady_version TEXT NOT NULL,
-                 requests INTEGER NOT NULL,
-                 hits INTEGER NOT NULL,
-                 misses INTEGER NOT NULL,
-                 hit_ratio REAL NOT NULL,
-                 disk_requests INTEGER,
-                 exec_time_s REAL,
-                 config_json TEXT NOT NULL,
-                 result_json TEXT NOT NULL
-             );",
-        )
+             {}",
+            schema::create_table()
+        ))
         .map_err(|e| sql_error(path, e))?;
-        add_byte_columns(&db).map_err(|e| sql_error(path, e))?;
+        let schema = schema::migrate(&mut db).map_err(|e| sql_error(path, e))?;
         Ok(Store {
             db,
             path: path.to_path_buf(),
+            schema,
         })
     }
 
-    /// Opens an existing store; an absent file is an error, not a new store.
+    /// Opens an existing store to read it (`results export`, `report`); an absent file is an
+    /// error, not a new store. Read-only: nothing is written to it or created beside it (no
+    /// journal, WAL or shared-memory file), as docs/limits.md says.
     pub fn open_existing(path: &Path) -> Result<Store> {
         if !path.is_file() {
             return Err(Error::config(
@@ -168,8 +164,18 @@ impl Store {
             ));
         }
         // Nothing to read from an empty or foreign file: refuse it rather than make it a store.
-        check_is_store(path)?;
-        Store::open(path)
+        let db = open_read_only(path)?;
+        let schema = schema::read(&db).map_err(|e| sql_error(path, e))?;
+        Ok(Store {
+            db,
+            path: path.to_path_buf(),
+            schema,
+        })
+    }
+
+    /// The store's connection, for readers that query it themselves (`report`).
+    pub fn into_connection(self) -> Connection {
+        self.db
     }
 
     /// A second connection for claiming runs from worker threads (see [`Claims`]).
@@ -219,101 +225,79 @@ impl Store {
         let r: RunResult = serde_json::from_value(row.clone()).map_err(|e| {
             Error::config("run result", config.label(), format!("is not a row: {e}"))
         })?;
-        let io = r.io.as_ref();
-        let config_json = serde_json::to_string(config).expect("configurations serialise");
         let result_json = serde_json::to_string(row).expect("results serialise");
+        let (sql, values) = schema::insert(experiment, config, &r, &result_json, &self.schema);
         self.db
-            .execute(
-                "INSERT OR IGNORE INTO runs (key, experiment, trace, trace_hash, format, policy,
-                 cache_blocks, prefetch, disk, belady_version, requests, hits, misses, hit_ratio,
-                 disk_requests, exec_time_s, config_json, result_json, cache_model,
-                 bytes_requested, byte_misses, byte_miss_ratio) VALUES
-                 (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                  ?19, ?20, ?21, ?22)",
-                params![
-                    config.key(),
-                    experiment,
-                    config.trace,
-                    config.trace_hash,
-                    config.run.format.clone().unwrap_or_default(),
-                    r.policy,
-                    r.cache_blocks as i64,
-                    config.run.the_prefetch(),
-                    config.run.the_disk().unwrap_or("none"),
-                    config.belady_version,
-                    r.requests as i64,
-                    r.hits as i64,
-                    r.misses as i64,
-                    r.hit_ratio,
-                    io.map(|io| io.disk_requests as i64),
-                    io.and_then(|io| io.exec_time_s),
-                    config_json,
-                    result_json,
-                    r.cache_model,
-                    r.bytes_requested as i64,
-                    r.byte_misses as i64,
-                    r.byte_miss_ratio,
-                ],
-            )
+            .execute(&sql, rusqlite::params_from_iter(values))
             .map_err(|e| sql_error(&self.path, e))?;
         Ok(())
     }
 
-    /// Every stored run, in a fixed order (trace, read-ahead, disk, policy, size, key).
+    /// Every stored run, in a fixed order: trace, read-ahead, disk, policy, capacity (by unit,
+    /// then by value), key.
     pub fn runs(&self) -> Result<Vec<StoredRun>> {
         let err = |e| sql_error(&self.path, e);
         let mut stmt = self
             .db
             .prepare(
-                "SELECT experiment, config_json, result_json FROM runs
-                 ORDER BY trace, prefetch, disk, policy, cache_blocks, key",
+                "SELECT key, experiment, trace, prefetch, disk, policy, config_json, result_json
+                 FROM runs",
             )
             .map_err(err)?;
-        let rows: Vec<(String, String, String)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        type Stored = (
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+        );
+        let rows: Vec<Stored> = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                ))
+            })
             .map_err(err)?
             .collect::<rusqlite::Result<_>>()
             .map_err(err)?;
-        rows.into_iter()
-            .map(|(experiment, config, result)| {
-                let bad = |e: serde_json::Error| {
-                    Error::config(
-                        "results store",
-                        self.path.display(),
-                        format!("holds a row belady cannot read: {e}"),
-                    )
-                };
-                let mut result: RunResult = serde_json::from_str(&result).map_err(bad)?;
-                result.fill_blocks_bytes();
-                Ok(StoredRun {
-                    experiment,
-                    config: serde_json::from_str(&config).map_err(bad)?,
-                    result,
-                })
-            })
-            .collect()
+        let mut runs = rows
+            .into_iter()
+            .map(
+                |(key, experiment, trace, prefetch, disk, policy, config, result)| {
+                    let bad = |e: serde_json::Error| {
+                        Error::config(
+                            "results store",
+                            self.path.display(),
+                            format!("holds a row belady cannot read: {e}"),
+                        )
+                    };
+                    let config: CellConfig = serde_json::from_str(&config).map_err(bad)?;
+                    let mut result: RunResult = serde_json::from_str(&result).map_err(bad)?;
+                    result.upgrade(config.run.cache_sizes.first().map(String::as_str));
+                    let order = (trace, prefetch, disk, policy, result.capacity.sort_key());
+                    let run = StoredRun {
+                        key,
+                        experiment,
+                        config,
+                        result,
+                    };
+                    Ok((order, run))
+                },
+            )
+            .collect::<Result<Vec<_>>>()?;
+        runs.sort_by(|a, b| (&a.0, &a.1.key).cmp(&(&b.0, &b.1.key)));
+        Ok(runs.into_iter().map(|(_, run)| run).collect())
     }
-}
-
-/// Adds the byte columns to a store written before rows had them (its old rows keep NULL
-/// there; their byte counters are derived from the counts when read, see
-/// [`RunResult::fill_blocks_bytes`]).
-fn add_byte_columns(db: &Connection) -> rusqlite::Result<()> {
-    let mut stmt = db.prepare("SELECT name FROM pragma_table_info('runs')")?;
-    let names: HashSet<String> = stmt
-        .query_map([], |r| r.get::<_, String>(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    for (name, ty) in [
-        ("cache_model", "TEXT"),
-        ("bytes_requested", "INTEGER"),
-        ("byte_misses", "INTEGER"),
-        ("byte_miss_ratio", "REAL"),
-    ] {
-        if !names.contains(name) {
-            db.execute_batch(&format!("ALTER TABLE runs ADD COLUMN {name} {ty};"))?;
-        }
-    }
-    Ok(())
 }
 
 /// Runs being computed, recorded in the store so that concurrent sweeps compute each run once.
@@ -478,6 +462,53 @@ mod tests {
             .unwrap();
         assert_eq!(misses, 245_760);
         assert_eq!(store.runs().unwrap().len(), 2);
+        // The old row's new columns were filled from its JSON when the store was opened.
+        let (unit, capacity, size, late): (String, i64, String, i64) = store
+            .db
+            .query_row(
+                "SELECT capacity_unit, capacity, cache_size, late FROM runs WHERE policy = 'lru'",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            (unit.as_str(), capacity, size.as_str(), late),
+            ("blocks", 10, "10", 0)
+        );
+        // A byte capacity in this old store (whose cache_blocks is NOT NULL) is written as 0
+        // there; in a new store as NULL. Its row has no cache_blocks either way.
+        let mut bytes = r.clone();
+        bytes.policy = "arc".into();
+        bytes.cache_model = "objects".into();
+        bytes.cache_blocks = None;
+        bytes.capacity = crate::run::rows::CacheCapacity::new(
+            &crate::cache::size::CacheSize::Bytes(1 << 20),
+            1 << 20,
+            crate::run::rows::CapacityUnit::Bytes,
+        );
+        let row = serde_json::to_value(&bytes).unwrap();
+        store.insert("e", &cell("arc"), &row).unwrap();
+        let fresh = Store::open(&dir.path().join("new.sqlite")).unwrap();
+        fresh.insert("e", &cell("arc"), &row).unwrap();
+        let blocks = |s: &Store| -> Option<i64> {
+            s.db.query_row(
+                "SELECT cache_blocks FROM runs WHERE policy = 'arc'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!((blocks(&store), blocks(&fresh)), (Some(0), None));
+        let arc = store
+            .runs()
+            .unwrap()
+            .into_iter()
+            .find(|r| r.result.policy == "arc")
+            .unwrap();
+        assert_eq!(
+            (arc.result.cache_blocks, arc.result.capacity.label()),
+            (None, "1MiB".into())
+        );
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! The sweep's planning and execution, against direct runs.
 
 use super::*;
-use crate::config::RunConfig;
+use crate::engine::file::run_file_hierarchy;
 use crate::engine::{run_one, PreparedTrace, RunResult};
-use crate::filesim::run_file_hierarchy;
 use crate::policy::registry::{PolicySpec, Preset};
+use crate::run::config::RunConfig;
 use crate::trace::{BlockTrace, Format, OpFilter, ReadOptions};
 use std::path::{Path, PathBuf};
 
@@ -40,7 +40,7 @@ fn a_plan_lists_the_grid_and_runs_match_their_configs() {
     let plan = Plan::new(&exp, dir.path(), "e").unwrap();
     assert_eq!(plan.runs.len(), 2 * 2 * 2);
     assert_eq!(
-        plan.result(1).unwrap().cache_blocks,
+        plan.result(1).unwrap().capacity.amount,
         45,
         "50% of 90 unique blocks"
     );
@@ -150,9 +150,9 @@ fn each_run_gets_the_settings_of_its_own_policy() {
             if let Some(hir) = label.strip_prefix("lirs(hir=") {
                 spec.set("hir", hir.trim_end_matches(')')).unwrap();
             }
-            let direct = run_one(&spec, &trace, got.cache_blocks as usize).unwrap();
+            let direct = run_one(&spec, &trace, got.capacity.amount as usize).unwrap();
             assert_eq!(got.hits, direct.hits, "{label}");
-            lirs_hits.insert((label, got.cache_blocks), got.hits);
+            lirs_hits.insert((label, got.capacity.amount), got.hits);
         }
     }
     assert_ne!(
@@ -228,14 +228,15 @@ fn experiments_sweep_hierarchies_too() {
     );
     for (i, (_, config)) in plan.runs.iter().enumerate() {
         let got = plan.result(i).unwrap();
-        let spec = crate::hierarchy::HierarchySpec::parse(
+        let spec = crate::engine::hierarchy::HierarchySpec::parse(
             &config.run.levels[0],
             &[],
             Preset::Paper,
-            crate::hierarchy::Placement::parse(&config.run.placement).unwrap(),
+            crate::engine::hierarchy::Placement::parse(&config.run.placement).unwrap(),
         )
         .unwrap();
-        let direct = crate::hierarchy::reference::run_hierarchy(&spec, &trace, None).unwrap();
+        let direct =
+            crate::engine::hierarchy::reference::run_hierarchy(&spec, &trace, None).unwrap();
         assert_eq!(got.levels.as_ref(), Some(&direct.levels));
         assert_eq!((got.hits, got.requests), (direct.hits, direct.requests));
         assert_eq!(got, result(run_config(config).unwrap()));
@@ -253,12 +254,12 @@ fn experiments_sweep_hierarchies_too() {
     let with_ra = plan.result(1).unwrap();
     assert_eq!(with_ra.prefetch.as_deref(), Some("linux24"));
     assert_eq!(with_ra.levels.as_ref().map(Vec::len), Some(2));
-    let files = crate::filesim::PreparedFileTrace::from_block_trace(&trace.trace).unwrap();
-    let spec = crate::hierarchy::HierarchySpec::parse(
+    let files = crate::engine::file::PreparedFileTrace::from_block_trace(&trace.trace).unwrap();
+    let spec = crate::engine::hierarchy::HierarchySpec::parse(
         "client:lru:40,storage:lru:80",
         &[],
         Preset::Paper,
-        crate::hierarchy::Placement::Access,
+        crate::engine::hierarchy::Placement::Access,
     )
     .unwrap();
     let cfg = RunConfig {
@@ -398,4 +399,17 @@ fn every_key_of_sim_is_an_experiment_key_and_old_names_still_work() {
         "{err}"
     );
     assert!(!err.contains('\n'), "{err}");
+}
+
+#[test]
+fn the_variable_a_trace_path_starts_with_is_found() {
+    use super::experiment::leading_variable;
+    assert_eq!(
+        leading_variable("${BELADY_TRACES}/lirs/x"),
+        Some("BELADY_TRACES")
+    );
+    assert_eq!(leading_variable("${T:-../t}/x"), Some("T"));
+    assert_eq!(leading_variable("$T/x"), Some("T"));
+    assert_eq!(leading_variable("traces/${T}/x"), None);
+    assert_eq!(leading_variable("$/x"), None);
 }

@@ -521,9 +521,9 @@ impl CsvReader {
                 });
                 let parsed = match whole {
                     Some(v) if ns_per_unit.fract() == 0.0 => {
-                        crate::bounds::timestamp_ns_int(v, ns_per_unit as u64)
+                        crate::limits::timestamp_ns_int(v, ns_per_unit as u64)
                     }
-                    _ => number.and_then(|v| crate::bounds::timestamp_ns(v, ns_per_unit)),
+                    _ => number.and_then(|v| crate::limits::timestamp_ns(v, ns_per_unit)),
                 };
                 Some(parsed.ok_or_else(|| match number {
                     Some(_) => format!(

@@ -63,7 +63,7 @@ impl BlockTrace {
             native::load(path)?.filtered(filter)
         } else if matches!(format, Format::Lirs | Format::Arc) {
             // Text carries no times or writes: the streaming parser, kept whole, is the fast way.
-            crate::stream::ingest::load_text(path, format, opts, filter)?
+            crate::trace::ingest::load_text(path, format, opts, filter)?
         } else {
             let stream = open_requests(path, format, opts)?;
             let source = path.display().to_string();

@@ -47,13 +47,13 @@ fn parse_us(text: &[u8], what: &str) -> std::result::Result<u64, String> {
         )
     };
     if let Some(v) = parse_u64(text) {
-        return crate::bounds::timestamp_ns_int(v, 1000).ok_or_else(too_large);
+        return crate::limits::timestamp_ns_int(v, 1000).ok_or_else(too_large);
     }
     let number = std::str::from_utf8(text)
         .ok()
         .and_then(|t| t.parse::<f64>().ok())
         .filter(|v| v.is_finite() && *v >= 0.0);
-    if number.is_some_and(|v| crate::bounds::timestamp_ns(v, 1000.0).is_none()) {
+    if number.is_some_and(|v| crate::limits::timestamp_ns(v, 1000.0).is_none()) {
         return Err(too_large());
     }
     number.map(|v| (v * 1000.0).round() as u64).ok_or_else(|| {

@@ -215,16 +215,13 @@ pub fn read_once(path: &Path) -> bool {
 /// temporary file in `$TMPDIR` (removed when the returned path is dropped), so every run over it
 /// reads the same bytes; `None` for a regular file, which is read in place. Callers name the
 /// input by `path` in results and errors ([`crate::Error::renamed`]).
-pub fn spool_read_once(path: &Path) -> Result<Option<tempfile::TempPath>> {
+pub fn spool_read_once(path: &Path) -> Result<Option<crate::outfile::TempCopy>> {
     if !read_once(path) {
         return Ok(None);
     }
     let mut reader = open_trace(path)?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".belady-spool-")
-        .tempfile()
-        .map_err(|e| Error::io(&std::env::temp_dir(), e))?;
-    let (file, spool) = tmp.into_parts();
+    // Listed for the signal handler: an interrupted run leaves no copy of the trace behind.
+    let (file, spool) = crate::outfile::TempCopy::create(".belady-spool-")?;
     let mut out = std::io::BufWriter::with_capacity(READ_BUFFER, file);
     loop {
         let n = {

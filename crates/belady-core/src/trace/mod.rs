@@ -12,6 +12,7 @@ pub mod dense;
 pub mod events;
 pub mod export;
 pub mod file;
+pub mod ingest;
 pub mod input;
 pub mod lcs;
 pub mod merge;

@@ -15,9 +15,9 @@ mod scan;
 pub mod sizes;
 mod temporal;
 
+use crate::cache::size::CacheSize;
 use crate::error::{Error, Result};
 use crate::outfile::OutFile;
-use crate::size::CacheSize;
 use crate::trace::dense::BlockTrace;
 use crate::trace::events;
 use crate::trace::file::{FileEvent, FileTrace};

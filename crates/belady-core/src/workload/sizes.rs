@@ -15,9 +15,9 @@
 //! least 1.
 
 use super::BlockGen;
+use crate::analysis::mrc::mix64;
+use crate::cache::size::CacheSize;
 use crate::error::{Error, Result};
-use crate::mrc::mix64;
-use crate::size::CacheSize;
 use crate::trace::{export, BlockRequest, BlockTrace, OpFilter};
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 // Each test binary uses only some of these.
 #![allow(dead_code)]
 
-use belady_core::filesim::PreparedFileTrace;
+use belady_core::engine::file::PreparedFileTrace;
 use belady_core::trace::file::{FileEvent, FileEventKind, FileTrace};
 use belady_core::{
     run_one, BlockTrace, Format, OpFilter, PolicySpec, PreparedTrace, Preset, ReadOptions,

@@ -7,6 +7,7 @@ row per run); ``plot`` draws them in the shape of the prefetching study's figure
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from os import PathLike
 from pathlib import Path
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "simulate",
+    "metrics",
     "run",
     "mrc",
     "sweep",
@@ -33,16 +35,65 @@ __all__ = [
 ]
 
 
-def _as_list(value: str | int | Iterable[str | int]) -> list[str]:
-    if isinstance(value, (str, int)):
+def _as_list(value: str | int | float | Iterable[str | int]) -> list[str]:
+    # One number of any kind is one size: a float is refused by the engine in words ("must be a
+    # whole number"), not by Python's "'float' object is not iterable".
+    if isinstance(value, (str, int, float)):
         return [str(value)]
     return [str(v) for v in value]
 
 
+def _check_count(key: str, value: int | None, expected: str) -> None:
+    """Refuses a negative ``threads`` or ``seed`` naming the keyword, before the binding's
+    conversion to an unsigned number raises a bare OverflowError."""
+    if value is not None and not isinstance(value, bool) and isinstance(value, int) and value < 0:
+        raise ConfigError(f"invalid {key} '{value}': expected {expected}")
+
+
+def _check_finite(config: dict) -> None:
+    """Refuses NaN and infinite numbers in a run configuration naming their key: JSON has no
+    spelling for them, and the engine's reader could only say "expected value"."""
+    for key, value in config.items():
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ConfigError(f"invalid {key} '{v}': expected a finite number")
+
+
+_REGISTRY: dict | None = None
+
+
+def _registry() -> dict:
+    """The metric registry (`crates/belady-core/src/run/metrics.rs`), read once through the binding."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = json.loads(_belady.registry_json())
+    return _REGISTRY
+
+
+def metrics() -> list[dict]:
+    """Every metric of a result row, as the registry describes it: ``key``, ``name``, ``label`` (an
+    axis label with its unit), ``unit`` (``count``, ``bytes``, ``ratio`` (0..1), ``blocks/request``,
+    ``s``, ``ms``), ``scale`` (100 for ratios, drawn in percent), ``better`` (``higher``, ``lower`` or
+    ``-``), ``applies`` (``always``, ``read-ahead``, ``timed``, ``objects``, ``admission``), ``report``
+    (which runs ``belady report`` draws it for, or None) and ``dtype``."""
+    return [dict(m) for m in _registry()["metrics"]]
+
+
 def _frame(rows: list[dict]) -> pd.DataFrame:
+    """`rows` as a DataFrame, each registry column with the registry's dtype: counts as integers
+    (nullable ``Int64`` where some row lacks the key), the rest as floats (NaN where absent)."""
     import pandas as pd
 
-    return pd.DataFrame.from_records(rows)
+    frame = pd.DataFrame.from_records(rows)
+    registry = _registry()
+    for column in registry["metrics"] + registry["fields"]:
+        key, dtype = column["key"], column["dtype"]
+        if key not in frame.columns or dtype == "object":
+            continue
+        if dtype == "int64" and frame[key].isna().any():
+            dtype = "Int64"
+        frame[key] = frame[key].astype(dtype)
+    return frame
 
 
 def _params(params: dict[str, object] | str | Iterable[str] | None) -> list[str]:
@@ -139,6 +190,8 @@ def run(config: dict, *, threads: int | None = None) -> pd.DataFrame:
     take ``belady sim``'s defaults). One DataFrame row per run, the rows of ``belady sim --json``.
     An unknown key raises ConfigError naming it."""
     config = dict(config)
+    _check_finite(config)
+    _check_count("threads", threads, "1 to 1024 worker threads (omit it to use every core)")
     for key in ("trace", "cf_store"):
         if isinstance(config.get(key), PathLike):
             config[key] = str(config[key])
@@ -171,6 +224,8 @@ def mrc(
     Columns: policy, cache_blocks, miss_ratio, hits, requests, method, sample_rate.
     """
     names = policies.split(",") if isinstance(policies, str) else [str(p) for p in policies]
+    _check_count("threads", threads, "1 to 1024 worker threads (omit it to use every core)")
+    _check_count("seed", seed, "a whole number from 0 to 2^64-1")
     param_list = [f"{k}={v}" for k, v in (params or {}).items()]
     size_text = sizes if isinstance(sizes, str) else ",".join(_as_list(sizes))
     text = _belady.mrc_json(
@@ -214,6 +269,7 @@ def sweep(
     store by this process.
     """
     experiment = Path(experiment)
+    _check_count("threads", threads, "1 to 1024 worker threads (omit it to use every core)")
     if store is None:
         store = _default_store(experiment)
     if dask is None:

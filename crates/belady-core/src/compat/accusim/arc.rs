@@ -26,8 +26,8 @@
 //! than c blocks are resident; the level here evicts only when full (on the shared inputs the two
 //! never differ).
 
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 use crate::policy::arc::{ArcPolicy, GhostPrefetch, B1, B2, T1, T2};
 use crate::policy::lru::last_unpinned;
 use crate::policy::registry::PolicySpec;
@@ -127,7 +127,7 @@ impl AccusimArc {
             } else {
                 Case::FullT1
             }
-        } else if t1 + t2 + b1 + b2 == 2 * c {
+        } else if t1 + t2 + b1 + b2 == c.saturating_mul(2) {
             Case::FullDirectory
         } else {
             Case::Replace
@@ -291,7 +291,7 @@ impl Policy for AccusimArc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::{CacheLevel, Outcome};
+    use crate::cache::level::{CacheLevel, Outcome};
     use crate::policy::arc::tests::{exercise, ops};
     use crate::policy::testutil::run;
     use crate::policy::NEVER;
@@ -319,8 +319,8 @@ mod tests {
 
     #[test]
     fn the_paper_type_refuses_accusims_values_and_the_preset_builds_this_one() {
-        use crate::builder::build;
-        use crate::builder::TypeName;
+        use crate::cache::builder::build;
+        use crate::cache::builder::TypeName;
         use crate::policy::registry::Preset;
         for (k, v) in [
             ("ghost_prefetch", "unmarked"),

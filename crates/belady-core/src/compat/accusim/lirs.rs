@@ -11,8 +11,8 @@
 //!   the unused-prefetch mark. A prefetched block that had no S entry still leaves none (the
 //!   paper's type adds an entry only for a block already in S).
 
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 use crate::policy::lirs::LirsPolicy;
 use crate::policy::registry::PolicySpec;
 use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
@@ -97,7 +97,7 @@ impl Policy for AccusimLirs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::lirs::Bound;
     use crate::policy::NEVER;
 
@@ -148,8 +148,8 @@ mod tests {
 
     #[test]
     fn the_paper_type_refuses_accusims_value_and_the_preset_builds_this_one() {
-        use crate::builder::build;
-        use crate::builder::TypeName;
+        use crate::cache::builder::build;
+        use crate::cache::builder::TypeName;
         use crate::policy::registry::Preset;
         let mut spec = PolicySpec::parse("lirs").unwrap();
         assert!(build(&spec, 4, 4, TypeName)

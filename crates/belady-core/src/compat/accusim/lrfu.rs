@@ -18,12 +18,12 @@
 //! As in the paper's policy, a prefetched block enters with `F(0)` and its first demand access
 //! resets its CRF to `F(0)`; nothing is remembered about an evicted block.
 
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
-use crate::policy::list::Lists;
 use crate::policy::lrfu::insert_tick;
 use crate::policy::lru::last_unpinned;
 use crate::policy::registry::PolicySpec;
+use crate::policy::structures::list::Lists;
 use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Policy};
 
 /// AccuSim's LRFU queue (`lrfu.cc`, after Sedgewick's priority queue): CRF values as plain
@@ -447,7 +447,7 @@ impl Policy for AccusimLrfu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
     use crate::policy::NEVER;
 
@@ -541,8 +541,8 @@ mod tests {
 
     #[test]
     fn the_paper_type_refuses_the_queue_and_the_preset_builds_this_one() {
-        use crate::builder::build;
-        use crate::builder::TypeName;
+        use crate::cache::builder::build;
+        use crate::cache::builder::TypeName;
         use crate::policy::lrfu::LrfuPolicy;
         use crate::policy::registry::Preset;
         let mut spec = PolicySpec::parse("lrfu").unwrap();

@@ -4,7 +4,7 @@
 //! (the `accusim` preset sets all four). Each departure is on or off alone:
 //!
 //! - `ties=heap`: eligible blocks live in AccuSim's binary max-heap keyed by `MAXINT - HIST(K)`
-//!   with an insertion stamp (`StampedHeap`, `policy/stamped_heap.rs`): sift-up compares keys only, sift-down prefers the
+//!   with an insertion stamp (`StampedHeap`, `compat/accusim/stamped_heap.rs`): sift-up compares keys only, sift-down prefers the
 //!   older stamp among equal keys, removal fills the hole with the last entry and sifts it down
 //!   then up. Equal `HIST(K)` leave mostly in promotion order (the paper's type: oldest
 //!   `HIST(1)` first).
@@ -23,13 +23,13 @@
 //! promotion scan runs before each reference is applied, as in AccuSim (the heap's operations
 //! depend on their order).
 
+use crate::cache::frames::Frames;
+use crate::compat::accusim::stamped_heap::StampedHeap;
 use crate::error::Result;
-use crate::frames::Frames;
-use crate::policy::list::Lists;
 use crate::policy::lru::last_unpinned;
 use crate::policy::lruk::{LruKPolicy, ACCUSIM_VALUES, ELIGIBLE, INELIGIBLE};
 use crate::policy::registry::PolicySpec;
-use crate::policy::stamped_heap::StampedHeap;
+use crate::policy::structures::list::Lists;
 use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
 use std::cmp::Reverse;
 
@@ -297,7 +297,7 @@ impl Policy for AccusimLruK {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::run;
 
     fn accusim(k: usize, crp: u64, retain: usize, universe: usize) -> AccusimLruK {
@@ -364,8 +364,8 @@ mod tests {
 
     #[test]
     fn the_paper_type_refuses_accusims_values_and_the_preset_builds_this_one() {
-        use crate::builder::build;
-        use crate::builder::TypeName;
+        use crate::cache::builder::build;
+        use crate::cache::builder::TypeName;
         use crate::policy::registry::Preset;
         let mut spec = PolicySpec::parse("lru-k").unwrap();
         assert!(build(&spec, 4, 4, TypeName)

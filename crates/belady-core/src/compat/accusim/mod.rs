@@ -1,6 +1,6 @@
 //! AccuSim's departures from the prefetching study's text, in one place the engines consult.
 //! `--compat accusim` (configuration `compat = "accusim"`) turns every one on and implies the
-//! `accusim` policy preset ([`crate::config::RunConfig::policy_preset`]).
+//! `accusim` policy preset ([`crate::run::config::RunConfig::policy_preset`]).
 //!
 //! Two kinds of departure live here:
 //! - engine rules: [`Departures`] names them (what `--compat-rule` takes), and [`rules::Rules`]
@@ -11,7 +11,7 @@
 //!   correlated first use and trigger-time prefetches; [`mq::AccusimMq`]: counting prefetches,
 //!   the clock before the access and `Adjust` after prefetches; [`lirs::AccusimLirs`]: evicted
 //!   unused prefetches keep their S entries; [`opt::AccusimOpt`]: OPT in its binary heap, whose
-//!   shape decides ties). The builder ([`crate::builder`]) makes a variant
+//!   shape decides ties). The builder ([`crate::cache::builder`]) makes a variant
 //!   instead of the paper's policy when the policy's parameters ask for AccuSim's behaviour (as
 //!   the `accusim` preset does), so `policy/arc.rs`, `lrfu.rs`, `lruk.rs`, `mq.rs`, `lirs.rs` and
 //!   `opt.rs` keep only what the papers (and the implementations they share a choice with)
@@ -40,9 +40,10 @@ pub mod lruk;
 pub mod mq;
 pub mod opt;
 pub mod rules;
+pub(crate) mod stamped_heap;
 
+use crate::cache::level::{CacheLevel, Outcome};
 use crate::error::{Error, Result};
-use crate::level::{CacheLevel, Outcome};
 use crate::policy::{Block, Policy};
 
 /// A named departure of AccuSim (the prefetching study's simulator) from the paper's text.

@@ -18,8 +18,8 @@
 //!
 //! The queues, Qout and `Adjust` are the paper type's; this type decides the counts and clocks.
 
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 use crate::policy::mq::{MqPolicy, ACCUSIM_VALUES};
 use crate::policy::registry::PolicySpec;
 use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
@@ -176,7 +176,7 @@ impl Policy for AccusimMq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
 
     fn lists(p: &impl Policy) -> Vec<Vec<Block>> {
@@ -286,8 +286,8 @@ mod tests {
 
     #[test]
     fn the_paper_type_refuses_accusims_values_and_the_preset_builds_this_one() {
-        use crate::builder::build;
-        use crate::builder::TypeName;
+        use crate::cache::builder::build;
+        use crate::cache::builder::TypeName;
         use crate::policy::registry::Preset;
         let mut spec = PolicySpec::parse("mq").unwrap();
         assert!(build(&spec, 4, 4, TypeName)

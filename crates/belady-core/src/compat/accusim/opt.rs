@@ -3,16 +3,16 @@
 //! `accusim` preset sets it).
 //!
 //! The blocks sit in AccuSim's binary max-heap keyed by next reference
-//! (`StampedHeap`, `policy/stamped_heap.rs`), whose sifting breaks ties mostly, not strictly, by insertion order (every
+//! (`StampedHeap`, `compat/accusim/stamped_heap.rs`), whose sifting breaks ties mostly, not strictly, by insertion order (every
 //! hit re-inserts its block). Which of several never-again blocks goes first then follows that
 //! heap's shape, as in the study's simulator; the paper's OPT sends the one recorded earliest.
 //! The choice never changes the miss count, but it decides which blocks stay resident and so how
 //! misses cluster into disk requests, which AccuSim's timed table shows.
 
+use crate::cache::frames::Frames;
+use crate::compat::accusim::stamped_heap::StampedHeap;
 use crate::error::Result;
-use crate::frames::Frames;
 use crate::policy::registry::PolicySpec;
-use crate::policy::stamped_heap::StampedHeap;
 use crate::policy::{Access, Block, Evicted, InsertKind, Policy};
 
 /// Belady's MIN with AccuSim's heap deciding ties (module header).
@@ -112,12 +112,12 @@ impl Policy for AccusimOpt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::opt::OptPolicy;
 
     #[test]
     fn equal_next_uses_leave_in_the_heaps_order_not_strictly_by_insertion() {
-        // The stamped heap's own example (policy/stamped_heap.rs) as next uses: blocks 0..6 with
+        // The stamped heap's own example (compat/accusim/stamped_heap.rs) as next uses: blocks 0..6 with
         // next uses 101 100 101 101 101 102 102 leave the heap as [5, 3, 6, 1, 4, 2, 0]; block 1
         // then hits (next use 100 again), which moves block 0 into its slot under 3. Blocks 7..
         // with nearer next uses force evictions, each taking the root and sifting the last slot
@@ -174,7 +174,7 @@ mod built {
     fn the_builder_makes_accusims_opt_for_its_preset_and_ties_heap_only() {
         let built = |name: &str, params: &[String], preset| {
             let spec = &parse_policies(name, params, preset).unwrap()[0];
-            crate::builder::build(spec, 4, 8, Dump).unwrap()
+            crate::cache::builder::build(spec, 4, 8, Dump).unwrap()
         };
         assert!(built("opt", &[], Preset::Accusim).ends_with("AccusimOpt"));
         assert!(built("opt", &["opt.ties=heap".into()], Preset::Paper).ends_with("AccusimOpt"));

@@ -3,7 +3,7 @@
 //! [`Rules`] its questions (how a record's think time moves the clock, where a block lives on the
 //! device, whether a resident block is still in flight ...) and gets the paper's answer when the
 //! departure is off, so AccuSim's behaviour is decided here rather than in branches spread over
-//! `filesim*.rs`.
+//! `engine/file/`.
 
 use super::Departures;
 use crate::policy::Block;

@@ -49,8 +49,8 @@
 
 use std::collections::VecDeque;
 
-use crate::frames::Frames;
-use crate::policy::list::Lists;
+use crate::cache::frames::Frames;
+use crate::policy::structures::list::Lists;
 use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
 
 const LIR: u8 = 1;
@@ -507,7 +507,7 @@ impl Policy for LibcachesimLirs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::{CacheLevel, Outcome, NO_ORACLE};
+    use crate::cache::level::{CacheLevel, Outcome, NO_ORACLE};
 
     /// A 200-byte cache: `Lhirs` = 2 bytes, `Llirs` = 198.
     fn level() -> CacheLevel<LibcachesimLirs> {

@@ -2,4 +2,5 @@
 //! by parameters of the papers' policies; `--preset libcachesim` chooses them.
 
 pub mod lirs;
+pub mod slru;
 pub mod wtinylfu;

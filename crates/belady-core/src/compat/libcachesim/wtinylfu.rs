@@ -42,9 +42,9 @@
 
 use twox_hash::XxHash64;
 
-use crate::frames::Frames;
-use crate::policy::list::Lists;
+use crate::cache::frames::Frames;
 use crate::policy::lru::last_unpinned;
+use crate::policy::structures::list::Lists;
 use crate::policy::{check_same_residents, Access, Block, Evicted, InsertKind, Pending, Policy};
 
 const WINDOW: usize = 0;
@@ -152,9 +152,9 @@ impl LibcachesimWTinyLfu {
             window_cap,
             main_cap,
             segment_caps: [share(1.0), share(4.0)],
-            filter: CountingBloom::new(main_cap),
+            filter: CountingBloom::new(crate::limits::entries_for(main_cap, universe)),
             main_hits: 0,
-            sample: SAMPLE_FACTOR * main_cap,
+            sample: SAMPLE_FACTOR.saturating_mul(main_cap),
             admitted: None,
             pending: Vec::new(),
             pinned: vec![false; universe],
@@ -383,7 +383,7 @@ impl Policy for LibcachesimWTinyLfu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::NEVER;
 
     fn level(capacity: usize) -> CacheLevel<LibcachesimWTinyLfu> {
@@ -456,7 +456,7 @@ mod tests {
         }
         // Probation holds 40 of its 39: promoting block 5 cools protected's LRU block into
         // probation, whose LRU block (0) is evicted during the hit.
-        assert_eq!(l.access(5, NEVER), crate::level::Outcome::Hit);
+        assert_eq!(l.access(5, NEVER), crate::cache::level::Outcome::Hit);
         l.check().unwrap();
         assert!(!l.frames().is_resident(0));
         assert_eq!(l.frames().len(), 199);

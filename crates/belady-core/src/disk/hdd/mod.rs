@@ -99,6 +99,8 @@ pub struct HddModel {
     segments: Vec<Segment>,
     clock: u64,
     last: Breakdown,
+    /// Reads served whole from the drive cache since the last reset.
+    read_hits: u64,
 }
 
 impl HddModel {
@@ -149,6 +151,7 @@ impl HddModel {
             segments: Vec::new(),
             clock: 0,
             last: Breakdown::default(),
+            read_hits: 0,
         })
     }
 
@@ -353,7 +356,9 @@ impl DiskModel for HddModel {
         let ns = if req.write {
             self.write(lba, n, t)
         } else {
-            self.read(lba, n, t)
+            let ns = self.read(lba, n, t);
+            self.read_hits += u64::from(self.last.hit);
+            ns
         };
         ns.round().max(1.0) as u64
     }
@@ -364,5 +369,10 @@ impl DiskModel for HddModel {
         self.segments.clear();
         self.clock = 0;
         self.last = Breakdown::default();
+        self.read_hits = 0;
+    }
+
+    fn cache_read_hits(&self) -> Option<u64> {
+        self.params.cache.is_some().then_some(self.read_hits)
     }
 }

@@ -191,7 +191,7 @@ impl HddParams {
                 self.overheads.write_miss_after_write_ms,
             ),
         ] {
-            crate::bounds::check_time(key, v, crate::bounds::TimeUnit::Ms)?;
+            crate::limits::check_time(key, v, crate::limits::TimeUnit::Ms)?;
         }
         check(!self.zones.is_empty(), "zones", "[]", "at least one zone")?;
         let mut mapped = 0u64;

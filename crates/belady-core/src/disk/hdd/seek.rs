@@ -95,10 +95,10 @@ impl SeekSpec {
                         format!("[{d}, {ms}]"),
                         "distances of 1 or more, strictly increasing",
                     )?;
-                    crate::bounds::check_time(
+                    crate::limits::check_time(
                         &format!("seek.points[{i}]"),
                         ms,
-                        crate::bounds::TimeUnit::Ms,
+                        crate::limits::TimeUnit::Ms,
                     )?;
                     last = d;
                 }
@@ -117,7 +117,7 @@ impl SeekSpec {
                     ("seek.c_ms", c_ms),
                     ("seek.e_ms", e_ms),
                 ] {
-                    crate::bounds::check_coefficient(key, *v, crate::bounds::TimeUnit::Ms)?;
+                    crate::limits::check_coefficient(key, *v, crate::limits::TimeUnit::Ms)?;
                 }
                 check(
                     *boundary >= 1,

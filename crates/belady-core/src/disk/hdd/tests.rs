@@ -339,6 +339,18 @@ fn sequential_small_reads_hit_the_drive_buffer() {
         assert!((s as f64 / 1e6 - 0.906).abs() < 0.001, "read {i}: {s}");
         t += s + 2_000_000;
     }
+    // The row's `disk_cache_hits` counts them; a write is never one; a reset starts again.
+    assert_eq!(m.cache_read_hits(), Some(99));
+    m.service_ns(
+        &DiskAccess {
+            write: true,
+            ..read(9000, 8)
+        },
+        t,
+    );
+    assert_eq!(m.cache_read_hits(), Some(99));
+    m.reset();
+    assert_eq!(m.cache_read_hits(), Some(0));
     // Without a drive cache, each such read waits most of a revolution.
     let mut p = HddParams::cheetah9lp();
     p.cache = None;
@@ -349,6 +361,7 @@ fn sequential_small_reads_hit_the_drive_buffer() {
         2_000_000,
     );
     assert!(slow > 300.0, "{slow}");
+    assert_eq!(m.cache_read_hits(), None, "no drive cache, no count");
 }
 
 #[test]

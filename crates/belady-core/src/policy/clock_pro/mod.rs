@@ -53,8 +53,8 @@ mod ring;
 
 use super::registry::PolicySpec;
 use super::{Access, Block, Evicted, InsertKind, Policy};
+use crate::cache::frames::Frames;
 use crate::error::Result;
-use crate::frames::Frames;
 
 use ring::{Ring, BIT_FLAG, COLD, GHOST, HOT, KIND_MASK, NIL, PIN_FLAG, TEST_FLAG};
 
@@ -755,7 +755,7 @@ impl Policy for ClockProPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::CacheLevel;
+    use crate::cache::level::CacheLevel;
     use crate::policy::testutil::{pattern, run};
     use crate::policy::NEVER;
     use proptest::prelude::*;

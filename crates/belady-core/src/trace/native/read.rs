@@ -250,8 +250,15 @@ struct Decoder {
     has_writes: bool,
     has_times: bool,
     has_sizes: bool,
-    /// The header's byte totals (files with sizes).
+    /// The header's byte totals (files with sizes), and where they are in the file.
     totals: SizeTotals,
+    totals_at: u64,
+    /// The totals of the references read so far, checked against the header's at the end, so
+    /// a header whose totals were rewritten (checksum and all) fails the run instead of sizing
+    /// its `-c 50%` cache from a footprint the data does not have.
+    summed: SizeTotals,
+    /// Ids seen so far (one bit each), for `summed`'s footprint.
+    seen: Vec<u64>,
     original_ids: bool,
     /// Every id in the references is below this.
     bound: u32,
@@ -279,6 +286,9 @@ impl Decoder {
             has_times: false,
             has_sizes: false,
             totals: SizeTotals::default(),
+            totals_at: 0,
+            summed: SizeTotals::default(),
+            seen: Vec::new(),
             original_ids: false,
             bound: 0,
             refs: 0,
@@ -361,6 +371,7 @@ impl Decoder {
         d.fill(len, "source name")?;
         d.source = String::from_utf8_lossy(&d.bytes).into_owned();
         if d.has_sizes {
+            d.totals_at = d.offset;
             d.fill(16, "size totals")?;
             d.totals = SizeTotals {
                 requested: long(&d.bytes, 0),
@@ -458,6 +469,17 @@ impl Decoder {
             if u32::from_le_bytes(tail) != expected {
                 return Err(self.error(self.refs, "checksum mismatch: the file is damaged".into()));
             }
+            if self.has_sizes && self.summed != self.totals {
+                let (h, s) = (self.totals, self.summed);
+                return Err(self.error_at(
+                    0,
+                    self.totals_at,
+                    format!(
+                        "inconsistent header: its size totals say {} bytes requested and a {}-byte footprint; the references sum to {} and {}",
+                        h.requested, h.footprint, s.requested, s.footprint
+                    ),
+                ));
+            }
             let mut extra = [0u8; 1];
             if self
                 .input
@@ -519,9 +541,28 @@ impl Decoder {
                     "object size 0: sizes are at least 1 byte".into(),
                 ));
             }
+            self.sum_sizes();
         }
         self.done_refs += k as u64;
         Ok(true)
+    }
+}
+
+impl Decoder {
+    /// Adds the chunk's sizes to `summed`: every reference's to the requested bytes, each id's
+    /// first to the footprint (as the writer counts the header's).
+    fn sum_sizes(&mut self) {
+        for (&id, &size) in self.ids.iter().zip(&self.sizes) {
+            self.summed.requested += size as u64;
+            let (word, bit) = (id as usize / 64, 1u64 << (id % 64));
+            if word >= self.seen.len() {
+                self.seen.resize(word + 1, 0);
+            }
+            if self.seen[word] & bit == 0 {
+                self.seen[word] |= bit;
+                self.summed.footprint += size as u64;
+            }
+        }
     }
 }
 

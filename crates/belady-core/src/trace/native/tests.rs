@@ -305,7 +305,7 @@ fn sizes_round_trip_and_stream_back_with_the_headers_totals() {
     // Unfiltered: streamed as stored, totals from the header; filtered: renumbered.
     for ops in [OpFilter::All, OpFilter::Read] {
         let mut feed =
-            crate::stream::ingest::ingest_sized(&path, &Format::Native, &opts, ops).unwrap();
+            crate::trace::ingest::ingest_sized(&path, &Format::Native, &opts, ops).unwrap();
         let (mut ids, mut sizes) = (Vec::new(), Vec::new());
         while let Some((i, z)) = feed.next_sized_chunk().unwrap() {
             ids.extend_from_slice(i);
@@ -346,13 +346,13 @@ fn sized_original_ids_load_like_the_sized_table_and_sizes_must_be_all_or_none() 
     std::fs::write(&path, &bytes).unwrap();
     let opts = crate::trace::ReadOptions::default();
     let feed =
-        crate::stream::ingest::ingest_sized(&path, &Format::Native, &opts, OpFilter::All).unwrap();
+        crate::trace::ingest::ingest_sized(&path, &Format::Native, &opts, OpFilter::All).unwrap();
     assert_eq!(feed.size_totals(), size_totals(&whole));
     // A file without sizes streams without them, whichever ingest reads it.
     let plain = dir.path().join("p.bldy");
     std::fs::write(&plain, encode(&sample(100))).unwrap();
     let feed =
-        crate::stream::ingest::ingest_sized(&plain, &Format::Native, &opts, OpFilter::All).unwrap();
+        crate::trace::ingest::ingest_sized(&plain, &Format::Native, &opts, OpFilter::All).unwrap();
     assert!(!feed.has_sizes());
     let mut w = StreamWriter::new(dir.path(), "s".into(), 4096).unwrap();
     w.push_sized(1, Op::Read, None, 10).unwrap();
@@ -360,4 +360,63 @@ fn sized_original_ids_load_like_the_sized_table_and_sizes_must_be_all_or_none() 
     assert!(e.contains("reference 1 lacks an object size"), "{e}");
     let e = w.push_sized(2, Op::Read, None, 0).unwrap_err().to_string();
     assert!(e.contains("object size of 0 bytes"), "{e}");
+}
+
+/// Rewrites the 8-byte word at `at` and recomputes the checksum, as a tool that edits a header
+/// carefully would.
+fn rewrite_word(bytes: &mut [u8], at: usize, value: u64) {
+    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    let end = bytes.len() - 4;
+    let crc = crc32fast::hash(&bytes[..end]);
+    bytes[end..].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[test]
+fn size_totals_that_the_references_do_not_sum_to_are_refused() {
+    // Issue 37: a header's byte totals were trusted, so a rewritten footprint (checksum and all)
+    // sized `-c 50%` caches from bytes the trace does not have. Every reader now sums the sizes
+    // and refuses the file at its end, naming the totals' offset.
+    let reqs = sized_requests(CHUNK + 7);
+    let whole = BlockTrace::from_sized_requests(
+        reqs.iter().copied().map(Ok),
+        OpFilter::All,
+        true,
+        "s".into(),
+        4096,
+    )
+    .unwrap();
+    let bytes = encode(&whole);
+    let totals = size_totals(&whole).unwrap();
+    // The totals follow the 40-byte header and the source name ("s": 4 + 1 bytes).
+    let at = HEADER_BYTES as usize + 5;
+    assert_eq!(bytes[at..at + 8], totals.requested.to_le_bytes());
+    for (word, value) in [
+        (at + 8, totals.footprint * 2),
+        (at + 8, totals.footprint - 1),
+        (at, totals.requested + 1),
+    ] {
+        let mut bad = bytes.clone();
+        rewrite_word(&mut bad, word, value);
+        let e = decode(bad.clone()).unwrap_err().to_string();
+        assert!(
+            e.contains("inconsistent header") && e.contains(&format!("byte offset {at})")),
+            "{e}"
+        );
+        let mut chunks =
+            NativeChunks::open(Box::new(std::io::Cursor::new(bad.clone())), "s".into()).unwrap();
+        let streamed = loop {
+            match chunks.next_sized_chunk() {
+                Ok(Some(_)) => continue,
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        assert!(streamed.is_err(), "streamed chunks must fail too");
+        let requests = NativeRequests::open(Box::new(std::io::Cursor::new(bad)), "s".into())
+            .unwrap()
+            .collect::<Result<Vec<_>>>();
+        assert!(requests.is_err(), "requests must fail too");
+    }
+    // The untouched file reads.
+    assert!(decode(bytes).is_ok());
 }
