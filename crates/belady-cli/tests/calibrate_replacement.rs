@@ -15,10 +15,11 @@ use std::time::{Duration, Instant};
 /// The live tests measure the page cache: one at a time.
 static LIVE: Mutex<()> = Mutex::new(());
 
-/// Runs `belady calibrate replacement --from fixture --json`: the kernel's runs measured by
-/// `belady calibrate replacement --dir /var/tmp/... --size 640MiB --runs 3 --save` on Linux
-/// 6.18.44, ext4 on a virtio disk, memory cgroup v1, fresh statistics, 2026-11-29 (the first line
-/// of its replacement.tsv says so): the eight default patterns at 16, 32 and 128 MiB, seed 1.
+/// The kernel's runs saved on this project's machine (Linux 6.18.44, ext4 on a virtio disk, memory
+/// cgroup v1, fresh statistics, 2026-11-29; the first line of its replacement.tsv says so) by
+/// `belady calibrate replacement --dir /var/tmp/... --size 640MiB --save DIR`: the eight default
+/// patterns, seed 1, at 16 and 32 MiB (`--runs 3`) and at 128 MiB (`--runs 2`, in two processes of
+/// four patterns each), the three files concatenated.
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/calibrate-replacement-linux-6.18-ext4")
 }
@@ -42,8 +43,8 @@ fn model<'a>(row: &'a Value, policy: &str) -> &'a Value {
 
 /// Issue 36's check on the saved runs: `linux` within max(2%, 60 misses) of the kernel's mean on
 /// every pattern at 16 and 32 MiB and within 3% at 128 MiB, and closer than LRU wherever the two
-/// lists matter. The page-by-page model before issue 36 missed the half-page pattern by about
-/// +10% and the scans beside hot sets by up to -7% on the same runs.
+/// lists matter. (Issue 36 measured the page-by-page model before it +10 to +12% off on half-page
+/// reads and up to 10% off where a hot set fills 0.6 of the cache.)
 #[test]
 fn linux_follows_the_kernel_on_the_saved_runs() {
     let dir = fixture();
@@ -61,7 +62,12 @@ fn linux_follows_the_kernel_on_the_saved_runs() {
     assert_eq!(rows.len(), 24, "8 patterns at 3 limits");
     for r in rows {
         let linux = model(r, "linux");
-        assert_eq!(r["runs"].as_array().unwrap().len(), 3);
+        let runs = if r["limit_bytes"] == 128u64 << 20 {
+            2
+        } else {
+            3
+        };
+        assert_eq!(r["runs"].as_array().unwrap().len(), runs);
         assert_eq!(
             r["within_bound"], true,
             "{} at {}: kernel {} linux {}",
