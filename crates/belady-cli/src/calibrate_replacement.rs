@@ -351,6 +351,9 @@ fn measure(
                 scratch.drop_pages()?;
                 drop(cgroup);
                 let (held, peak) = runs::capacity(&m.samples);
+                // Kept to the tenth --save writes, so that --from on the saved runs gives the
+                // same rows.
+                let tenth = |x: f64| (x * 10.0).round() / 10.0;
                 records.push(RunRecord {
                     pattern: spec.label(),
                     seed: args.seed,
@@ -358,9 +361,9 @@ fn measure(
                     run,
                     reads: m.reads,
                     misses: m.misses,
-                    held_pages: held,
-                    peak_pages: peak,
-                    seconds: m.seconds,
+                    held_pages: tenth(held),
+                    peak_pages: tenth(peak),
+                    seconds: tenth(m.seconds),
                     global_scanned: m.global_scanned,
                 });
             }
