@@ -335,16 +335,17 @@ fn measure(
         for spec in specs {
             let steps = spec.steps(limit / page, size / page, page, args.seed)?;
             for run in 1..=args.runs {
+                // The counts first: a narrow terminal cuts the line's end, the pattern's spec.
                 let label = format!(
-                    "{} of {total}: {} at {} MiB, run {run}",
+                    "run {} of {total}, {} MiB, {}",
                     records.len() + 1,
-                    spec.label(),
-                    limit >> 20
+                    limit >> 20,
+                    spec.label()
                 );
                 let cgroup = Cgroup::create(&parent, limit)?;
                 let fresh = args.stats == Statistics::Fresh;
                 let m = calibrate_reader::measure(&scratch, &cgroup, &steps, fresh, |done, all| {
-                    crate::progress::stage(format!("{label}: {done} of {all} reads"));
+                    crate::progress::stage(format!("{done}/{all} reads, {label}"));
                 })
                 .with_context(|| format!("pattern {} at {} MiB", spec.label(), limit >> 20))?;
                 // The run's pages leave before its cgroup goes, so the cgroup can be freed.
