@@ -148,21 +148,6 @@ pub fn run(args: ReplacementArgs) -> Result<()> {
     if args.runs == 0 {
         bail!("invalid --runs 0: at least one run of each pattern");
     }
-    let lru_gen = calibrate_cgroup::lru_gen_enabled();
-    let (checked, mglru) = match lru_gen {
-        Some(true) => (
-            "mglru",
-            "checked: this kernel runs the multi-generational LRU (lru_gen enabled)".to_string(),
-        ),
-        Some(false) => (
-            "linux",
-            "not checked: lru_gen is off on this kernel (/sys/kernel/mm/lru_gen/enabled), which runs the classic lists `linux` models".to_string(),
-        ),
-        None => (
-            "linux",
-            "not checked: this kernel has no /sys/kernel/mm/lru_gen (built without CONFIG_LRU_GEN); it runs the classic lists `linux` models".to_string(),
-        ),
-    };
     crate::progress::start("calibrate replacement", None, args.quiet);
     let (setting, records, cgroups) = match &args.from {
         Some(dir) => {
@@ -190,6 +175,21 @@ pub fn run(args: ReplacementArgs) -> Result<()> {
             runs::to_tsv(&setting, &records).as_bytes(),
         )?;
     }
+    // The kernel that ran the runs decides the model checked, not the one reading them back.
+    let (checked, mglru) = match setting.lru_gen.as_str() {
+        "enabled" => (
+            "mglru",
+            "checked: the kernel ran the multi-generational LRU (lru_gen enabled)".to_string(),
+        ),
+        "off" => (
+            "linux",
+            "not checked: lru_gen was off on the kernel measured (/sys/kernel/mm/lru_gen/enabled), which ran the classic lists `linux` models".to_string(),
+        ),
+        _ => (
+            "linux",
+            "not checked: the kernel measured has no /sys/kernel/mm/lru_gen (built without CONFIG_LRU_GEN); it ran the classic lists `linux` models".to_string(),
+        ),
+    };
     let rows = model_rows(&setting, &records, checked)?;
     crate::progress::finish();
     let out = if args.json {
@@ -325,6 +325,12 @@ fn measure(
         kernel: kernel_release(),
         file_system,
         statistics: args.stats.name().into(),
+        lru_gen: match calibrate_cgroup::lru_gen_enabled() {
+            Some(true) => "enabled",
+            Some(false) => "off",
+            None => "absent",
+        }
+        .into(),
         page_size: page,
         file_bytes: size,
         date: utc_now(),

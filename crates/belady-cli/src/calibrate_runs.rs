@@ -40,6 +40,9 @@ pub struct Setting {
     pub file_system: String,
     /// `fresh` or `natural`.
     pub statistics: String,
+    /// The kernel's multi-generational LRU: `enabled`, `off` or `absent` (not built), which
+    /// decides the model checked when the runs are read back elsewhere.
+    pub lru_gen: String,
     /// Bytes per page.
     pub page_size: u64,
     /// The scratch file's bytes.
@@ -81,10 +84,11 @@ const COLUMNS: &str =
 /// The text `--save` writes: a `#` line with the setting, the column names, one row per run.
 pub fn to_tsv(setting: &Setting, runs: &[RunRecord]) -> String {
     let mut out = format!(
-        "# belady calibrate replacement: kernel {}, file system {}, statistics {}, page {}, file {} bytes, {}\n{COLUMNS}\n",
+        "# belady calibrate replacement: kernel {}, file system {}, statistics {}, lru_gen {}, page {}, file {} bytes, {}\n{COLUMNS}\n",
         setting.kernel,
         setting.file_system,
         setting.statistics,
+        setting.lru_gen,
         setting.page_size,
         setting.file_bytes,
         setting.date
@@ -188,6 +192,11 @@ fn parse_setting(comment: &str) -> Result<Setting> {
             s.file_system = v.to_string();
         } else if let Some(v) = part.strip_prefix("statistics ") {
             s.statistics = v.to_string();
+        } else if let Some(v) = part.strip_prefix("lru_gen ") {
+            if !matches!(v, "enabled" | "off" | "absent") {
+                bail!("lru_gen '{v}': expected enabled, off or absent");
+            }
+            s.lru_gen = v.to_string();
         } else if let Some(v) = part.strip_prefix("page ") {
             s.page_size = v
                 .parse()
@@ -203,6 +212,9 @@ fn parse_setting(comment: &str) -> Result<Setting> {
     }
     if s.page_size == 0 || s.file_bytes == 0 {
         bail!("the line names no page size or file size ('page N', 'file N bytes')");
+    }
+    if s.lru_gen.is_empty() {
+        bail!("the line does not say whether the kernel ran MGLRU ('lru_gen enabled', 'off' or 'absent')");
     }
     Ok(s)
 }
@@ -231,6 +243,7 @@ mod tests {
             kernel: "Linux 6.18.44".into(),
             file_system: "ext4".into(),
             statistics: "fresh".into(),
+            lru_gen: "absent".into(),
             page_size: 4096,
             file_bytes: 1 << 30,
             date: "2026-11-29 07:00 UTC".into(),

@@ -56,7 +56,16 @@ fn linux_follows_the_kernel_on_the_saved_runs() {
         "--json",
     ]);
     let report = report(&out);
+    // The saved kernel had no MGLRU: linux is checked wherever the runs are read back.
     assert_eq!(report["checked"], "linux");
+    assert!(
+        report["mglru"]
+            .as_str()
+            .unwrap()
+            .starts_with("not checked: the kernel measured has no /sys/kernel/mm/lru_gen"),
+        "{}",
+        report["mglru"]
+    );
     assert_eq!(report["setting"]["statistics"], "fresh");
     let rows = rows(&report);
     assert_eq!(rows.len(), 24, "8 patterns at 3 limits");
@@ -293,12 +302,21 @@ fn refusals_and_bad_input_are_one_line() {
     write(
         tmp.path(),
         "replacement.tsv",
-        "# belady calibrate replacement: kernel x, file system ext4, statistics fresh, page 4096, file 67108864 bytes, now\n\
+        "# belady calibrate replacement: kernel x, file system ext4, statistics fresh, lru_gen absent, page 4096, file 67108864 bytes, now\n\
          loop:size=1.1,passes=8\t1\t16777216\t1\t36044\tmany\t4000\t4050\t1.0\t0\n",
     );
     assert_error(
         &run(&["--from", d]),
         "replacement.tsv line 2: misses 'many' is not a whole number",
+    );
+    write(
+        tmp.path(),
+        "replacement.tsv",
+        "# belady calibrate replacement: kernel x, file system ext4, statistics fresh, page 4096, file 67108864 bytes, now\n",
+    );
+    assert_error(
+        &run(&["--from", d]),
+        "replacement.tsv line 1: the line does not say whether the kernel ran MGLRU",
     );
     std::fs::remove_file(tmp.path().join("replacement.tsv")).unwrap();
     // SAFETY: geteuid has no preconditions.
