@@ -3,7 +3,13 @@
 mod args;
 mod bounds_cmd;
 mod calibrate;
+mod calibrate_cgroup;
 mod calibrate_patterns;
+mod calibrate_reader;
+mod calibrate_replacement;
+mod calibrate_replacement_patterns;
+mod calibrate_runs;
+mod calibrate_scratch;
 mod chart;
 mod clusterfetch;
 mod clusterfetch_demo;
@@ -108,7 +114,8 @@ enum Command {
     /// Reuse and eviction (idle) distance histograms below a client cache (log2 buckets).
     Distances(distances::DistancesArgs),
     /// Measure this kernel's page-cache read-ahead (pread + mincore on a scratch file) and
-    /// compare a read-ahead model with it.
+    /// compare a read-ahead model with it; `calibrate replacement` checks page replacement in
+    /// memory cgroups against `linux`.
     Calibrate(calibrate::CalibrateArgs),
     /// Miss-ratio curves: LRU exactly and any policy by sampling, every size in one pass.
     Mrc(mrc_cmd::MrcArgs),

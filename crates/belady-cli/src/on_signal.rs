@@ -1,12 +1,18 @@
-//! Cleanup when belady is told to stop (SIGTERM, SIGINT, SIGHUP), for every command: each
-//! temporary output still being written ([`belady_core::outfile::PendingTemp`]) is removed, a
-//! traced program's strace is passed the signal, then the signal ends the process as it would
-//! have (same exit status); Ctrl-C in a sweep goes to the sweep instead (see [`interrupt_to`]). Without this, `exit` by signal runs no destructors and leaves hidden
+//! Cleanup when belady is told to stop (SIGTERM, SIGINT, SIGHUP), for every command: a measuring
+//! child of `calibrate replacement` is killed and reaped and the memory cgroup it ran in removed
+//! ([`kill_and_remove_cgroup`]), each temporary output still being written
+//! ([`belady_core::outfile::PendingTemp`]) is removed, a traced program's strace is passed the
+//! signal, then the signal ends the process as it would have (same exit status); Ctrl-C in a sweep goes to the sweep instead (see [`interrupt_to`]). Without this, `exit` by signal runs no destructors and leaves hidden
 //! `.NAME.XXXXXX.tmp` files of any size beside the outputs.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::ffi::{c_char, CString};
+use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 
 static CHILD: AtomicI32 = AtomicI32::new(0);
+/// A measuring child to kill and reap before its cgroup is removed (0: none).
+static MEASURING: AtomicI32 = AtomicI32::new(0);
+/// The memory cgroup directory to remove (null: none); a leaked `CString`.
+static CGROUP: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
 /// Write end of the pipe a running sweep watches for Ctrl-C (0: no sweep is running).
 static INTERRUPT_PIPE: AtomicI32 = AtomicI32::new(0);
 const SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
@@ -34,6 +40,20 @@ pub fn interrupt_to(fd: i32) {
     INTERRUPT_PIPE.store(fd, Ordering::SeqCst);
 }
 
+/// On a stop signal, kill (SIGKILL) and reap `child` (0: none), then remove the cgroup directory
+/// `cgroup` (None: none), before the temporary files go: a cgroup with a live task cannot be
+/// removed. Call again with 0 and None once both are gone.
+pub fn kill_and_remove_cgroup(child: i32, cgroup: Option<&std::path::Path>) {
+    use std::os::unix::ffi::OsStrExt;
+    MEASURING.store(child, Ordering::SeqCst);
+    let raw = cgroup
+        .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok())
+        .map_or(std::ptr::null_mut(), CString::into_raw);
+    // The previous path is left allocated (a few bytes per measured run): a handler running on
+    // another thread may still be reading it.
+    CGROUP.store(raw, Ordering::SeqCst);
+}
+
 /// Removes every temporary output still being written; for an exit that is not by signal.
 pub fn remove_pending() {
     // SAFETY: the listed paths are NUL-terminated and never freed.
@@ -54,8 +74,17 @@ extern "C" fn handler(sig: libc::c_int) {
         }
     }
     let child = CHILD.load(Ordering::SeqCst);
+    let measuring = MEASURING.swap(0, Ordering::SeqCst);
+    let cgroup = CGROUP.load(Ordering::SeqCst);
     // SAFETY: async-signal-safe calls only; the listed paths are NUL-terminated and never freed.
     unsafe {
+        if measuring > 0 {
+            libc::kill(measuring, libc::SIGKILL);
+            libc::waitpid(measuring, std::ptr::null_mut(), 0);
+        }
+        if !cgroup.is_null() {
+            libc::rmdir(cgroup);
+        }
         if child > 0 {
             libc::kill(child, sig);
         }

@@ -96,7 +96,11 @@ fn setting_label(group: &Group) -> String {
 /// Policy `i`'s colour: the baseline (first) grey, as the report's reference line, the others in
 /// the report's palette.
 fn colour(i: usize) -> RGBColor {
-    chart::look(i.checked_sub(1)).colour
+    let role = match i {
+        0 => chart::Role::Reference,
+        n => chart::Role::Highlight(n - 1),
+    };
+    chart::look(role).colour
 }
 
 /// The distinct values of `field` over the rows, in the comparison's order: the policies (the

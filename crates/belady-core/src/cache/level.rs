@@ -84,9 +84,11 @@ pub struct CacheLevel<P: Policy> {
     last_victim: Option<Victim>,
     admission: Option<Admission>,
     /// Evictions the policy queued are being applied: one may follow a make-room eviction on the
-    /// same reference (libCacheSim's Cacheus evicts SR's overflow after inserting), and only the
-    /// last is kept as [`CacheLevel::last_victim`].
+    /// same reference (libCacheSim's Cacheus evicts SR's overflow after inserting, `linux`
+    /// reclaims a batch), and only the last is kept as [`CacheLevel::last_victim`].
     draining: bool,
+    /// The block of the last reference fed through [`CacheLevel::access_in_stream`].
+    last_in_stream: Block,
 }
 
 /// How making room for a demand miss ended.
@@ -119,6 +121,7 @@ impl<P: Policy> CacheLevel<P> {
             last_victim: None,
             draining: false,
             admission: None,
+            last_in_stream: Block::MAX,
         }
     }
 
@@ -166,18 +169,46 @@ impl<P: Policy> CacheLevel<P> {
     /// A demand reference to `b`; `next_use` is the tick of its next reference (for OPT).
     #[inline]
     pub fn access(&mut self, b: Block, next_use: u64) -> Outcome {
-        self.step::<false>(b, 1, next_use)
+        self.step::<false>(b, 1, next_use, false)
+    }
+
+    /// A demand reference to `b` that says whether it starts in the block where the previous read
+    /// of the same file ended ([`crate::policy::Access::repeat`]): the file engine's reads, for
+    /// policies that ask ([`Policy::wants_repeats`]).
+    #[inline]
+    pub fn access_repeat(&mut self, b: Block, next_use: u64, repeat: bool) -> Outcome {
+        self.step::<false>(b, 1, next_use, repeat)
+    }
+
+    /// A demand reference to `b` in a block trace read as one file: it repeats the previous
+    /// read's block when it names the block the reference before it (through this method) named.
+    /// Each request of a block trace is a read of consecutive blocks, so only its first block can
+    /// be the one the previous request ended in.
+    #[inline]
+    pub fn access_in_stream(&mut self, b: Block, size: Option<u32>, next_use: u64) -> Outcome {
+        let repeat = b == self.last_in_stream;
+        self.last_in_stream = b;
+        match size {
+            Some(size) => self.step::<true>(b, size, next_use, repeat),
+            None => self.step::<false>(b, 1, next_use, repeat),
+        }
     }
 
     /// A demand reference to object `b` of `size` bytes (objects model): evicts until it fits,
     /// refuses an object larger than the cache, and counts the request's bytes.
     #[inline]
     pub fn access_sized(&mut self, b: Block, size: u32, next_use: u64) -> Outcome {
-        self.step::<true>(b, size, next_use)
+        self.step::<true>(b, size, next_use, false)
     }
 
     #[inline(always)]
-    fn step<const SIZED: bool>(&mut self, b: Block, size: u32, next_use: u64) -> Outcome {
+    fn step<const SIZED: bool>(
+        &mut self,
+        b: Block,
+        size: u32,
+        next_use: u64,
+        repeat: bool,
+    ) -> Outcome {
         // An unweighted table counts every block as one unit, whatever the request's bytes.
         let weight = if SIZED && self.frames.is_weighted() {
             size
@@ -190,6 +221,7 @@ impl<P: Policy> CacheLevel<P> {
             first_use: false,
             prefetch: false,
             size: weight as u64,
+            repeat,
         };
         self.tick += 1;
         self.stats.requests += 1;
@@ -273,7 +305,8 @@ impl<P: Policy> CacheLevel<P> {
 
     /// A demand reference to resident `b` whose I/O has not completed: the policy sees a
     /// reference (the first, if `b` was an unused prefetch), but the access counts as a miss.
-    pub fn access_in_flight(&mut self, b: Block, next_use: u64) {
+    /// `repeat` as in [`CacheLevel::access_repeat`].
+    pub fn access_in_flight(&mut self, b: Block, next_use: u64, repeat: bool) {
         debug_assert!(self.frames.is_resident(b));
         let cx = Access {
             tick: self.tick,
@@ -281,6 +314,7 @@ impl<P: Policy> CacheLevel<P> {
             first_use: self.frames.mark_used(b),
             prefetch: false,
             size: 1,
+            repeat,
         };
         self.tick += 1;
         self.stats.requests += 1;
@@ -301,6 +335,7 @@ impl<P: Policy> CacheLevel<P> {
             first_use: false,
             prefetch: true,
             size: 1,
+            repeat: false,
         };
         // A variant may let a block enter unmarked (AccuSim's ARC, for a remembered ghost).
         let marked = self
@@ -313,6 +348,8 @@ impl<P: Policy> CacheLevel<P> {
         self.stats.prefetched += 1;
         self.frames.insert(b, marked, 1);
         self.policy.on_insert(b, InsertKind::Prefetch, &cx);
+        // A policy that reclaims in batches evicts the rest of its batch now, as on demand.
+        self.apply_pending(&cx);
         true
     }
 
@@ -329,6 +366,7 @@ impl<P: Policy> CacheLevel<P> {
             first_use: false,
             prefetch: true,
             size: 1,
+            repeat: false,
         };
         let victim = self.policy.select_victim(incoming, &self.frames, &cx);
         self.policy.forget_victim();
@@ -348,6 +386,7 @@ impl<P: Policy> CacheLevel<P> {
             first_use: false,
             prefetch: false,
             size: 1,
+            repeat: false,
         };
         self.tick += 1;
         self.stats.requests += 1;
@@ -368,6 +407,7 @@ impl<P: Policy> CacheLevel<P> {
             first_use: false,
             prefetch: false,
             size: 1,
+            repeat: false,
         };
         let unused_prefetch = self.frames.remove(b);
         self.policy.on_evict(b, Evicted { unused_prefetch }, &cx);

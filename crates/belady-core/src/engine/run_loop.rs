@@ -8,8 +8,10 @@
 //!
 //! [`drive`] is generic over what it steps ([`Stepper`]), so each policy gets its own compiled
 //! loop with no dynamic call per request; the cache level's stepper is specialised on whether the
-//! requests carry object sizes and next uses, so the plain path has no per-request branch for
-//! either. Before each step the loop lets the stepper prefetch the state of the item
+//! requests carry object sizes and next uses, and on whether the policy asks which references
+//! repeat the previous one's block ([`Policy::wants_repeats`]: a block trace is read as one file,
+//! [`CacheLevel::access_in_stream`]), so the plain path has no per-request branch for any of
+//! them. Before each step the loop lets the stepper prefetch the state of the item
 //! `HINT_AHEAD` (8) ahead ([`CacheLevel::hint`] of its block), which hides part of the memory
 //! latency of a large trace's tables.
 
@@ -94,25 +96,34 @@ pub fn feed_observed<P: Policy>(
         None
     };
     let ids = requests.ids;
-    match (requests.sizes, oracle) {
-        (None, None) => steps::<P, false, false>(level, ids, &[], &[], observe),
-        (Some(sizes), None) => steps::<P, true, false>(level, ids, sizes, &[], observe),
-        (None, Some(next)) => steps::<P, false, true>(level, ids, &[], next, observe),
-        (Some(sizes), Some(next)) => steps::<P, true, true>(level, ids, sizes, next, observe),
+    // No policy needs both the oracle and repeats: an oracle run keeps the plain accesses.
+    let stream = oracle.is_none() && level.policy.wants_repeats();
+    match (requests.sizes, oracle, stream) {
+        (None, None, false) => steps::<P, false, false, false>(level, ids, &[], &[], observe),
+        (Some(sizes), None, false) => {
+            steps::<P, true, false, false>(level, ids, sizes, &[], observe)
+        }
+        (None, None, true) => steps::<P, false, false, true>(level, ids, &[], &[], observe),
+        (Some(sizes), None, true) => steps::<P, true, false, true>(level, ids, sizes, &[], observe),
+        (None, Some(next), _) => steps::<P, false, true, false>(level, ids, &[], next, observe),
+        (Some(sizes), Some(next), _) => {
+            steps::<P, true, true, false>(level, ids, sizes, next, observe)
+        }
     }
 }
 
 /// A cache level stepped through dense ids, one copy per policy and per kind of request stream
-/// (with sizes when `SIZED`, with next uses when `ORACLE`), calling `observe` after each access.
-struct LevelSteps<'l, 'r, P: Policy, O, const SIZED: bool, const ORACLE: bool> {
+/// (with sizes when `SIZED`, with next uses when `ORACLE`, read as one file whose repeated blocks
+/// the policy is told of when `STREAM`), calling `observe` after each access.
+struct LevelSteps<'l, 'r, P: Policy, O, const SIZED: bool, const ORACLE: bool, const STREAM: bool> {
     level: &'l mut CacheLevel<P>,
     sizes: &'r [u32],
     next_uses: &'r [u32],
     observe: O,
 }
 
-impl<P, O, const SIZED: bool, const ORACLE: bool> Stepper<u32>
-    for LevelSteps<'_, '_, P, O, SIZED, ORACLE>
+impl<P, O, const SIZED: bool, const ORACLE: bool, const STREAM: bool> Stepper<u32>
+    for LevelSteps<'_, '_, P, O, SIZED, ORACLE, STREAM>
 where
     P: Policy,
     O: FnMut(&CacheLevel<P>, Block, Outcome),
@@ -138,7 +149,10 @@ where
         } else {
             NEVER
         };
-        let outcome = if SIZED {
+        let outcome = if STREAM {
+            let size = SIZED.then(|| self.sizes[at]);
+            self.level.access_in_stream(b, size, next_use)
+        } else if SIZED {
             self.level.access_sized(b, self.sizes[at], next_use)
         } else {
             self.level.access(b, next_use)
@@ -149,7 +163,7 @@ where
 
 /// Drives `level` through `ids`, one copy per policy and per kind of request stream.
 #[inline(always)]
-fn steps<P: Policy, const SIZED: bool, const ORACLE: bool>(
+fn steps<P: Policy, const SIZED: bool, const ORACLE: bool, const STREAM: bool>(
     level: &mut CacheLevel<P>,
     ids: &[u32],
     sizes: &[u32],
@@ -158,7 +172,7 @@ fn steps<P: Policy, const SIZED: bool, const ORACLE: bool>(
 ) {
     let n = ids.len();
     // Slices of the ids' length, checked once, so the steps index them without checks.
-    let mut stepper = LevelSteps::<P, _, SIZED, ORACLE> {
+    let mut stepper = LevelSteps::<P, _, SIZED, ORACLE, STREAM> {
         level,
         sizes: if SIZED { &sizes[..n] } else { sizes },
         next_uses: if ORACLE { &next_uses[..n] } else { next_uses },

@@ -512,8 +512,8 @@ impl Policy for CacheusPolicy {
             self.lists.push_front(SR, b);
             self.new_block[b as usize] = true;
         }
-        // The level drains queued evictions after a demand reference only, so a prefetch leaves
-        // SR over its target until the next demand insert (libCacheSim has no prefetching).
+        // SR's overflow is queued on a demand insert only, so a prefetch leaves SR over its
+        // target until the next demand insert (libCacheSim has no prefetching).
         if self.lcs && demand {
             self.queue_sr_overflow();
         }

@@ -1,6 +1,6 @@
 //! `linux`: the kernel's classic page-cache replacement, two LRU lists with refault detection
-//! (mm/swap.c, mm/vmscan.c and mm/workingset.c with `lru_gen` off), for file pages read through
-//! file descriptors.
+//! (mm/filemap.c, mm/swap.c, mm/vmscan.c and mm/workingset.c of Linux 6.18 with `lru_gen` off),
+//! for file pages read through file descriptors, as a memory cgroup's limit reclaims them.
 //!
 //! What each step follows:
 //! - **Insertion** (`filemap_add_folio` → `folio_add_lru`): a new page, demand-read or read ahead,
@@ -10,38 +10,60 @@
 //! - **Access** (`folio_mark_accessed`): an unreferenced page becomes referenced; a referenced
 //!   inactive page is activated (`folio_activate`: to the head of the active list, PG_referenced
 //!   cleared) and the non-resident age advances (`workingset_activation`). On the active list an
-//!   access only sets PG_referenced.
-//! - **Balance** (`inactive_is_low`): before a victim is taken, while
-//!   `inactive × ratio < active` the tail of the active list is deactivated to the head of the
-//!   inactive list (`shrink_active_list`: page-cache pages not mapped by a process have no
-//!   referenced page-table entries, so every scanned page is deactivated, PG_referenced or not).
-//!   `ratio` is `int_sqrt(10 × GiB)` of the lists' size in 4 KiB pages, 1 below 1 GiB.
-//! - **Eviction** (`shrink_folio_list`): the tail of the inactive list. A referenced clean page
+//!   access only sets PG_referenced. **A read that starts in the page where the previous read of
+//!   the same file ended marks nothing** (`filemap_read`: `pos_same_folio(iocb->ki_pos,
+//!   last_pos - 1, folio)` with `last_pos = ra->prev_pos`): a page read twice in a row, or in two
+//!   halves, counts once. The engine says which references these are ([`Access::repeat`]).
+//! - **Reclaim** (`try_charge_memcg` → `try_to_free_mem_cgroup_pages` → `do_try_to_free_pages`):
+//!   when a page must enter a full cache, one reclaim cycle frees a batch. `nr_to_reclaim` is
+//!   `SWAP_CLUSTER_MAX` (32); the priority falls from `DEF_PRIORITY` (12) to 0 until the pages
+//!   reclaimed in the cycle reach it. At each priority, `prepare_scan_control` decides whether the
+//!   active list may be deactivated (`may_deactivate`: the inactive list is low, or refault
+//!   activations happened since the last cycle), `get_scan_count` scans `size >> priority` of each
+//!   list, and `shrink_lruvec` alternates `min(left, 32)` pages of the inactive list
+//!   (`shrink_inactive_list`) and of the active list (`shrink_active_list`, only when it may
+//!   deactivate) until both are scanned or 32 pages were reclaimed at that priority. A cycle that
+//!   reclaims nothing is run again with `force_deactivate`.
+//! - **Eviction** (`shrink_folio_list`): the inactive tail, oldest first. A referenced clean page
 //!   of an unmapped file is reclaimed all the same (`folio_check_references` returns
-//!   `FOLIOREF_RECLAIM_CLEAN`).
-//! - **Shadow entries** (`workingset_eviction`): an evicted page leaves the non-resident age
-//!   (advanced by one per eviction and per activation) in its slot. When the page comes back
+//!   `FOLIOREF_RECLAIM_CLEAN`). A page under I/O (pinned) is kept in place.
+//! - **Deactivation** (`shrink_active_list`): page-cache pages not mapped by a process have no
+//!   referenced page-table entries (`folio_referenced` returns 0), so every scanned active page
+//!   moves to the inactive head, keeping its PG_referenced.
+//! - **Balance** (`inactive_is_low`): the inactive list is low while `inactive × ratio < active`;
+//!   `ratio` is `int_sqrt(10 × GiB)` of the lists' size in 4 KiB pages, 1 below 1 GiB.
+//! - **Shadow entries** (`workingset_eviction`): an evicted page leaves the non-resident age in
+//!   its slot, read before the age advances by one. When the page comes back
 //!   (`workingset_refault` → `workingset_test_recent`), the refault distance, the age now minus
-//!   the age at its eviction, is compared with the active list's size (a file-only cache without
-//!   swap); if it fits, the page enters the active list at once, and the age advances again.
-//!   This holds for read-ahead pages too, as in the kernel (`filemap_add_folio` checks the shadow
-//!   of every page it adds).
+//!   the age at its eviction, is compared with the active list's size (file pages without swap);
+//!   if it fits, the page enters the active list at once, the age advances, and the refault
+//!   activation is counted (`WORKINGSET_ACTIVATE_FILE`, which `may_deactivate` watches). This
+//!   holds for read-ahead pages too (`filemap_add_folio` checks the shadow of every page it adds).
+//! - **Statistics**: `inactive_is_low`, the refault activations and the refault test read the
+//!   memory cgroup's statistics (`lruvec_page_state`), which the kernel flushes every 2 seconds
+//!   (`flush_memcg_stats_dwork`) or when something reads them (memory.stat). By default the model
+//!   reads them fresh; `stats_every = N` refreshes them every N demand references instead, an
+//!   approximation of the 2-second flush in a model without a clock.
 //!
-//! Left out (documented in docs/policies.md): reclaim in batches of `SWAP_CLUSTER_MAX` pages at
-//! falling priorities (one victim at a time here, the active list balanced page by page); the
-//! deactivation that recent refaults force (`may_deactivate` after `WORKINGSET_ACTIVATE` moved);
-//! mapped and executable pages (`folio_referenced`, `VM_EXEC` protection); anonymous pages,
-//! swappiness and the anon/file balance; per-CPU LRU batches (`folio_batch`), memory cgroups and
-//! NUMA nodes; the shadow shrinker (shadows are kept for as long as they can still pass the test:
-//! a refault distance above the cache size never can); PG_workingset, which only feeds pressure
-//! statistics here. Blocks evicted as unused prefetches leave no shadow (the kernel keeps one:
-//! belady's policy contract forbids ghost entries for blocks never used).
+//! The cache's capacity is the cgroup's limit in pages: the level is full at the limit, and a
+//! reclaim cycle then frees its batch (32 to 63 pages), so the cache holds about half a batch
+//! less on average.
+//!
+//! Left out (documented in docs/policies.md): per-CPU LRU batches (`folio_batch`), NUMA nodes,
+//! nested cgroups and global (kswapd) reclaim; mapped and executable pages (`folio_referenced`,
+//! `VM_EXEC` protection); anonymous pages, swappiness and the anon/file balance; the shadow
+//! shrinker (shadows are kept for as long as they can still pass the test: a refault distance
+//! above the cache size never can); PG_workingset, which only feeds pressure statistics here.
+//! Blocks evicted as unused prefetches leave no shadow (the kernel keeps one: belady's policy
+//! contract forbids ghost entries for blocks never used).
 
 use super::catalog::{ParamInfo, PolicyInfo};
 use super::lru::last_unpinned;
 use super::registry::{PolicySpec, PolicyVisitor};
 use super::structures::list::Lists;
-use super::{Access, Block, Evicted, InsertKind, OracleHooks, Policy, PrefetchHooks, SizeHooks};
+use super::{
+    Access, Block, Evicted, InsertKind, OracleHooks, Pending, Policy, PrefetchHooks, SizeHooks,
+};
 use crate::cache::cache_model::Capacity;
 use crate::cache::frames::Frames;
 use crate::error::Result as CoreResult;
@@ -67,6 +89,13 @@ pub const INFO: PolicyInfo = PolicyInfo {
             accusim: None,
             about: "shadow entries: a page refaulting within the active list's size of its eviction enters the active list",
         },
+        ParamInfo {
+            name: "stats_every",
+            default: "0",
+            study: None,
+            accusim: None,
+            about: "demand references between flushes of the memory cgroup statistics that reclaim and the refault test read (0: always fresh; the kernel flushes every 2 s, or when memory.stat is read)",
+        },
     ],
 };
 
@@ -83,11 +112,23 @@ pub fn build<V: PolicyVisitor>(
 const INACTIVE: usize = 0;
 const ACTIVE: usize = 1;
 
+/// [`LinuxPolicy::flags`]: PG_referenced.
+const REFERENCED: u8 = 1;
+/// [`LinuxPolicy::flags`]: taken off the inactive list by the current reclaim cycle, still in the
+/// frame table until the level evicts it.
+const RECLAIMED: u8 = 2;
+
 /// No shadow entry for a block.
 const NO_SHADOW: u64 = u64::MAX;
 
 /// Pages of 4 KiB in a GiB (`1 << (30 - PAGE_SHIFT)`).
 const PAGES_PER_GIB: u64 = 1 << 18;
+
+/// `SWAP_CLUSTER_MAX`: a reclaim cycle's target and the scan chunk.
+const SWAP_CLUSTER_MAX: u64 = 32;
+
+/// `DEF_PRIORITY`: a cycle starts by scanning `size >> 12` of each list.
+const DEF_PRIORITY: u32 = 12;
 
 /// The kernel's `int_sqrt`: the largest `r` with `r * r <= x`.
 fn int_sqrt(x: u64) -> u64 {
@@ -101,11 +142,23 @@ fn int_sqrt(x: u64) -> u64 {
     r
 }
 
-/// Linux's active/inactive lists with shadow entries.
+/// The memory cgroup statistics reclaim decides on (`lruvec_page_state`).
+#[derive(Copy, Clone, Default, Debug, PartialEq, Eq)]
+struct Stats {
+    inactive: u64,
+    active: u64,
+    /// `WORKINGSET_ACTIVATE_FILE`: refaults that entered the active list.
+    refault_activations: u64,
+}
+
+/// Linux's active/inactive lists with shadow entries and batched reclaim.
 pub struct LinuxPolicy {
     lists: Lists,
-    /// PG_referenced, by block.
-    referenced: Vec<bool>,
+    /// [`REFERENCED`] and [`RECLAIMED`], by block.
+    flags: Vec<u8>,
+    /// The current reclaim cycle's pages, oldest first; those before `reclaimed_from` are gone.
+    reclaimed: Vec<Block>,
+    reclaimed_from: usize,
     /// Non-resident age at eviction, by block ([`NO_SHADOW`] when none).
     shadow: Vec<u64>,
     /// Shadows in eviction order, to drop those too old to pass the refault test.
@@ -117,6 +170,17 @@ pub struct LinuxPolicy {
     /// Shadow entries on (`workingset_refault`); off gives the two lists alone.
     refault: bool,
     capacity: usize,
+    /// Refault activations so far.
+    refault_activations: u64,
+    /// `target_lruvec->refaults[WORKINGSET_FILE]`: the activations the statistics showed when the
+    /// last reclaim cycle ended (`snapshot_refaults`).
+    refaults_at_reclaim: u64,
+    /// Demand references between statistics flushes (0: always fresh).
+    stats_every: u64,
+    /// Demand references so far (for `stats_every`).
+    references: u64,
+    /// The statistics as last flushed (used when `stats_every` > 0).
+    flushed: Stats,
 }
 
 impl LinuxPolicy {
@@ -125,71 +189,226 @@ impl LinuxPolicy {
     pub fn new(capacity: usize, universe: usize, ratio: Option<u64>, refault: bool) -> Self {
         LinuxPolicy {
             lists: Lists::new(2, universe),
-            referenced: vec![false; universe],
+            flags: vec![0; universe],
+            reclaimed: Vec::new(),
+            reclaimed_from: 0,
             shadow: vec![NO_SHADOW; universe],
             shadow_order: VecDeque::new(),
             nonresident_age: 0,
             ratio,
             refault,
             capacity,
+            refault_activations: 0,
+            refaults_at_reclaim: 0,
+            stats_every: 0,
+            references: 0,
+            flushed: Stats::default(),
         }
     }
 
-    /// Reads `inactive_ratio` (`auto` or a whole number) and `refault` from `spec`.
+    /// Statistics flushed every `n` demand references instead of read fresh (0: fresh).
+    pub fn with_stats_every(mut self, n: u64) -> Self {
+        self.stats_every = n;
+        self
+    }
+
+    /// Reads `inactive_ratio` (`auto` or a whole number), `refault` and `stats_every` from `spec`.
     pub fn from_spec(spec: &PolicySpec, capacity: usize, universe: usize) -> CoreResult<Self> {
         let ratio = match spec.raw("inactive_ratio") {
             "auto" => None,
             _ => Some(spec.usize("inactive_ratio", 1, 1 << 20)? as u64),
         };
-        Ok(Self::new(capacity, universe, ratio, spec.bool("refault")?))
+        let every = spec.usize("stats_every", 0, u32::MAX as usize)? as u64;
+        Ok(Self::new(capacity, universe, ratio, spec.bool("refault")?).with_stats_every(every))
     }
 
-    /// `inactive_is_low`'s ratio for the current list sizes.
-    fn inactive_ratio(&self) -> u64 {
-        if let Some(r) = self.ratio {
-            return r;
+    /// The statistics as they are now.
+    fn fresh(&self) -> Stats {
+        Stats {
+            inactive: self.lists.len(INACTIVE) as u64,
+            active: self.lists.len(ACTIVE) as u64,
+            refault_activations: self.refault_activations,
         }
-        let gb = self.len() as u64 / PAGES_PER_GIB;
-        if gb == 0 {
-            1
+    }
+
+    /// The statistics reclaim reads: fresh, or as last flushed.
+    fn stats(&self) -> Stats {
+        if self.stats_every == 0 {
+            self.fresh()
         } else {
-            int_sqrt(10 * gb)
+            self.flushed
         }
     }
 
-    /// `inactive_is_low(lruvec, LRU_INACTIVE_FILE)`.
-    fn inactive_is_low(&self) -> bool {
-        (self.lists.len(INACTIVE) as u64) * self.inactive_ratio() < self.lists.len(ACTIVE) as u64
+    /// Counts a demand reference, flushing the statistics every `stats_every`.
+    #[inline]
+    fn count_reference(&mut self) {
+        if self.stats_every > 0 {
+            self.references += 1;
+            if self.references % self.stats_every == 0 {
+                self.flushed = self.fresh();
+            }
+        }
     }
 
-    /// `shrink_active_list` until the inactive list is no longer low: unmapped pages are
-    /// deactivated from the active tail whatever their PG_referenced. Pinned pages stay.
-    fn balance(&mut self, frames: &Frames) {
-        let mut cur = self.lists.back(ACTIVE);
-        while self.inactive_is_low() {
+    /// `inactive_is_low(lruvec, LRU_INACTIVE_FILE)` on the statistics.
+    fn inactive_is_low(&self) -> bool {
+        let s = self.stats();
+        let ratio = self.ratio.unwrap_or_else(|| {
+            let gb = (s.inactive + s.active) / PAGES_PER_GIB;
+            if gb == 0 {
+                1
+            } else {
+                int_sqrt(10 * gb)
+            }
+        });
+        s.inactive * ratio < s.active
+    }
+
+    /// One reclaim cycle (`do_try_to_free_pages` for a memory cgroup at its limit): takes the
+    /// pages it reclaims off the lists into `reclaimed`, oldest first, stamping their shadows.
+    fn reclaim(&mut self, frames: &Frames) {
+        for force_deactivate in [false, true] {
+            let mut reclaimed = 0;
+            for priority in (0..=DEF_PRIORITY).rev() {
+                // prepare_scan_control: when refaults are seen, a new working set is being
+                // established, so stale active pages go.
+                let may_deactivate = force_deactivate
+                    || self.inactive_is_low()
+                    || self.stats().refault_activations != self.refaults_at_reclaim;
+                reclaimed += self.shrink_lruvec(priority, may_deactivate, frames);
+                if reclaimed >= SWAP_CLUSTER_MAX {
+                    break;
+                }
+            }
+            // snapshot_refaults
+            self.refaults_at_reclaim = self.stats().refault_activations;
+            // A cycle that reclaimed nothing is retried with force_deactivate.
+            if reclaimed > 0 {
+                return;
+            }
+        }
+    }
+
+    /// `shrink_lruvec` at `priority`: returns the pages reclaimed.
+    fn shrink_lruvec(&mut self, priority: u32, may_deactivate: bool, frames: &Frames) -> u64 {
+        // get_scan_count (SCAN_FILE: no swap) reads the lists' exact sizes.
+        let mut inactive = self.lists.len(INACTIVE) as u64 >> priority;
+        let mut active = self.lists.len(ACTIVE) as u64 >> priority;
+        let mut reclaimed = 0;
+        while inactive > 0 || active > 0 {
+            let n = inactive.min(SWAP_CLUSTER_MAX);
+            inactive -= n;
+            reclaimed += self.shrink_inactive(n, frames);
+            let n = active.min(SWAP_CLUSTER_MAX);
+            active -= n;
+            if may_deactivate {
+                self.shrink_active(n);
+            }
+            // Memory cgroup reclaim stops once a round reached the target (no anonymous list
+            // to keep in proportion).
+            if reclaimed >= SWAP_CLUSTER_MAX {
+                break;
+            }
+        }
+        reclaimed
+    }
+
+    /// `shrink_inactive_list`: scans `n` pages from the inactive tail and reclaims them (every
+    /// clean unmapped page, referenced or not); a pinned page is passed over in place.
+    fn shrink_inactive(&mut self, n: u64, frames: &Frames) -> u64 {
+        let mut cur = self.lists.back(INACTIVE);
+        let mut reclaimed = 0;
+        for _ in 0..n {
             let Some(b) = cur else { break };
             cur = self.lists.toward_front(b);
             if frames.is_pinned(b) {
                 continue;
             }
             self.lists.remove(b);
+            self.reclaimed.push(b);
+            self.evicted(b, frames.is_unused_prefetch(b));
+            self.flags[b as usize] = RECLAIMED;
+            reclaimed += 1;
+        }
+        reclaimed
+    }
+
+    /// `shrink_active_list`: `n` pages from the active tail move to the inactive head, in order.
+    fn shrink_active(&mut self, n: u64) {
+        for _ in 0..n {
+            let Some(b) = self.lists.back(ACTIVE) else {
+                break;
+            };
+            self.lists.remove(b);
             self.lists.push_front(INACTIVE, b);
         }
     }
 
-    /// `folio_activate` + `workingset_activation`.
-    fn activate(&mut self, b: Block) {
-        self.lists.remove(b);
-        self.lists.push_front(ACTIVE, b);
-        self.referenced[b as usize] = false;
+    /// `workingset_eviction` for `b` leaving the lists: its shadow keeps the age, which then
+    /// advances. An unused prefetch leaves no shadow (the policy contract).
+    fn evicted(&mut self, b: Block, unused_prefetch: bool) {
+        self.flags[b as usize] = 0;
+        let at = self.nonresident_age;
         self.nonresident_age += 1;
+        if self.refault && !unused_prefetch {
+            self.shadow[b as usize] = at;
+            self.shadow_order.push_back((b, at));
+        }
+        self.expire_shadows();
+    }
+
+    /// `folio_mark_accessed`.
+    #[inline]
+    fn mark_accessed(&mut self, b: Block) {
+        let f = &mut self.flags[b as usize];
+        if *f & REFERENCED == 0 {
+            *f |= REFERENCED;
+        } else if self.lists.contains(INACTIVE, b) {
+            // folio_activate + workingset_activation.
+            *f &= !REFERENCED;
+            self.lists.remove(b);
+            self.lists.push_front(ACTIVE, b);
+            self.nonresident_age += 1;
+        }
+    }
+
+    /// The next page of the reclaim cycle for the level to evict.
+    fn next_reclaimed(&self) -> Option<Block> {
+        self.reclaimed.get(self.reclaimed_from).copied()
+    }
+
+    /// The reclaim cycle's pages still in the frame table.
+    fn still_reclaimed(&self) -> &[Block] {
+        &self.reclaimed[self.reclaimed_from..]
+    }
+
+    /// Where flagged `b` is in the cycle's pages.
+    fn position_reclaimed(&self, b: Block) -> usize {
+        self.reclaimed_from
+            + self
+                .still_reclaimed()
+                .iter()
+                .position(|&x| x == b)
+                .expect("a flagged page is in the cycle")
+    }
+
+    /// A page of the reclaim cycle stays after all: only when the level kept it (an admission
+    /// filter asked for the victim and refused the newcomer, or `forget_victim`). It returns as a
+    /// new inactive page without a shadow; the cycle's ages stay counted.
+    fn unreclaim(&mut self, b: Block) {
+        let at = self.position_reclaimed(b);
+        self.reclaimed.remove(at);
+        self.flags[b as usize] = 0;
+        self.shadow[b as usize] = NO_SHADOW;
+        self.lists.push_front(INACTIVE, b);
     }
 
     /// `workingset_test_recent` for `b`'s shadow (consumed): the refault distance fits in the
-    /// active list.
+    /// active list, as the statistics show it.
     fn refault_is_recent(&mut self, b: Block) -> bool {
         let at = std::mem::replace(&mut self.shadow[b as usize], NO_SHADOW);
-        at != NO_SHADOW && self.nonresident_age - at <= self.lists.len(ACTIVE) as u64
+        at != NO_SHADOW && self.nonresident_age - at <= self.stats().active
     }
 
     /// Drops shadows whose distance already exceeds the cache size: the active list never
@@ -212,54 +431,95 @@ impl Policy for LinuxPolicy {
         INFO.name
     }
 
+    fn wants_repeats(&self) -> bool {
+        true
+    }
+
     #[inline]
-    fn on_hit(&mut self, b: Block, _cx: &Access) {
-        let r = &mut self.referenced[b as usize];
-        if !*r {
-            *r = true;
-        } else if self.lists.contains(INACTIVE, b) {
-            self.activate(b);
+    fn on_hit(&mut self, b: Block, cx: &Access) {
+        self.count_reference();
+        if self.flags[b as usize] & RECLAIMED != 0 {
+            self.unreclaim(b);
+        }
+        if !cx.repeat {
+            self.mark_accessed(b);
         }
     }
 
     fn select_victim(&mut self, _incoming: Block, frames: &Frames, _cx: &Access) -> Option<Block> {
-        self.balance(frames);
-        last_unpinned(&self.lists, INACTIVE, frames)
+        if self.next_reclaimed().is_none() {
+            self.reclaimed.clear();
+            self.reclaimed_from = 0;
+            self.reclaim(frames);
+        }
+        self.next_reclaimed()
+            .or_else(|| last_unpinned(&self.lists, INACTIVE, frames))
             .or_else(|| last_unpinned(&self.lists, ACTIVE, frames))
     }
 
     fn on_evict(&mut self, b: Block, ev: Evicted, _cx: &Access) {
-        self.lists.remove(b);
-        self.referenced[b as usize] = false;
-        // `workingset_eviction`: the age advances, and the page keeps it in its slot.
-        self.nonresident_age += 1;
-        if self.refault && !ev.unused_prefetch {
-            self.shadow[b as usize] = self.nonresident_age;
-            self.shadow_order.push_back((b, self.nonresident_age));
+        if self.flags[b as usize] & RECLAIMED == 0 {
+            self.lists.remove(b);
+            self.evicted(b, ev.unused_prefetch);
+            return;
         }
-        self.expire_shadows();
+        // A page of the reclaim cycle has its shadow already; the level evicts them in order
+        // (another eviction of one, as an exclusive level's hand-over, takes it out of turn).
+        self.flags[b as usize] = 0;
+        if self.next_reclaimed() == Some(b) {
+            self.reclaimed_from += 1;
+        } else {
+            let at = self.position_reclaimed(b);
+            self.reclaimed.remove(at);
+        }
     }
 
-    fn on_insert(&mut self, b: Block, kind: InsertKind, _cx: &Access) {
+    fn on_insert(&mut self, b: Block, kind: InsertKind, cx: &Access) {
+        if kind == InsertKind::Demand {
+            self.count_reference();
+        }
         if self.refault && self.refault_is_recent(b) {
             // `workingset_refault`: folio_set_active before folio_add_lru.
             self.lists.push_front(ACTIVE, b);
             self.nonresident_age += 1;
+            self.refault_activations += 1;
         } else {
             self.lists.push_front(INACTIVE, b);
         }
-        // The demand read marks the new page accessed; read-ahead leaves it unreferenced.
-        self.referenced[b as usize] = kind == InsertKind::Demand;
+        // The demand read marks the new page accessed, unless it starts where the previous read
+        // ended; read-ahead leaves it unreferenced.
+        self.flags[b as usize] = if kind == InsertKind::Demand && !cx.repeat {
+            REFERENCED
+        } else {
+            0
+        };
     }
 
     fn len(&self) -> usize {
-        self.lists.len(INACTIVE) + self.lists.len(ACTIVE)
+        self.lists.len(INACTIVE) + self.lists.len(ACTIVE) + self.still_reclaimed().len()
     }
 }
 
-impl SizeHooks for LinuxPolicy {}
+impl SizeHooks for LinuxPolicy {
+    fn take_pending(&mut self) -> Option<Pending> {
+        // The rest of the cycle's batch leaves at once, as the kernel frees it.
+        self.next_reclaimed().map(Pending::Evict)
+    }
+}
 
-impl PrefetchHooks for LinuxPolicy {}
+impl PrefetchHooks for LinuxPolicy {
+    fn forget_victim(&mut self) {
+        // Asked only to know the victim: the cycle's pages go back to the inactive tail, oldest
+        // last, with no shadow (the ages and deactivations of the cycle stay).
+        for i in (self.reclaimed_from..self.reclaimed.len()).rev() {
+            let b = self.reclaimed[i];
+            self.flags[b as usize] = 0;
+            self.shadow[b as usize] = NO_SHADOW;
+            self.lists.push_back(INACTIVE, b);
+        }
+        self.reclaimed.truncate(self.reclaimed_from);
+    }
+}
 
 impl OracleHooks for LinuxPolicy {}
 
@@ -268,12 +528,24 @@ impl crate::policy::Checked for LinuxPolicy {
     fn check_invariants(&self, frames: &Frames) -> Result<(), String> {
         self.lists.check()?;
         crate::policy::check_same_residents(
-            self.lists.iter(INACTIVE).chain(self.lists.iter(ACTIVE)),
+            self.lists
+                .iter(INACTIVE)
+                .chain(self.lists.iter(ACTIVE))
+                .chain(self.still_reclaimed().iter().copied()),
             frames,
         )?;
-        if let Some(b) = (0..self.shadow.len())
-            .find(|&b| self.shadow[b] != NO_SHADOW && frames.is_resident(b as Block))
+        if let Some(&b) = self
+            .still_reclaimed()
+            .iter()
+            .find(|&&b| self.flags[b as usize] & RECLAIMED == 0)
         {
+            return Err(format!("reclaimed block {b} is not flagged"));
+        }
+        if let Some(b) = (0..self.shadow.len()).find(|&b| {
+            self.shadow[b] != NO_SHADOW
+                && frames.is_resident(b as Block)
+                && self.flags[b] & RECLAIMED == 0
+        }) {
             return Err(format!("resident block {b} has a shadow entry"));
         }
         Ok(())
@@ -288,168 +560,5 @@ impl crate::policy::Checked for LinuxPolicy {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cache::level::CacheLevel;
-    use crate::policy::lru::LruPolicy;
-    use crate::policy::testutil::run;
-    use crate::policy::Checked;
-    use crate::policy::NEVER;
-
-    fn linux(capacity: usize, universe: usize) -> LinuxPolicy {
-        LinuxPolicy::new(capacity, universe, None, true)
-    }
-
-    fn lists(level: &CacheLevel<LinuxPolicy>) -> (Vec<Block>, Vec<Block>) {
-        let d = level.policy.dump();
-        (d[0].1.clone(), d[1].1.clone())
-    }
-
-    /// New pages enter the inactive list; the second reference activates (`folio_mark_accessed`).
-    #[test]
-    fn the_second_reference_activates() {
-        let level = run(linux(4, 8), 4, &[1, 2, 3]);
-        assert_eq!(lists(&level), (vec![], vec![3, 2, 1]));
-        let level = run(linux(4, 8), 4, &[1, 2, 3, 2]);
-        assert_eq!(lists(&level), (vec![2], vec![3, 1]));
-        // On the active list a further access does not move it.
-        let level = run(linux(4, 8), 4, &[1, 2, 1, 2, 1, 2]);
-        assert_eq!(lists(&level), (vec![2, 1], vec![]));
-    }
-
-    /// A referenced inactive page is evicted from the tail all the same (an unmapped clean
-    /// page: FOLIOREF_RECLAIM_CLEAN).
-    #[test]
-    fn eviction_takes_the_inactive_tail() {
-        // 1 2 3 fill the inactive list (all referenced once); 4 evicts 1.
-        let level = run(linux(3, 8), 3, &[1, 2, 3, 4]);
-        assert_eq!(lists(&level), (vec![], vec![4, 3, 2]));
-    }
-
-    /// `inactive_is_low` with ratio 1: the active list is cut back to the inactive list's size
-    /// before each victim, its tail going to the inactive head.
-    #[test]
-    fn the_active_list_is_kept_in_proportion() {
-        // c = 4: 1 2 3 4 then each again: all four active, inactive empty.
-        let refs = [1, 2, 3, 4, 1, 2, 3, 4];
-        let level = run(linux(4, 16), 4, &refs);
-        assert_eq!(lists(&level), (vec![4, 3, 2, 1], vec![]));
-        // 5 needs a victim: inactive (0) is low against active (4): deactivate 1 and 2 (the
-        // tail) until 2 × 1 >= 2, evict 1 from the inactive tail, insert 5.
-        let mut r = refs.to_vec();
-        r.push(5);
-        let level = run(linux(4, 16), 4, &r);
-        assert_eq!(lists(&level), (vec![4, 3], vec![5, 2]));
-        // A fixed ratio of 3 keeps the active list at most 3 times the inactive one.
-        let level = run(LinuxPolicy::new(4, 16, Some(3), true), 4, &r);
-        assert_eq!(lists(&level), (vec![4, 3, 2], vec![5]));
-    }
-
-    /// The kernel's ratio: int_sqrt(10 × GiB) of the lists' size in 4 KiB pages.
-    #[test]
-    fn the_kernel_ratio_grows_with_the_square_root_of_the_size() {
-        let mut p = linux(1 << 20, 1 << 20);
-        assert_eq!(p.inactive_ratio(), 1);
-        let frames_like = (0..(1u32 << 18)).collect::<Vec<_>>();
-        for &b in &frames_like {
-            p.lists.push_front(INACTIVE, b);
-        }
-        // 1 GiB: int_sqrt(10) = 3.
-        assert_eq!(p.inactive_ratio(), 3);
-        for b in (1u32 << 18)..(1u32 << 20) {
-            p.lists.push_front(INACTIVE, b);
-        }
-        // 4 GiB: int_sqrt(40) = 6.
-        assert_eq!(p.inactive_ratio(), 6);
-        for (x, r) in [
-            (0, 0),
-            (1, 1),
-            (99, 9),
-            (100, 10),
-            (u64::from(u32::MAX), 65535),
-        ] {
-            assert_eq!(int_sqrt(x), r, "int_sqrt({x})");
-        }
-    }
-
-    /// A page evicted and read again while its refault distance fits in the active list enters
-    /// the active list at once; a distant one enters the inactive list.
-    #[test]
-    fn a_recent_refault_is_activated() {
-        // c = 4. 1 2 1 2: both active (age 2). 3 4: inactive [4 3]. 5: active 2 vs inactive 2 is
-        // not low; evict 3 (age 3, shadow 3). 3 again: its own miss evicts 4 (age 4), then the
-        // distance 4 - 3 = 1 <= |active| = 2: active.
-        let refs = [1, 2, 1, 2, 3, 4, 5, 3];
-        let level = run(linux(4, 16), 4, &refs);
-        let (active, inactive) = lists(&level);
-        assert_eq!(active[0], 3, "{active:?} {inactive:?}");
-        // Without shadows it is an ordinary new page.
-        let level = run(LinuxPolicy::new(4, 16, None, false), 4, &refs);
-        let (active, inactive) = lists(&level);
-        assert_eq!(inactive[0], 3, "{active:?} {inactive:?}");
-        assert!(!active.contains(&3));
-        // A refault after more evictions than the active list holds stays inactive:
-        // 3 is evicted first, then 6..12 push the age 7 further on.
-        let mut far = refs[..7].to_vec();
-        far.extend([6, 7, 8, 9, 10, 11, 12, 3]);
-        let level = run(linux(4, 16), 4, &far);
-        let (active, inactive) = lists(&level);
-        assert_eq!(inactive[0], 3, "{active:?} {inactive:?}");
-    }
-
-    /// A read-ahead page enters the inactive list unreferenced: its first use references it, its
-    /// second activates it.
-    #[test]
-    fn a_prefetched_page_enters_the_inactive_list_unreferenced() {
-        let mut level = CacheLevel::new(linux(4, 8), 4, 8);
-        level.prefetch(5, NEVER);
-        level.check().unwrap();
-        assert_eq!(lists(&level), (vec![], vec![5]));
-        level.access(5, NEVER);
-        assert_eq!(
-            lists(&level),
-            (vec![], vec![5]),
-            "first use only references it"
-        );
-        level.access(5, NEVER);
-        assert_eq!(lists(&level), (vec![5], vec![]), "the second use activates");
-        // An unused prefetch evicted leaves no shadow: it comes back inactive.
-        let mut level = CacheLevel::new(linux(2, 8), 2, 8);
-        level.access(1, NEVER);
-        level.access(1, NEVER);
-        level.prefetch(6, NEVER);
-        level.access(2, NEVER);
-        level.access(3, NEVER);
-        level.check().unwrap();
-        assert!(!level.frames().is_resident(6));
-        level.access(6, NEVER);
-        let (active, _) = lists(&level);
-        assert!(!active.contains(&6), "{active:?}");
-    }
-
-    /// Scan resistance: a hot set read twice sits on the active list; a use-once scan longer than
-    /// the cache passes through the inactive list and leaves it there, where LRU loses it.
-    #[test]
-    fn a_scan_does_not_flush_the_hot_set() {
-        let (cap, hot) = (100usize, 40u32);
-        let mut refs = Vec::new();
-        let mut next_scan = 1000u32;
-        for _round in 0..20 {
-            for _ in 0..2 {
-                refs.extend(0..hot);
-            }
-            refs.extend(next_scan..next_scan + 150);
-            next_scan += 150;
-        }
-        let universe = next_scan as usize;
-        let hits = |level_hits: u64| level_hits as f64 / refs.len() as f64;
-        let l = run(LinuxPolicy::new(cap, universe, None, true), cap, &refs);
-        let lru = run(LruPolicy::new(universe), cap, &refs);
-        let (linux_ratio, lru_ratio) = (hits(l.stats().hits), hits(lru.stats().hits));
-        // LRU keeps only the second pass of each round; linux keeps both passes after the first.
-        assert!(
-            linux_ratio > lru_ratio + 0.1,
-            "linux {linux_ratio} vs lru {lru_ratio}"
-        );
-    }
-}
+#[path = "linux_tests.rs"]
+mod tests;

@@ -146,6 +146,11 @@ pub struct Access {
     /// Units the referenced (or entering) block weighs: 1 in the blocks model, the object's
     /// bytes in the objects model. Resident blocks' weights are in [`Frames::weight`].
     pub size: u64,
+    /// This demand reference starts in the block where the previous read of the same file ended
+    /// (a second read of one page, or a read that continues a page the previous one ended in):
+    /// Linux's `filemap_read` does not mark that folio accessed again (`pos_same_folio`). Filled
+    /// in only for policies whose [`Policy::wants_repeats`] is true, otherwise `false`.
+    pub repeat: bool,
 }
 
 /// What a variant of a paper's policy may ask of the cache level beyond the [`Policy`]
@@ -181,6 +186,13 @@ pub trait LevelHooks {
 pub trait Policy: Send + SizeHooks + PrefetchHooks + OracleHooks + TestChecks {
     /// Registry name, as used on the command line (the policy's catalogue entry's `name`).
     fn name(&self) -> &'static str;
+
+    /// Whether the engine should tell the policy which demand references repeat the block where
+    /// the previous read of the same file ended ([`Access::repeat`]; `linux`). The engines then
+    /// run a copy of their loop that tracks it, so other policies pay nothing.
+    fn wants_repeats(&self) -> bool {
+        false
+    }
 
     /// A hint that `b` will be referenced soon: the policy may prefetch its state (no effect
     /// on results).
@@ -310,6 +322,9 @@ impl<T: ?Sized> TestChecks for T {}
 impl<P: Policy + ?Sized> Policy for Box<P> {
     fn name(&self) -> &'static str {
         (**self).name()
+    }
+    fn wants_repeats(&self) -> bool {
+        (**self).wants_repeats()
     }
     #[inline]
     fn hint(&self, b: Block) {

@@ -223,6 +223,7 @@ mod tests {
             first_use: false,
             prefetch: false,
             size: 1,
+            repeat: false,
         }
     }
 

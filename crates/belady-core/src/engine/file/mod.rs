@@ -78,6 +78,8 @@ pub struct FileSim<'a, P: Policy> {
     below: Option<Box<Below>>,
     /// With levels below: whether each block's current read reached the disk.
     from_disk: Vec<bool>,
+    /// Where each descriptor's last read ended (for a policy that wants repeats).
+    read_ends: ReadEnds,
 }
 
 impl<'a, P: Policy> FileSim<'a, P> {
@@ -132,7 +134,9 @@ impl<'a, P: Policy> FileSim<'a, P> {
             ),
             below: None,
             from_disk: Vec::new(),
+            read_ends: ReadEnds::new(false),
         };
+        sim.read_ends = ReadEnds::new(sim.level.policy.wants_repeats());
         if sim.level.policy.needs_oracle() {
             sim.next_pos = trace.oracle().1.clone();
         }
@@ -198,9 +202,13 @@ impl<'a, P: Policy> FileSim<'a, P> {
         match ev.kind {
             FileEventKind::Open => {
                 self.ra.reset(d);
+                self.read_ends.forget(d);
                 self.on_open(ev.file);
             }
-            FileEventKind::Close => self.ra.forget(d),
+            FileEventKind::Close => {
+                self.ra.forget(d);
+                self.read_ends.forget(d);
+            }
             FileEventKind::Exit => {}
             FileEventKind::Seek { .. } => {}
             FileEventKind::Write { .. } => self.ra.on_write(d),
@@ -303,6 +311,9 @@ pub use prepared::{load_file_engine_trace_with, FileTraceBuilder, Layout, Prepar
 
 mod levels;
 pub use levels::{run_file_hierarchies, run_file_hierarchy};
+
+mod read_ends;
+use read_ends::ReadEnds;
 
 mod requests;
 use requests::{Request, Requests};

@@ -7,8 +7,15 @@ impl<P: Policy> FileSim<'_, P> {
     /// One demand reference to block `index` of `file`: looks it up, counts it, and queues its
     /// read if it missed. Returns what the lookup found, for the read-ahead engine. `lookahead`:
     /// the reference is made by AccuSim's read-ahead loop
-    /// ([`crate::compat::accusim::access_in_readahead_loop`]).
-    pub(super) fn demand(&mut self, file: u64, index: u64, lookahead: bool) -> Lookup {
+    /// ([`crate::compat::accusim::access_in_readahead_loop`]); `repeat`: it starts in the block
+    /// the descriptor's previous read ended in ([`crate::policy::Access::repeat`]).
+    pub(super) fn demand(
+        &mut self,
+        file: u64,
+        index: u64,
+        lookahead: bool,
+        repeat: bool,
+    ) -> Lookup {
         let b = self.trace.layout.block(file, index);
         let next = if self.level.policy.needs_oracle() {
             let n = self.trace.oracle().0[self.tick];
@@ -37,7 +44,7 @@ impl<P: Policy> FileSim<'_, P> {
             if lookahead {
                 crate::compat::accusim::access_in_readahead_loop(&mut self.level, b, next);
             } else {
-                self.level.access(b, next);
+                self.level.access_repeat(b, next, repeat);
             }
             if self.level.frames().is_resident(b) || self.io_of[b as usize] == NO_IO {
                 self.send_down(b, true);
@@ -51,9 +58,9 @@ impl<P: Policy> FileSim<'_, P> {
                 .rules
                 .in_flight_reuse_hits(self.level.frames().is_unused_prefetch(b))
             {
-                self.level.access(b, next);
+                self.level.access_repeat(b, next, repeat);
             } else {
-                self.level.access_in_flight(b, next);
+                self.level.access_in_flight(b, next, repeat);
             }
             let awaited = if self.rules.late_by_address() {
                 self.pending_by_address(file, index)
@@ -68,7 +75,7 @@ impl<P: Policy> FileSim<'_, P> {
             if self.level.frames().is_unused_prefetch(b) {
                 self.io.prefetch_hits += 1;
             }
-            self.level.access(b, next);
+            self.level.access_repeat(b, next, repeat);
         }
         lookup
     }
@@ -91,6 +98,7 @@ impl<P: Policy> FileSim<'_, P> {
         let guard_group = self.ra.stops_at_group_eviction();
         let window_covers_call = self.rules.window_covers_call();
         let (first, last) = (offset / bs, (offset + len - 1) / bs);
+        let repeat = self.read_ends.read(d, offset, offset + len, bs);
         self.awaited.clear();
         if self.cluster.open_holds(file, first, last) {
             // Waiting on a block that sits in a plugged queue unplugs it (Linux 2.4's
@@ -104,7 +112,7 @@ impl<P: Policy> FileSim<'_, P> {
         while cb <= last {
             let index = cb;
             cb += 1;
-            let lookup = self.demand(file, index, false);
+            let lookup = self.demand(file, index, false, repeat && index == first);
             let (base, blocks) = self.trace.layout.range(file);
             let plan = {
                 let frames = self.level.frames();
@@ -114,7 +122,7 @@ impl<P: Policy> FileSim<'_, P> {
             if window_covers_call {
                 if let Some(window_end) = plan.window_end {
                     while cb <= window_end.min(last) {
-                        self.demand(file, cb, false);
+                        self.demand(file, cb, false, false);
                         cb += 1;
                     }
                 }
@@ -132,7 +140,7 @@ impl<P: Policy> FileSim<'_, P> {
                 let reaches_demand = window_covers_call && j >= cb && cb <= last;
                 if self.level.frames().is_resident(pb) {
                     if reaches_demand {
-                        self.demand(file, j, true);
+                        self.demand(file, j, true, false);
                         cb += 1;
                     }
                     if stop_at_cached {
@@ -141,7 +149,7 @@ impl<P: Policy> FileSim<'_, P> {
                     continue;
                 }
                 if reaches_demand {
-                    self.demand(file, j, true);
+                    self.demand(file, j, true, false);
                     cb += 1;
                     continue;
                 }
