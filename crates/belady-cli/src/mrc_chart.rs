@@ -27,7 +27,7 @@ fn curves(mrc: &Mrc) -> Vec<Curve> {
         if out.last().map_or(true, |(l, _)| *l != label) {
             out.push((label, Vec::new()));
         }
-        let x = chart::log2_blocks(r.cache_blocks.max(1));
+        let x = chart::log2_blocks(r.cache_blocks.unwrap_or(1).max(1));
         out.last_mut()
             .expect("pushed above")
             .1
@@ -351,8 +351,10 @@ pub fn page(
         rows.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             escape(&r.policy),
-            r.cache_bytes
-                .map_or_else(|| r.cache_blocks.to_string(), |b| format!("{b} bytes")),
+            r.cache_bytes.map_or_else(
+                || r.cache_blocks.unwrap_or(0).to_string(),
+                |b| format!("{b} bytes")
+            ),
             r.miss_ratio,
             r.hits,
             r.method.name(),
@@ -385,7 +387,7 @@ mod tests {
     fn row(policy: &str, c: u64, mr: f64, method: Method) -> MrcRow {
         MrcRow {
             policy: policy.into(),
-            cache_blocks: c,
+            cache_blocks: Some(c),
             cache_bytes: None,
             miss_ratio: mr,
             hits: 0,

@@ -111,7 +111,8 @@ pub fn csv(rows: &[MrcRow]) -> String {
         out.push_str(&format!(
             "\"{}\",{},{cache_bytes}{:.6},{},{},{},{}\n",
             r.policy.replace('"', "\"\""),
-            r.cache_blocks,
+            // Empty for a byte capacity: its size is in cache_bytes.
+            r.cache_blocks.map_or_else(String::new, |c| c.to_string()),
             r.miss_ratio,
             r.hits,
             r.requests,

@@ -49,9 +49,10 @@ impl Method {
 pub struct MrcRow {
     /// Policy label (name and any overridden parameters).
     pub policy: String,
-    /// Cache size in blocks or counted objects (of the full trace, not the miniature); 0 for
-    /// a byte capacity.
-    pub cache_blocks: u64,
+    /// Cache size in blocks or counted objects (of the full trace, not the miniature); absent
+    /// for a byte capacity, which `cache_bytes` gives (a row once said 0 here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_blocks: Option<u64>,
     /// A byte capacity of the objects model (its rows are full simulations), else absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_bytes: Option<u64>,
@@ -127,7 +128,7 @@ pub fn weighed_rows(
         .iter()
         .map(|r| MrcRow {
             policy: r.policy.clone(),
-            cache_blocks: 0,
+            cache_blocks: None,
             cache_bytes: r.cache_bytes,
             miss_ratio: if r.requests == 0 {
                 0.0
@@ -500,7 +501,7 @@ impl Profiler {
                         let hits = curve.hits(c);
                         MrcRow {
                             policy: spec.label(),
-                            cache_blocks: c,
+                            cache_blocks: Some(c),
                             cache_bytes: None,
                             miss_ratio: curve.miss_ratio(c),
                             hits,
@@ -535,7 +536,7 @@ impl Profiler {
                         }
                         MrcRow {
                             policy: spec.label(),
-                            cache_blocks: c,
+                            cache_blocks: Some(c),
                             cache_bytes: None,
                             miss_ratio: mr,
                             hits: if full {

@@ -74,11 +74,13 @@ fn without_sampling_every_row_equals_full_simulation() {
     assert_eq!(m.rows.len(), 3 * 4);
     for row in &m.rows {
         let spec = PolicySpec::parse(&row.policy).unwrap();
-        let full = run_one(&spec, &trace, row.cache_blocks as usize).unwrap();
+        let full = run_one(&spec, &trace, row.cache_blocks.unwrap() as usize).unwrap();
         assert_eq!(
-            row.hits, full.hits,
+            row.hits,
+            full.hits,
             "{} at {}",
-            row.policy, row.cache_blocks
+            row.policy,
+            row.cache_blocks.unwrap()
         );
         assert_eq!(row.method, Method::Exact);
         assert_eq!(row.requests, refs.len() as u64);
@@ -118,7 +120,7 @@ fn auto_sizes_find_a_loops_knee() {
     let at = |c: u64| {
         m.rows
             .iter()
-            .find(|r| r.cache_blocks == c)
+            .find(|r| r.cache_blocks == Some(c))
             .unwrap()
             .miss_ratio
     };
@@ -238,7 +240,7 @@ proptest::proptest! {
         let m = run(&refs, "lru", "auto", &MrcOptions::default());
         let lru = PolicySpec::parse("lru").unwrap();
         for row in &m.rows {
-            let full = run_one(&lru, &trace, row.cache_blocks as usize).unwrap();
+            let full = run_one(&lru, &trace, row.cache_blocks.unwrap() as usize).unwrap();
             proptest::prop_assert_eq!(row.hits, full.hits);
         }
     }
