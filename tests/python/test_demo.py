@@ -38,14 +38,18 @@ def test_demo_runs_every_policy_with_and_without_read_ahead_and_writes_the_repor
     assert len(rows) == 4 * 2 * len(names) * 4
     assert all(r[4] is not None and r[4] > 0 for r in rows), "every run is timed"
     html = (out / "report.html").read_text()
-    # Hit ratio, disk requests and run time, with and without read-ahead, per trace.
-    assert html.count("<svg") == 4 * 3 * 2
+    # Hit ratio, disk requests and run time, with and without read-ahead, per trace; then, after
+    # the "across traces" heading, one box plot per read-ahead setting (the demo's four traces
+    # all have FIFO).
+    sections, across = html.split('<h2 id="across">')
+    assert sections.count("<svg") == 4 * 3 * 2
+    assert across.count("<svg") == 2
 
     # The summary is short and every number in it is the store's.
     lines = run.stdout.splitlines()
     assert len(lines) <= 60, run.stdout
     assert f"{len(rows)} runs" in run.stdout
-    assert f"Report: {out / 'report.html'} (24 charts)" in run.stdout
+    assert f"Report: {out / 'report.html'} ({4 * 3 * 2 + 2} charts)" in run.stdout
     means = _means(hits)
     heading = None
     checked = 0

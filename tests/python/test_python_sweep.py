@@ -95,7 +95,9 @@ def test_plot_draws_every_policy(tmp_path):
     fig = belady.plot(frame, "hit_ratio")
     assert len(fig.axes) == 2, "one panel per read-ahead setting"
     for ax in fig.axes:
-        assert {line.get_label() for line in ax.get_lines()} == {"lru", "arc", "lirs", "opt"}
+        # OPT is drawn as the reference line, and labelled so.
+        labels = {line.get_label() for line in ax.get_lines()}
+        assert labels == {"lru", "arc", "lirs", "opt (reference)"}
     fig.savefig(tmp_path / "hit.png")
     assert (tmp_path / "hit.png").stat().st_size > 10_000
     with pytest.raises(ValueError, match="no column"):
